@@ -1,0 +1,108 @@
+package uri
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// FromText returns the URL in text a person typed or pasted (RFC 3986
+// appendix E): it strips white space around it, one "<URL:…>" or "<…>"
+// wrapper, and the line breaks (with the spaces and tabs next to them) that
+// broke a long URL across lines. Any other white space inside stays, for
+// Parse to reject. It also maps an IRI to a URI (RFC 3987 §3.1): each byte of
+// a non-ASCII character is %-encoded. Invalid UTF-8 and a non-ASCII host name
+// (which needs IDNA, not %-encoding) are errors.
+func FromText(s string) (string, error) {
+	start, end := 0, len(s)
+	trim := func() {
+		for start < end && isSpace(s[start]) {
+			start++
+		}
+		for end > start && isSpace(s[end-1]) {
+			end--
+		}
+	}
+	trim()
+	if end-start >= 2 && s[start] == '<' && s[end-1] == '>' {
+		start++
+		end--
+		trim()
+		if end-start >= 4 && strings.EqualFold(s[start:start+4], "URL:") {
+			start += 4
+			trim()
+		}
+	}
+	if start == end {
+		return "", newError(s, start, "empty URL")
+	}
+	body := s[start:end]
+	clean := true
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c >= 0x80 || c == '\r' || c == '\n' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return body, nil
+	}
+	for i := 0; i < len(body); {
+		r, n := utf8.DecodeRuneInString(body[i:])
+		if r == utf8.RuneError && n == 1 {
+			return "", newError(s, start+i, "invalid UTF-8")
+		}
+		i += n
+	}
+	hs, he := hostSpan(body)
+	for i := hs; i < he; i++ {
+		if body[i] >= 0x80 {
+			return "", newError(s, start+i, "non-ASCII host name (write it as its IDNA A-label, xn--…)")
+		}
+	}
+	b := make([]byte, 0, len(body)+16)
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '\r' || c == '\n':
+			for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+				b = b[:len(b)-1]
+			}
+			for i+1 < len(body) && isSpace(body[i+1]) {
+				i++
+			}
+		case c >= 0x80:
+			b = append(b, '%', upperhex[c>>4], upperhex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b), nil
+}
+
+// hostSpan returns where the host of URL-like text starts and ends, or 0, 0
+// when it has no authority.
+func hostSpan(s string) (int, int) {
+	i := 0
+	for i < len(s) && ctab[s[i]]&cSchemeChar != 0 {
+		i++
+	}
+	if i > 0 && i < len(s) && s[i] == ':' {
+		i++
+	} else {
+		i = 0
+	}
+	if !strings.HasPrefix(s[i:], "//") {
+		return 0, 0
+	}
+	i += 2
+	end := len(s)
+	if k := strings.IndexAny(s[i:], "/?#"); k >= 0 {
+		end = i + k
+	}
+	if k := strings.LastIndexByte(s[i:end], '@'); k >= 0 {
+		i += k + 1
+	}
+	return i, end
+}

@@ -1,0 +1,65 @@
+package uri
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestFromText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://a/b", "http://a/b"},
+		{"  http://a/b \n", "http://a/b"},
+		// RFC 3986 appendix C and E: delimiters.
+		{"<URL:ftp://host/x>", "ftp://host/x"},
+		{"<url: ftp://host/x >", "ftp://host/x"},
+		{"<http://a/b>", "http://a/b"},
+		{" <http://a/b> ", "http://a/b"},
+		// Line breaks, with the white space next to them, are removed.
+		{"<http://www.w3.org/Addressing/\n   uri-rel-test.html>", "http://www.w3.org/Addressing/uri-rel-test.html"},
+		{"http://a/very/long/\r\n\tpath", "http://a/very/long/path"},
+		{"http://a/b  \n  c", "http://a/bc"},
+		// Other white space stays, for Parse to reject.
+		{"http://a/b c", "http://a/b c"},
+		// An IRI becomes a URI (RFC 3987 §3.1).
+		{"http://a/r\u00e9sum\u00e9?q=\u2713#\u00e0", "http://a/r%C3%A9sum%C3%A9?q=%E2%9C%93#%C3%A0"},
+		{"http://J\u00f6rg@a/", "http://J%C3%B6rg@a/"},
+		// Only one wrapper is removed.
+		{"<<http://a/>>", "<http://a/>"},
+		{"URL:http://a/", "URL:http://a/"},
+	}
+	for _, tt := range tests {
+		got, err := FromText(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("FromText(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	errTests := []struct {
+		in, msg string
+		col     int
+	}{
+		{"", "empty URL", 1},
+		{"  <URL: > ", "empty URL", 8},
+		{"http://a/\xff", "invalid UTF-8", 10},
+		{"<http://b\u00fccher.example/>", "IDNA", 10},
+		{"http://u@b\u00fccher.example/", "IDNA", 11},
+	}
+	for _, tt := range errTests {
+		_, err := FromText(tt.in)
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, tt.msg) || e.Col != tt.col {
+			t.Errorf("FromText(%q) = %v, want %q at column %d", tt.in, err, tt.msg, tt.col)
+		}
+	}
+}
+
+func TestFromTextThenParse(t *testing.T) {
+	s, err := FromText("<URL:http://a/b\n  c d>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *Error
+	if _, err := Parse(s); !errors.As(err, &e) || e.Msg != "space" || e.Col != 12 {
+		t.Errorf("Parse(%q) = %v, want a space at column 12", s, err)
+	}
+}
