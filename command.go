@@ -1,0 +1,553 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// Exit statuses. Where curl has the same condition the number is curl's
+// (see the README's table).
+const (
+	exitOK             = 0
+	exitUnsupported    = 1  // no fetcher for the scheme, or the URL names nothing retrievable
+	exitUsage          = 2  // bad command line
+	exitBadURL         = 3  // malformed URL
+	exitResolve        = 6  // host name did not resolve
+	exitConnect        = 7  // connection refused or unreachable
+	exitProtocol       = 8  // the server broke its protocol
+	exitAccessDenied   = 9  // the server refused access
+	exitTruncated      = 18 // the transfer ended early
+	exitHTTP           = 22 // HTTP status 400 or above
+	exitWrite          = 23 // writing the output failed
+	exitTimeout        = 28 // a timeout expired
+	exitRange          = 33 // the server cannot resume (-C)
+	exitTooLarge       = 63 // larger than --max-filesize
+	exitLoginDenied    = 67 // the server refused the login
+	exitNotFound       = 78 // the resource does not exist
+	exitInterrupted    = 130
+	exitOther          = 1
+	progressInterval   = 200 * time.Millisecond
+	writeOutMaxVarName = 40
+)
+
+// exitCode maps an error from the taxonomy to the command's exit status.
+func exitCode(err error) int {
+	var se *schemes.Error
+	if errors.As(err, &se) && se.Code >= 400 && se.Code <= 599 && strings.HasPrefix(se.URL, "http") {
+		return exitHTTP
+	}
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.Is(err, errRange):
+		return exitRange
+	case errors.Is(err, schemes.ErrWrite), fetch.IsWriteError(err):
+		return exitWrite
+	case errors.Is(err, schemes.ErrBadURL):
+		return exitBadURL
+	case errors.Is(err, schemes.ErrNotRetrievable):
+		return exitUnsupported
+	case errors.Is(err, schemes.ErrResolve):
+		return exitResolve
+	case errors.Is(err, schemes.ErrConnect):
+		return exitConnect
+	case errors.Is(err, schemes.ErrAccessDenied):
+		return exitAccessDenied
+	case errors.Is(err, schemes.ErrTruncated):
+		return exitTruncated
+	case errors.Is(err, schemes.ErrTimeout):
+		return exitTimeout
+	case errors.Is(err, schemes.ErrTooLarge):
+		return exitTooLarge
+	case errors.Is(err, schemes.ErrLoginFailed):
+		return exitLoginDenied
+	case errors.Is(err, schemes.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, schemes.ErrProtocol):
+		return exitProtocol
+	}
+	return exitOther
+}
+
+// errInterrupted is the kind given to a transfer stopped by a signal.
+var errInterrupted = errors.New("interrupted")
+
+// maskedURL masks the password of a URL argument for messages.
+func maskedURL(raw string) string {
+	if u, err := uri.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
+}
+
+// errRange is the cause when -C asked to resume and the server sent the
+// body from its start instead.
+var errRange = errors.New("the server does not support resuming (byte ranges)")
+
+// command runs the transfers of one invocation.
+type command struct {
+	opts   *options
+	stdin  *os.File
+	stdout io.Writer
+	stderr io.Writer
+	client *fetch.Client
+
+	progress *progressBar
+}
+
+// transfer holds what -w reports about one URL.
+type transfer struct {
+	url         string
+	effective   string
+	filename    string
+	size        int64
+	contentType string
+	err         error
+	code        int
+	start       time.Time
+	end         time.Time
+	httpCode    int
+}
+
+func (c *command) run(ctx context.Context, urls []string) int {
+	cl, err := c.newClient()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
+		return exitUsage
+	}
+	c.client = cl
+	defer cl.Close()
+	if !c.opts.silent && isTerminal(c.stderr) {
+		c.progress = &progressBar{w: c.stderr}
+		cl.Progress = c.progress.update
+	}
+	status := exitOK
+	for i, raw := range urls {
+		var spec outputSpec
+		if i < len(c.opts.outputs) {
+			spec = c.opts.outputs[i]
+		} else if c.opts.remoteNameAll {
+			spec = outputSpec{remote: true}
+		}
+		t := c.one(ctx, raw, spec)
+		if t.err != nil && ctx.Err() != nil {
+			t.err = &schemes.Error{URL: maskedURL(raw), Kind: errInterrupted, Err: t.err}
+		}
+		if t.err != nil {
+			t.code = exitCode(t.err)
+			if !c.opts.silent || c.opts.showError {
+				fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(t.err.Error()))
+			}
+			status = t.code
+		}
+		if c.opts.writeOut != "" {
+			c.writeOut(t)
+		}
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
+	}
+	return status
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+}
+
+// one fetches one URL to stdout or to its output file.
+func (c *command) one(ctx context.Context, raw string, spec outputSpec) (t transfer) {
+	t = transfer{url: raw, start: time.Now(), size: 0}
+	defer func() { t.end = time.Now() }()
+
+	target := ""
+	if spec.file != "" || spec.remote {
+		name, err := c.targetName(raw, spec)
+		if err != nil {
+			t.err = err
+			return t
+		}
+		target = name
+		t.filename = name
+	}
+
+	var offset int64
+	if c.opts.continueAt == "-" {
+		if target != "" {
+			if fi, err := os.Stat(target); err == nil {
+				offset = fi.Size()
+			}
+		}
+	} else if c.opts.continueAt != "" {
+		offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
+	}
+
+	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: offset, Head: c.opts.head, Raw: c.opts.raw})
+	if err != nil {
+		t.err = err
+		var se *schemes.Error
+		if errors.As(err, &se) && se.Code >= 100 && strings.HasPrefix(se.URL, "http") {
+			t.httpCode = se.Code
+		}
+		return t
+	}
+	t.effective = res.URL
+	t.contentType = res.ContentType
+	t.httpCode = httpCode(res)
+	if offset > 0 && res.Offset != offset && res.Body != nil {
+		res.Body.Close()
+		t.err = &schemes.Error{Kind: schemes.ErrProtocol, URL: res.URL, Err: errRange}
+		return t
+	}
+
+	var out io.Writer = c.stdout
+	var file *atomicFile
+	if target != "" {
+		if c.opts.createDirs {
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				closeRes(res)
+				t.err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: err}
+				return t
+			}
+		}
+		var err error
+		if offset > 0 {
+			file, err = openAppend(target)
+		} else {
+			file, err = createAtomic(target)
+		}
+		if err != nil {
+			closeRes(res)
+			t.err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: err}
+			return t
+		}
+		out = file
+	}
+
+	n, err := c.emit(res, out)
+	t.size = n
+	if c.progress != nil {
+		c.progress.finish()
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if file != nil {
+		if err != nil {
+			file.Abort()
+		} else if cerr := file.Commit(); cerr != nil {
+			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
+		}
+	}
+	if err != nil && fetch.IsWriteError(err) {
+		err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: err}
+	}
+	t.err = err
+	return t
+}
+
+func closeRes(res *schemes.Resource) {
+	if res.Body != nil {
+		res.Body.Close()
+	}
+	if res.Listing != nil {
+		res.Listing.Close()
+	}
+}
+
+func httpCode(res *schemes.Resource) int {
+	for _, h := range res.Header {
+		if h[0] == ":status" {
+			n, _ := strconv.Atoi(h[1])
+			return n
+		}
+	}
+	return 0
+}
+
+// emit writes the resource to w: the body's bytes, the listing rendered, or
+// with -I the metadata. It returns the number of body bytes written.
+func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {
+	switch {
+	case res.Body != nil:
+		defer res.Body.Close()
+		// io.Copy hands the work to Body.WriteTo, which lets the kernel move
+		// the bytes when source and destination allow it.
+		return io.Copy(w, res.Body)
+	case res.Listing != nil:
+		defer res.Listing.Close()
+		bw := bufio.NewWriterSize(w, 64<<10)
+		n, err := c.renderListing(res, bw)
+		if ferr := bw.Flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+		return n, err
+	default:
+		bw := bufio.NewWriter(w)
+		renderHead(res, bw)
+		return 0, bw.Flush()
+	}
+}
+
+// renderHead prints what -I shows: the protocol's own header lines when the
+// fetcher gave any, else size, type and time in HTTP header form, as curl
+// prints them for ftp: and file:.
+func renderHead(res *schemes.Resource, w io.Writer) {
+	if len(res.Header) > 0 {
+		for _, h := range res.Header {
+			if h[0] == ":status" {
+				continue
+			}
+			if h[0] == ":status-line" {
+				fmt.Fprintf(w, "%s\r\n", h[1])
+				continue
+			}
+			fmt.Fprintf(w, "%s: %s\r\n", h[0], h[1])
+		}
+		fmt.Fprint(w, "\r\n")
+		return
+	}
+	if res.Size >= 0 {
+		fmt.Fprintf(w, "Content-Length: %d\r\n", res.Size)
+	}
+	if res.ContentType != "" {
+		fmt.Fprintf(w, "Content-Type: %s\r\n", res.ContentType)
+	}
+	if !res.ModTime.IsZero() {
+		fmt.Fprintf(w, "Last-Modified: %s\r\n", res.ModTime.UTC().Format(http.TimeFormat))
+	}
+	fmt.Fprint(w, "\r\n")
+}
+
+// jsonEntry is the --json form of a listing entry.
+type jsonEntry struct {
+	URL         string            `json:"url,omitempty"`
+	Name        string            `json:"name"`
+	Kind        string            `json:"kind"`
+	Size        *int64            `json:"size,omitempty"`
+	Time        string            `json:"time,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Fields      map[string]string `json:"fields,omitempty"`
+	Raw         string            `json:"raw,omitempty"`
+}
+
+// renderListing prints a listing: one JSON object a line with --json; one
+// name a line when the fetcher asks for exactly the server's names (FTP
+// ;type=d); else a table of kind, size, time, name and URL.
+func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, error) {
+	var count int64
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for {
+		e, err := res.Listing.Next()
+		if err == io.EOF {
+			return count, nil
+		}
+		if err != nil {
+			return count, err
+		}
+		count++
+		switch {
+		case c.opts.json:
+			je := jsonEntry{URL: e.URL, Name: e.Name, Kind: e.Kind.String(), Description: e.Description, Fields: e.Fields, Raw: e.Raw}
+			if e.Size >= 0 {
+				size := e.Size
+				je.Size = &size
+			}
+			if !e.ModTime.IsZero() {
+				je.Time = e.ModTime.UTC().Format(time.RFC3339)
+			}
+			if err := enc.Encode(je); err != nil {
+				return count, err
+			}
+		case res.NamesOnly:
+			w.WriteString(e.Name)
+			w.WriteByte('\n')
+		case e.Kind == schemes.KindInfo:
+			fmt.Fprintf(w, "%-9s %s\n", "info", e.Name)
+		default:
+			size := "-"
+			if e.Size >= 0 {
+				size = strconv.FormatInt(e.Size, 10)
+			}
+			when := "-"
+			if !e.ModTime.IsZero() {
+				when = e.ModTime.UTC().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(w, "%-9s %12s %16s  %s  %s\n", e.Kind, size, when, e.Name, e.URL)
+		}
+	}
+}
+
+// targetName decides the local file name for -o or -O. -O takes the URL's
+// last path segment, decoded, and refuses names that could leave the output
+// directory or mean nothing.
+func (c *command) targetName(raw string, spec outputSpec) (string, error) {
+	name := spec.file
+	if spec.remote {
+		n, err := remoteName(raw)
+		if err != nil {
+			return "", err
+		}
+		name = n
+	}
+	if c.opts.outputDir != "" && !filepath.IsAbs(name) {
+		name = filepath.Join(c.opts.outputDir, name)
+	}
+	return name, nil
+}
+
+// remoteName is -O's file name: the decoded last segment of the URL's path
+// (for ftp:, the RFC 1738 §3.2.2 <name> without ;type=).
+func remoteName(raw string) (string, error) {
+	text, err := uri.FromText(raw)
+	if err != nil {
+		return "", &schemes.Error{Kind: schemes.ErrBadURL, URL: raw, Err: err}
+	}
+	u, err := uri.Parse(text)
+	if err != nil {
+		return "", &schemes.Error{Kind: schemes.ErrBadURL, URL: raw, Err: err}
+	}
+	var name string
+	if u.Scheme() == "ftp" || u.Scheme() == "ftps" {
+		if v, err := u.FTP(); err == nil {
+			name = v.Name
+		}
+	} else {
+		p := u.Path()
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			p = p[i+1:]
+		}
+		name, err = uri.Unescape(p)
+		if err != nil {
+			name = ""
+		}
+	}
+	if err := safeName(name); err != nil {
+		return "", &schemes.Error{Kind: schemes.ErrBadURL, URL: u.Redacted(), Err: err}
+	}
+	return name, nil
+}
+
+// safeName refuses -O names that are empty, "." or "..", or that hold a
+// path separator or a NUL: a server must not choose where a file lands.
+func safeName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("-O: the URL has no file name; use -o")
+	case name == "." || name == "..":
+		return fmt.Errorf("-O: refusing the file name %q; use -o", name)
+	case strings.ContainsAny(name, "/\x00"):
+		return fmt.Errorf("-O: refusing the file name %q, which holds a path separator; use -o", name)
+	}
+	return nil
+}
+
+// atomicFile writes into a temporary file beside the target and renames it
+// into place only when the transfer completed, so that a failed transfer
+// leaves an existing file untouched and no partial file behind. With -C the
+// target itself is appended to: the partial file is the point of resuming.
+type atomicFile struct {
+	*os.File
+	target string
+	append bool
+}
+
+func createAtomic(target string) (*atomicFile, error) {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".urlget-*")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, target: target}, nil
+}
+
+func openAppend(target string) (*atomicFile, error) {
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, target: target, append: true}, nil
+}
+
+// ReadFrom passes io.Copy straight to *os.File so that the kernel's copy
+// paths (copy_file_range, splice) stay in use.
+func (f *atomicFile) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFrom(r) }
+
+// Commit makes the file visible under its target name.
+func (f *atomicFile) Commit() error {
+	if f.append {
+		return f.File.Close()
+	}
+	// Files created with CreateTemp are 0600; give the result the mode a
+	// newly created file would get.
+	mode := os.FileMode(0o666) &^ os.FileMode(umask())
+	if fi, err := os.Stat(f.target); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := f.File.Chmod(mode); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.File.Close(); err != nil {
+		os.Remove(f.File.Name())
+		return err
+	}
+	if err := os.Rename(f.File.Name(), f.target); err != nil {
+		os.Remove(f.File.Name())
+		return err
+	}
+	return nil
+}
+
+// Abort discards the temporary file; with -C the partial data is kept.
+func (f *atomicFile) Abort() {
+	f.File.Close()
+	if !f.append {
+		os.Remove(f.File.Name())
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// tlsConfig builds the base TLS configuration from -k and --cacert.
+func tlsConfig(insecure bool, cacert string) (*tls.Config, error) {
+	c := &tls.Config{InsecureSkipVerify: insecure} //nolint:gosec // -k is the user's explicit choice
+	if cacert != "" {
+		pem, err := os.ReadFile(cacert)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--cacert %s: no certificates found", cacert)
+		}
+		c.RootCAs = pool
+	}
+	return c, nil
+}

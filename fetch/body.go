@@ -1,0 +1,157 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// copyChunk is how much WriteTo moves per kernel copy call between progress
+// reports and limit checks: large enough that copy_file_range, sendfile and
+// splice run at full speed, small enough for a smooth progress bar.
+const copyChunk = 4 << 20
+
+// Body is the stream a Client returns as a Resource's Body. It enforces the
+// transfer's deadline and size limit, reports progress, and turns a deadline
+// into a timeout error. Its WriteTo hands the copy to the kernel where the
+// source and destination allow it (a local file, a TCP connection, a pipe),
+// so wrapping costs no extra copy through user space.
+type Body struct {
+	rc       io.ReadCloser
+	ctx      context.Context
+	cancel   context.CancelFunc
+	req      *schemes.Request
+	max      int64
+	progress func(Progress)
+	total    int64
+
+	n         int64
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Read reads from the underlying body.
+func (b *Body) Read(p []byte) (int, error) {
+	if b.max > 0 && b.n+int64(len(p)) > b.max+1 {
+		// Read at most one byte past the limit: enough to know it was passed.
+		p = p[:b.max+1-b.n]
+	}
+	n, err := b.rc.Read(p)
+	b.n += int64(n)
+	if b.max > 0 && b.n > b.max {
+		return n - int(b.n-b.max), b.tooLarge()
+	}
+	b.report(err != nil)
+	if err != nil && err != io.EOF {
+		err = b.wrap(err)
+	}
+	return n, err
+}
+
+// WriteTo copies the body to w in large chunks through io.CopyN, which lets
+// *os.File's ReadFrom use copy_file_range or splice when the body is a file
+// or a connection, so the bytes need not pass through user space.
+func (b *Body) WriteTo(w io.Writer) (int64, error) {
+	var written int64
+	for {
+		chunk := int64(copyChunk)
+		if b.max > 0 && b.max+1-b.n < chunk {
+			chunk = b.max + 1 - b.n
+		}
+		n, err := io.CopyN(w, b.rc, chunk)
+		written += n
+		b.n += n
+		if b.max > 0 && b.n > b.max {
+			return written, b.tooLarge()
+		}
+		if err == io.EOF {
+			b.report(true)
+			return written, nil
+		}
+		if err != nil {
+			b.report(true)
+			return written, b.wrap(err)
+		}
+		b.report(false)
+	}
+}
+
+// Close closes the underlying body and ends the transfer's deadline.
+func (b *Body) Close() error {
+	b.closeOnce.Do(func() {
+		b.closeErr = b.rc.Close()
+		b.cancel()
+	})
+	return b.closeErr
+}
+
+// Len returns the number of bytes read so far.
+func (b *Body) Len() int64 { return b.n }
+
+// Unwrap returns the fetcher's own body.
+func (b *Body) Unwrap() io.ReadCloser { return b.rc }
+
+func (b *Body) report(final bool) {
+	if b.progress != nil {
+		b.progress(Progress{URL: b.req.URL.Redacted(), Done: b.n, Total: b.total, Final: final})
+	}
+}
+
+func (b *Body) tooLarge() error {
+	b.report(true)
+	return b.req.Fail(schemes.ErrTooLarge, "", 0, "", fmt.Errorf("the body exceeds the limit of %d bytes", b.max))
+}
+
+// wrap classifies a read error: the transfer's deadline becomes a timeout;
+// a write error (from WriteTo's destination) stays what it is for the caller
+// to classify; anything unclassified goes through Request.NetError.
+func (b *Body) wrap(err error) error {
+	if errors.Is(b.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
+		return &schemes.Error{Kind: schemes.ErrTimeout, URL: b.req.URL.Redacted(), Err: err, Temporary: true}
+	}
+	var se *schemes.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	if IsWriteError(err) {
+		return err
+	}
+	return b.req.NetError("read", err)
+}
+
+// listing applies the transfer's deadline to a Listing.
+type listing struct {
+	schemes.Listing
+	ctx       context.Context
+	cancel    context.CancelFunc
+	req       *schemes.Request
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (l *listing) Next() (schemes.Entry, error) {
+	e, err := l.Listing.Next()
+	if err != nil && err != io.EOF {
+		if errors.Is(l.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
+			err = &schemes.Error{Kind: schemes.ErrTimeout, URL: l.req.URL.Redacted(), Err: err, Temporary: true}
+		} else {
+			var se *schemes.Error
+			if !errors.As(err, &se) {
+				err = l.req.NetError("listing", err)
+			}
+		}
+	}
+	return e, err
+}
+
+func (l *listing) Close() error {
+	l.closeOnce.Do(func() {
+		l.closeErr = l.Listing.Close()
+		l.cancel()
+	})
+	return l.closeErr
+}

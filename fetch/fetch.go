@@ -1,0 +1,371 @@
+// Package fetch retrieves whatever an RFC 1738 URL names, streaming, with one
+// policy for every scheme: timeouts, credentials, retries, size limits,
+// progress, tracing and connection reuse. Fetch(ctx, url) uses a default
+// Client that knows every scheme urlget implements.
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// Client fetches URLs. Its zero value is ready to use and knows every scheme
+// of the default registry; set Fetchers to choose another set. A Client keeps
+// connections open between calls (one FTP or NNTP session per server and
+// user, HTTP keep-alive), so fetching many URLs on one server logs in once;
+// Close releases them.
+//
+// Fields must not be changed once the Client is in use.
+type Client struct {
+	// Fetchers maps a lower-case scheme name to its Fetcher. Nil means the
+	// default registry, built on first use (see DefaultFetchers).
+	Fetchers map[string]schemes.Fetcher
+
+	// Dialer opens connections. Nil means a net.Dialer with ConnectTimeout.
+	Dialer schemes.Dialer
+
+	// ConnectTimeout bounds each connection attempt; 0 means 30 seconds.
+	ConnectTimeout time.Duration
+
+	// Timeout bounds each URL's whole transfer, body included (curl's
+	// --max-time); 0 means no limit.
+	Timeout time.Duration
+
+	// TLSConfig is the base TLS configuration; nil means the system roots.
+	TLSConfig *tls.Config
+
+	// Credentials, used when the URL names none (curl's -u). HasUser tells
+	// whether User was given, HasPassword whether Password was.
+	User        string
+	Password    string
+	HasUser     bool
+	HasPassword bool
+
+	// Netrc is the .netrc data consulted for credentials the URL and User
+	// do not give; nil means none is consulted (curl reads ~/.netrc only
+	// when asked with --netrc).
+	Netrc *Netrc
+
+	// Prompt asks for a password without echo; nil when there is no
+	// terminal to ask at.
+	Prompt func(prompt string) (string, error)
+
+	// Trace receives every protocol line, passwords masked (curl's -v).
+	Trace schemes.Tracer
+
+	// Progress, when not nil, is called as body bytes arrive.
+	Progress func(p Progress)
+
+	// MaxSize is the largest body accepted in bytes (curl's
+	// --max-filesize); 0 means no limit.
+	MaxSize int64
+
+	// Retries is how many times a transient failure is retried (curl's
+	// --retry). RetryDelay is the wait between tries; 0 means exponential
+	// backoff from one second, doubling up to ten minutes.
+	// RetryMaxTime bounds the total time spent retrying; 0 means no bound.
+	Retries      int
+	RetryDelay   time.Duration
+	RetryMaxTime time.Duration
+
+	// Options holds scheme-specific settings by flag name ("ftp-method",
+	// "nntp-server", …), passed to every fetcher.
+	Options map[string]string
+
+	// Search holds search terms given apart from the URL (--search).
+	Search    string
+	HasSearch bool
+
+	once     sync.Once
+	registry map[string]schemes.Fetcher
+	dialer   schemes.Dialer
+	tls      *tls.Config
+}
+
+// Request is one URL with the per-URL choices a caller can make.
+type Request struct {
+	URL    string // the URL, absolute
+	Offset int64  // resume from this byte (curl's -C)
+	Head   bool   // metadata only (curl's -I)
+	Raw    bool   // a listing as the server's own bytes (--raw)
+}
+
+// Progress reports a body's transfer so far.
+type Progress struct {
+	URL   string // the URL, password masked
+	Done  int64  // bytes received so far, counting from Offset
+	Total int64  // the body's total length from Offset, -1 when unknown
+	Final bool   // the transfer ended (successfully or not)
+}
+
+// DefaultClient is the Client used by Fetch.
+var DefaultClient = &Client{}
+
+// Fetch retrieves url with DefaultClient. The caller closes the returned
+// Resource's Body or Listing.
+func Fetch(ctx context.Context, url string) (*schemes.Resource, error) {
+	return DefaultClient.Fetch(ctx, url)
+}
+
+// Fetch retrieves url. The caller closes the returned Resource's Body or
+// Listing.
+func (c *Client) Fetch(ctx context.Context, url string) (*schemes.Resource, error) {
+	return c.Do(ctx, Request{URL: url})
+}
+
+func (c *Client) init() {
+	c.once.Do(func() {
+		c.registry = c.Fetchers
+		if c.registry == nil {
+			c.registry = DefaultFetchers()
+		}
+		c.dialer = c.Dialer
+		if c.dialer == nil {
+			t := c.ConnectTimeout
+			if t <= 0 {
+				t = 30 * time.Second
+			}
+			c.dialer = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
+		}
+		c.tls = c.TLSConfig
+		if c.tls == nil {
+			c.tls = &tls.Config{}
+		}
+	})
+}
+
+// Schemes lists the schemes the client can fetch, sorted.
+func (c *Client) Schemes() []string {
+	c.init()
+	names := make([]string, 0, len(c.registry))
+	for k := range c.registry {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Close releases the connections the client's fetchers keep open.
+func (c *Client) Close() error {
+	c.init()
+	seen := map[schemes.Fetcher]bool{}
+	var errs []error
+	for _, f := range c.registry {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		if cl, ok := f.(io.Closer); ok {
+			if err := cl.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// notRetrievable names the schemes RFC 1738 defines that name no resource to
+// fetch (a session, a mailbox, a directory service).
+var notRetrievable = map[string]string{
+	"telnet":   "a telnet: URL names an interactive session, not a resource",
+	"mailto":   "a mailto: URL names a mailbox, not a resource",
+	"prospero": "prospero: is a directory service urlget does not speak",
+	"urn":      "a URN names a resource but not where to get it; resolve it to a URL first",
+}
+
+// Do retrieves one URL. On success exactly one of the Resource's Body and
+// Listing is set (neither with Head); the caller closes it. A transfer
+// bounded by Timeout or by ctx stops when either ends, body included.
+func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
+	c.init()
+	text, err := uri.FromText(r.URL)
+	if err != nil {
+		return nil, badURL(r.URL, err)
+	}
+	u, err := uri.Parse(text)
+	if err != nil {
+		return nil, badURL(text, err)
+	}
+	scheme := u.Scheme()
+	f, ok := c.registry[scheme]
+	if !ok {
+		msg := notRetrievable[scheme]
+		if msg == "" {
+			msg = fmt.Sprintf("no fetcher for the %s: scheme", scheme)
+		}
+		return nil, &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(), Err: errors.New(msg)}
+	}
+	req := c.request(u, r)
+
+	start := time.Now()
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		res, err := c.once1(ctx, f, req)
+		if err == nil {
+			return res, nil
+		}
+		lastErr = err
+		if attempt >= c.Retries || !schemes.IsTemporary(err) || ctx.Err() != nil {
+			break
+		}
+		wait := c.retryWait(attempt)
+		if c.RetryMaxTime > 0 && time.Since(start)+wait > c.RetryMaxTime {
+			break
+		}
+		c.Trace.TraceLine(schemes.Info, fmt.Sprintf("transient failure, retrying in %s (%d of %d): %v", wait, attempt+1, c.Retries, err))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, lastErr
+		case <-t.C:
+		}
+	}
+	return nil, lastErr
+}
+
+func (c *Client) retryWait(attempt int) time.Duration {
+	if c.RetryDelay > 0 {
+		return c.RetryDelay
+	}
+	d := time.Second << attempt
+	if d > 10*time.Minute || d <= 0 {
+		d = 10 * time.Minute
+	}
+	return d
+}
+
+// once1 makes one attempt: the fetcher's call under the transfer's
+// deadline, with the body wrapped so that the deadline, the size limit and
+// progress hold while it is read.
+func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Request) (*schemes.Resource, error) {
+	tctx, cancel := ctx, context.CancelFunc(func() {})
+	if c.Timeout > 0 {
+		tctx, cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	res, err := f.Fetch(tctx, req)
+	if err != nil {
+		cancel()
+		return nil, timeoutError(tctx, req, err)
+	}
+	if res.URL == "" {
+		res.URL = req.URL.Redacted()
+	}
+	if c.MaxSize > 0 && res.Size > 0 && res.Size > c.MaxSize {
+		closeResource(res)
+		cancel()
+		return nil, req.Fail(schemes.ErrTooLarge, "", 0, "", fmt.Errorf("%d bytes exceeds the limit of %d", res.Size, c.MaxSize))
+	}
+	switch {
+	case res.Body != nil:
+		total := int64(-1)
+		if res.Size >= 0 {
+			total = res.Size - res.Offset
+		}
+		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, req: req, max: c.MaxSize, progress: c.Progress, total: total}
+	case res.Listing != nil:
+		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, req: req}
+	default:
+		cancel()
+	}
+	return res, nil
+}
+
+func closeResource(res *schemes.Resource) {
+	if res.Body != nil {
+		res.Body.Close()
+	}
+	if res.Listing != nil {
+		res.Listing.Close()
+	}
+}
+
+// timeoutError reports a failure caused by the transfer's deadline as a
+// timeout, whatever error the fetcher saw as the connection was closed.
+func timeoutError(ctx context.Context, req *schemes.Request, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, schemes.ErrTimeout) {
+		return err
+	}
+	return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Err: err, Temporary: true}
+}
+
+func badURL(text string, err error) error {
+	return &schemes.Error{Kind: schemes.ErrBadURL, URL: maskText(text), Err: err}
+}
+
+// maskText masks the password in URL text that did not parse, so that an
+// error message never shows it.
+func maskText(s string) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return s
+	}
+	colon := strings.Index(rest[:at], ":")
+	if colon < 0 {
+		return s
+	}
+	return s[:i+3] + rest[:colon+1] + "****" + rest[at:]
+}
+
+// request builds the schemes.Request: credentials resolved from the URL,
+// then the client's User, then .netrc (RFC 1738 §3.1 userinfo first).
+func (c *Client) request(u uri.URL, r Request) *schemes.Request {
+	req := &schemes.Request{
+		URL:       u,
+		Offset:    r.Offset,
+		Head:      r.Head,
+		Raw:       r.Raw,
+		Search:    c.Search,
+		HasSearch: c.HasSearch,
+		Options:   c.Options,
+		Dialer:    c.dialer,
+		TLSConfig: c.tls,
+		Trace:     c.Trace,
+		MaxSize:   c.MaxSize,
+		Prompt:    c.Prompt,
+	}
+	if user, ok := u.User(); ok {
+		req.User, req.HasUser = user, true
+		if pw, ok := u.Password(); ok {
+			req.Password, req.HasPassword = pw, true
+		} else if c.HasUser && c.HasPassword && c.User == user {
+			// The URL names the user and -u gives the same user's password.
+			req.Password, req.HasPassword = c.Password, true
+		}
+	} else if c.HasUser {
+		req.User, req.HasUser = c.User, true
+		req.Password, req.HasPassword = c.Password, c.HasPassword
+	}
+	if !req.HasPassword && c.Netrc != nil {
+		host := u.Hostname()
+		if m, ok := c.Netrc.Lookup(host, req.User, req.HasUser); ok {
+			if !req.HasUser {
+				req.User, req.HasUser = m.Login, true
+			}
+			if m.HasPassword {
+				req.Password, req.HasPassword = m.Password, true
+			}
+		}
+	}
+	return req
+}

@@ -1,0 +1,335 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// stubFetcher answers every request from a function, counting calls.
+type stubFetcher struct {
+	calls atomic.Int32
+	fn    func(ctx context.Context, req *schemes.Request, call int) (*schemes.Resource, error)
+	last  *schemes.Request
+}
+
+func (s *stubFetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	n := s.calls.Add(1)
+	s.last = req
+	return s.fn(ctx, req, int(n))
+}
+
+func bodyResource(data string) *schemes.Resource {
+	return &schemes.Resource{Body: io.NopCloser(strings.NewReader(data)), Size: int64(len(data))}
+}
+
+func TestFetchUsesRegistry(t *testing.T) {
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return bodyResource("payload"), nil
+	}}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"x-test": f}}
+	res, err := c.Fetch(context.Background(), "X-Test://host/path")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	if err != nil || string(b) != "payload" {
+		t.Fatalf("body %q, %v", b, err)
+	}
+	res.Body.Close()
+	if res.URL != "X-Test://host/path" {
+		t.Errorf("URL %q", res.URL)
+	}
+}
+
+func TestNotRetrievableSchemes(t *testing.T) {
+	c := &Client{Fetchers: map[string]schemes.Fetcher{}}
+	for _, u := range []string{"telnet://host/", "mailto:a@b.example", "urn:isbn:0451450523", "prospero://host/x", "x-none://h/"} {
+		_, err := c.Fetch(context.Background(), u)
+		if !errors.Is(err, schemes.ErrNotRetrievable) {
+			t.Errorf("%s: %v, want not retrievable", u, err)
+		}
+	}
+}
+
+func TestBadURLMasksPassword(t *testing.T) {
+	_, err := (&Client{}).Fetch(context.Background(), "ftp://user:hunter2@host/a b")
+	if !errors.Is(err, schemes.ErrBadURL) {
+		t.Fatalf("got %v, want bad URL", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("password in message: %v", err)
+	}
+}
+
+func TestRetriesTransientFailures(t *testing.T) {
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, call int) (*schemes.Resource, error) {
+		if call < 3 {
+			e := req.Fail(schemes.ErrConnect, "connect", 0, "", errors.New("refused"))
+			e.Temporary = true
+			return nil, e
+		}
+		return bodyResource("ok"), nil
+	}}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, Retries: 2, RetryDelay: time.Millisecond}
+	res, err := c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got := f.calls.Load(); got != 3 {
+		t.Errorf("%d calls, want 3", got)
+	}
+
+	// A permanent failure is not retried.
+	g := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, call int) (*schemes.Resource, error) {
+		return nil, req.Fail(schemes.ErrNotFound, "RETR x", 550, "550 No such file", nil)
+	}}
+	c = &Client{Fetchers: map[string]schemes.Fetcher{"t": g}, Retries: 5, RetryDelay: time.Millisecond}
+	_, err = c.Fetch(context.Background(), "t://h/")
+	if !errors.Is(err, schemes.ErrNotFound) || g.calls.Load() != 1 {
+		t.Errorf("err %v after %d calls", err, g.calls.Load())
+	}
+	if !strings.Contains(err.Error(), "550 No such file") || !strings.Contains(err.Error(), "t://h/") {
+		t.Errorf("message %q lacks the URL or the reply", err)
+	}
+}
+
+func TestMaxSize(t *testing.T) {
+	data := strings.Repeat("x", 100)
+	// Size known up front: refused before the body is read.
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return bodyResource(data), nil
+	}}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, MaxSize: 50}
+	if _, err := c.Fetch(context.Background(), "t://h/"); !errors.Is(err, schemes.ErrTooLarge) {
+		t.Errorf("known size: %v, want too large", err)
+	}
+	// Size unknown: the stream is cut, through Read and through WriteTo.
+	f.fn = func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return &schemes.Resource{Body: io.NopCloser(strings.NewReader(data)), Size: -1}, nil
+	}
+	res, err := c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(struct{ io.Reader }{res.Body})
+	if !errors.Is(err, schemes.ErrTooLarge) || len(b) != 50 {
+		t.Errorf("Read: %d bytes, %v", len(b), err)
+	}
+	res, err = c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, res.Body)
+	if !errors.Is(err, schemes.ErrTooLarge) || n > 51 {
+		t.Errorf("WriteTo: %d bytes, %v", n, err)
+	}
+	// Exactly at the limit is fine.
+	c.MaxSize = 100
+	res, err = c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.Copy(io.Discard, res.Body); err != nil || n != 100 {
+		t.Errorf("at the limit: %d, %v", n, err)
+	}
+}
+
+// TestTimeoutCoversBody checks that Timeout bounds the body read too, and
+// that the error is a timeout.
+func TestTimeoutCoversBody(t *testing.T) {
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		pr, pw := io.Pipe()
+		go func() {
+			pw.Write([]byte("start"))
+			<-ctx.Done()
+			pw.CloseWithError(ctx.Err())
+		}()
+		return &schemes.Resource{Body: pr, Size: -1}, nil
+	}}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, Timeout: 50 * time.Millisecond}
+	res, err := c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	_, err = io.Copy(io.Discard, res.Body)
+	if !errors.Is(err, schemes.ErrTimeout) {
+		t.Errorf("got %v, want timeout", err)
+	}
+}
+
+func TestBodyWriteToUsesKernelCopy(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	data := bytes.Repeat([]byte("0123456789"), 1<<20)
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		fh, err := os.Open(src)
+		if err != nil {
+			return nil, err
+		}
+		return &schemes.Resource{Body: fh, Size: int64(len(data))}, nil
+	}}
+	var last Progress
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, Progress: func(p Progress) { last = p }}
+	res, err := c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := os.Create(filepath.Join(dir, "dst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(dst, res.Body)
+	res.Body.Close()
+	dst.Close()
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("copied %d, %v", n, err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "dst"))
+	if !bytes.Equal(got, data) {
+		t.Error("copy differs")
+	}
+	if !last.Final || last.Done != int64(len(data)) || last.Total != int64(len(data)) {
+		t.Errorf("last progress %+v", last)
+	}
+}
+
+func TestCredentialOrder(t *testing.T) {
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return bodyResource(""), nil
+	}}
+	netrc, err := ParseNetrc("machine h login nl password np\ndefault login dl password dp\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		client     *Client
+		url        string
+		user, pass string
+		hasUser    bool
+		hasPass    bool
+	}{
+		{"url wins", &Client{User: "cu", Password: "cp", HasUser: true, HasPassword: true, Netrc: netrc}, "t://uu:up@h/", "uu", "up", true, true},
+		{"url user, -u password for the same user", &Client{User: "uu", Password: "cp", HasUser: true, HasPassword: true}, "t://uu@h/", "uu", "cp", true, true},
+		{"url user, no password anywhere", &Client{}, "t://uu@h/", "uu", "", true, false},
+		{"-u", &Client{User: "cu", Password: "cp", HasUser: true, HasPassword: true, Netrc: netrc}, "t://h/", "cu", "cp", true, true},
+		{"-u user without password, netrc has none for it", &Client{User: "cu", HasUser: true, Netrc: netrc}, "t://h/", "cu", "", true, false},
+		{"netrc machine", &Client{Netrc: netrc}, "t://H/", "nl", "np", true, true},
+		{"netrc default", &Client{Netrc: netrc}, "t://other/", "dl", "dp", true, true},
+		{"none", &Client{}, "t://h/", "", "", false, false},
+		{"empty user", &Client{}, "t://@h/", "", "", true, false},
+	}
+	for _, tc := range cases {
+		c := tc.client
+		c.Fetchers = map[string]schemes.Fetcher{"t": f}
+		if _, err := c.Fetch(context.Background(), tc.url); err != nil {
+			t.Fatal(err)
+		}
+		r := f.last
+		if r.User != tc.user || r.Password != tc.pass || r.HasUser != tc.hasUser || r.HasPassword != tc.hasPass {
+			t.Errorf("%s: got %q/%q %v/%v", tc.name, r.User, r.Password, r.HasUser, r.HasPassword)
+		}
+	}
+}
+
+func TestParseNetrc(t *testing.T) {
+	n, err := ParseNetrc(`# comment
+machine ftp.example.com
+	login anonymous password "me@example.com"
+machine news.example.com login reader password "with space"
+macdef init
+	cd /pub
+	bin
+
+default login guest password guest
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := n.Lookup("NEWS.example.com", "", false)
+	if !ok || m.Login != "reader" || m.Password != "with space" {
+		t.Errorf("news: %+v %v", m, ok)
+	}
+	m, ok = n.Lookup("unknown", "", false)
+	if !ok || m.Login != "guest" {
+		t.Errorf("default: %+v %v", m, ok)
+	}
+	if _, ok := n.Lookup("ftp.example.com", "someoneelse", true); ok {
+		t.Error("a login mismatch must not match")
+	}
+	if _, err := ParseNetrc("machine"); err == nil {
+		t.Error("a machine without a name must fail")
+	}
+	if _, err := ParseNetrc("bogus token"); err == nil {
+		t.Error("an unknown token must fail")
+	}
+}
+
+func TestMaskText(t *testing.T) {
+	for in, want := range map[string]string{
+		"ftp://u:pw@h/x y":      "ftp://u:****@h/x y",
+		"ftp://u@h/x y":         "ftp://u@h/x y",
+		"http://h/a:b@c":        "http://h/a:b@c",
+		"no scheme u:p@h":       "no scheme u:p@h",
+		"ftp://u:p:q@h@i/ x":    "ftp://u:****@i/ x",
+		"gopher://h:70/1 a b c": "gopher://h:70/1 a b c",
+	} {
+		if got := maskText(in); got != want {
+			t.Errorf("maskText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNetErrorClassification(t *testing.T) {
+	var d net.Dialer
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = d.DialContext(context.Background(), "tcp", addr)
+	req := &schemes.Request{}
+	if got := req.NetError("connect", err); !errors.Is(got, schemes.ErrConnect) || !schemes.IsTemporary(got) {
+		t.Errorf("refused: %v", got)
+	}
+	if got := req.NetError("read", io.ErrUnexpectedEOF); !errors.Is(got, schemes.ErrTruncated) {
+		t.Errorf("EOF: %v", got)
+	}
+	if got := req.NetError("read", context.DeadlineExceeded); !errors.Is(got, schemes.ErrTimeout) {
+		t.Errorf("deadline: %v", got)
+	}
+}
+
+func TestIsWriteError(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	_, err = w.Write([]byte("x"))
+	w.Close()
+	if !IsWriteError(err) {
+		t.Errorf("EPIPE %v not a write error", err)
+	}
+	if IsWriteError(io.ErrUnexpectedEOF) {
+		t.Error("EOF is no write error")
+	}
+}

@@ -1,0 +1,195 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+	"unicode"
+)
+
+// Netrc is the parsed content of a .netrc file: the machine entries and the
+// default entry, in the format ftp(1) and curl read.
+type Netrc struct {
+	Machines []NetrcMachine
+}
+
+// NetrcMachine is one "machine" (or "default") entry of a .netrc file.
+type NetrcMachine struct {
+	Name        string // host name; "" for the default entry
+	Login       string
+	Password    string
+	HasPassword bool
+}
+
+// ReadNetrc reads and parses a .netrc file.
+func ReadNetrc(path string) (*Netrc, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	n, err := ParseNetrc(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
+}
+
+// ParseNetrc parses .netrc text: tokens separated by white space, "machine
+// NAME", "default", "login", "password", "account" and "macdef" (whose body
+// runs to the next empty line and is skipped). Double-quoted tokens may hold
+// white space, as curl allows.
+func ParseNetrc(text string) (*Netrc, error) {
+	toks, err := netrcTokens(text)
+	if err != nil {
+		return nil, err
+	}
+	n := &Netrc{}
+	var cur *NetrcMachine
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		next := func() (string, error) {
+			if i+1 >= len(toks) {
+				return "", fmt.Errorf("netrc: %q needs a value", t.text)
+			}
+			i++
+			return toks[i].text, nil
+		}
+		switch t.text {
+		case "machine":
+			name, err := next()
+			if err != nil {
+				return nil, err
+			}
+			n.Machines = append(n.Machines, NetrcMachine{Name: strings.ToLower(name)})
+			cur = &n.Machines[len(n.Machines)-1]
+		case "default":
+			n.Machines = append(n.Machines, NetrcMachine{})
+			cur = &n.Machines[len(n.Machines)-1]
+		case "login", "password", "account":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			if cur == nil {
+				return nil, fmt.Errorf("netrc: %q before any machine entry", t.text)
+			}
+			switch t.text {
+			case "login":
+				cur.Login = v
+			case "password":
+				cur.Password, cur.HasPassword = v, true
+			}
+		case "macdef":
+			// Skip the macro name and its body, which ends at an empty line.
+			if _, err := next(); err != nil {
+				return nil, err
+			}
+			end := strings.Index(text[t.end:], "\n\n")
+			stop := len(text)
+			if end >= 0 {
+				stop = t.end + end
+			}
+			for i+1 < len(toks) && toks[i+1].start < stop {
+				i++
+			}
+		default:
+			return nil, fmt.Errorf("netrc: unknown token %q", t.text)
+		}
+	}
+	return n, nil
+}
+
+type netrcToken struct {
+	text       string
+	start, end int
+}
+
+func netrcTokens(s string) ([]netrcToken, error) {
+	var toks []netrcToken
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '#' && (i == 0 || s[i-1] == '\n'):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case unicode.IsSpace(rune(c)):
+			i++
+		case c == '"':
+			start := i
+			var b strings.Builder
+			i++
+			for i < len(s) && s[i] != '"' {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				b.WriteByte(s[i])
+				i++
+			}
+			if i >= len(s) {
+				return nil, errors.New("netrc: unterminated quoted token")
+			}
+			i++
+			toks = append(toks, netrcToken{b.String(), start, i})
+		default:
+			start := i
+			for i < len(s) && !unicode.IsSpace(rune(s[i])) {
+				i++
+			}
+			toks = append(toks, netrcToken{s[start:i], start, i})
+		}
+	}
+	return toks, nil
+}
+
+// Lookup finds the entry for host: the first machine entry of that name
+// (whose login matches user, when hasUser), else the default entry.
+func (n *Netrc) Lookup(host, user string, hasUser bool) (NetrcMachine, bool) {
+	host = strings.ToLower(host)
+	var def *NetrcMachine
+	for i := range n.Machines {
+		m := &n.Machines[i]
+		if m.Name == "" {
+			if def == nil {
+				def = m
+			}
+			continue
+		}
+		if m.Name == host && (!hasUser || m.Login == user) {
+			return *m, true
+		}
+	}
+	if def != nil && (!hasUser || def.Login == user) {
+		return *def, true
+	}
+	return NetrcMachine{}, false
+}
+
+// DefaultNetrcPath returns the .netrc path curl uses: $NETRC, else
+// $HOME/.netrc.
+func DefaultNetrcPath() string {
+	if p := os.Getenv("NETRC"); p != "" {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".netrc"
+	}
+	return home + "/.netrc"
+}
+
+// IsWriteError reports whether err came from writing the output (a full
+// disk, a closed pipe, a read-only file system) rather than from the source.
+func IsWriteError(err error) bool {
+	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG, syscall.EPIPE, syscall.EROFS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "write"
+}

@@ -1,0 +1,16 @@
+module github.com/urlget/urlget
+
+go 1.26.0
+
+require (
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/spf13/pflag v1.1.0
+	golang.org/x/term v0.47.0
+)
+
+require (
+	github.com/jlaffaye/ftp v0.2.4 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

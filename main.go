@@ -1,0 +1,330 @@
+// Command urlget retrieves whatever an RFC 1738 URL names — ftp, http(s),
+// gopher, news, nntp, wais, file — and writes it to standard output. Its flags
+// follow curl's names and meanings; `urlget parse|resolve|normalize|equal`
+// expose the URL toolkit.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/schemes"
+)
+
+// version is the program's version, printed by --version.
+const version = "0.1.0"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole command: it parses args, fetches every URL and returns
+// the exit status.
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "parse":
+			return runParse(args[1:], stdout, stderr)
+		case "resolve":
+			return runResolve(args[1:], stdout, stderr)
+		case "normalize":
+			return runNormalize(args[1:], stdout, stderr)
+		case "equal":
+			return runEqual(args[1:], stdout, stderr)
+		}
+	}
+	o, urls, code := parseFlags(args, stdout, stderr)
+	if o == nil {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr}
+	return c.run(ctx, urls)
+}
+
+// outputSpec is one -o FILE or -O, in the order given: each applies to the
+// next URL, as in curl.
+type outputSpec struct {
+	file   string
+	remote bool
+}
+
+// outputList collects -o and -O in the order they appear on the command line.
+type outputList struct {
+	specs  *[]outputSpec
+	remote bool
+}
+
+func (l outputList) String() string { return "" }
+func (l outputList) Type() string {
+	if l.remote {
+		return "bool"
+	}
+	return "file"
+}
+func (l outputList) Set(v string) error {
+	if l.remote {
+		if v != "true" {
+			return fmt.Errorf("takes no value")
+		}
+		*l.specs = append(*l.specs, outputSpec{remote: true})
+		return nil
+	}
+	*l.specs = append(*l.specs, outputSpec{file: v})
+	return nil
+}
+
+// options holds the parsed command line.
+type options struct {
+	outputs       []outputSpec
+	remoteNameAll bool
+	outputDir     string
+	createDirs    bool
+	silent        bool
+	showError     bool
+	verbose       bool
+	user          string
+	hasUser       bool
+	netrc         bool
+	netrcOptional bool
+	netrcFile     string
+	continueAt    string
+	maxTime       float64
+	connectTime   float64
+	retry         int
+	retryDelay    float64
+	retryMaxTime  float64
+	maxFilesize   int64
+	head          bool
+	writeOut      string
+	json          bool
+	raw           bool
+	insecure      bool
+	cacert        string
+	search        string
+	hasSearch     bool
+	options       map[string]string
+}
+
+const usageText = `Usage: urlget [options] URL...
+       urlget parse URL...
+       urlget resolve [--draft2003] [--nonstrict] BASE REF...
+       urlget normalize URL...
+       urlget equal URL1 URL2
+
+Retrieves each URL (ftp, ftps, http, https, gopher, gophers, news, nntp, nntps,
+wais, file) and writes it to standard output, or to the files -o and -O name.
+Listings (directories, menus, newsgroups, search results) are printed one entry
+a line, each with its own URL; --json prints JSON lines instead.
+
+Options:
+`
+
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, int) {
+	o := &options{options: map[string]string{}}
+	fs := pflag.NewFlagSet("urlget", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var help, showVersion bool
+	var ftpMethod, ftpPort, ftpAnonPass, nntpServer string
+	var maxArticles int
+	var sslReqd bool
+	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
+	rn := fs.VarPF(outputList{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL's body to a local file named like the remote one")
+	rn.NoOptDefVal = "true"
+	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "use -O for every URL")
+	fs.StringVar(&o.outputDir, "output-dir", "", "write -o and -O files into `dir`")
+	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the directories -o and --output-dir name")
+	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress bar, no error messages")
+	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still show error messages")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the protocol conversation on stderr")
+	fs.StringVarP(&o.user, "user", "u", "", "credentials `user[:password]` for URLs that name none")
+	fs.BoolVarP(&o.netrc, "netrc", "n", false, "read credentials from ~/.netrc")
+	fs.BoolVar(&o.netrcOptional, "netrc-optional", false, "read ~/.netrc when it exists")
+	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `file`")
+	fs.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at `offset`; '-' resumes where the output file ends")
+	fs.Float64VarP(&o.maxTime, "max-time", "m", 0, "give up on a transfer after `seconds`")
+	fs.Float64Var(&o.connectTime, "connect-timeout", 0, "give up connecting after `seconds`")
+	fs.IntVar(&o.retry, "retry", 0, "retry transient failures `n` times")
+	fs.Float64Var(&o.retryDelay, "retry-delay", 0, "wait `seconds` between retries (default: backoff from 1s)")
+	fs.Float64Var(&o.retryMaxTime, "retry-max-time", 0, "stop retrying after `seconds`")
+	var maxFilesize string
+	fs.StringVar(&maxFilesize, "max-filesize", "", "refuse bodies larger than `bytes` (suffixes k, M, G)")
+	fs.BoolVarP(&o.head, "head", "I", false, "show size, type and time, not the body")
+	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `format` after each transfer (%{url}, %{size_download}, …)")
+	fs.BoolVar(&o.json, "json", false, "print listings as JSON lines")
+	fs.BoolVar(&o.raw, "raw", false, "print listings as the server's own bytes")
+	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `file`")
+	fs.StringVar(&o.search, "search", "", "search `terms` for gopher type-7 items and WAIS databases")
+	fs.StringVar(&ftpMethod, "ftp-method", "multicwd", "how to reach an FTP file: multicwd (RFC 1738), singlecwd, nocwd")
+	fs.BoolVar(&sslReqd, "ssl-reqd", false, "require TLS on ftp: (AUTH TLS)")
+	fs.StringVarP(&ftpPort, "ftp-port", "P", "", "active FTP: listen on `address` instead of passive mode")
+	fs.StringVar(&ftpAnonPass, "ftp-anon-pass", "", "password for anonymous FTP (default: urlget@)")
+	fs.StringVar(&nntpServer, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
+	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
+	fs.BoolVarP(&help, "help", "h", false, "show this help")
+	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, nil, 0
+		}
+		fmt.Fprintf(stderr, "urlget: %v\nTry 'urlget --help'.\n", err)
+		return nil, nil, exitUsage
+	}
+	if help {
+		fmt.Fprint(stdout, usageText)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil, nil, 0
+	}
+	if showVersion {
+		fmt.Fprintf(stdout, "urlget %s\n", version)
+		return nil, nil, 0
+	}
+	urls := fs.Args()
+	if len(urls) == 0 {
+		fmt.Fprintln(stderr, "urlget: no URL given\nTry 'urlget --help'.")
+		return nil, nil, exitUsage
+	}
+	usage := func(format string, a ...any) (*options, []string, int) {
+		fmt.Fprintf(stderr, "urlget: "+format+"\n", a...)
+		return nil, nil, exitUsage
+	}
+	if len(o.outputs) > len(urls) {
+		return usage("%d outputs (-o/-O) for %d URLs", len(o.outputs), len(urls))
+	}
+	if fs.Changed("user") {
+		o.hasUser = true
+	}
+	o.hasSearch = fs.Changed("search")
+	if maxFilesize != "" {
+		n, err := parseSize(maxFilesize)
+		if err != nil {
+			return usage("--max-filesize: %v", err)
+		}
+		o.maxFilesize = n
+	}
+	if o.continueAt != "" && o.continueAt != "-" {
+		if n, err := strconv.ParseInt(o.continueAt, 10, 64); err != nil || n < 0 {
+			return usage("--continue-at takes '-' or a byte offset, not %q", o.continueAt)
+		}
+	}
+	switch ftpMethod {
+	case "multicwd", "singlecwd", "nocwd":
+	default:
+		return usage("--ftp-method must be multicwd, singlecwd or nocwd, not %q", ftpMethod)
+	}
+	if maxArticles < 1 {
+		return usage("--max-articles must be at least 1")
+	}
+	if o.json && o.raw {
+		return usage("--json and --raw exclude each other")
+	}
+	for _, f := range []struct {
+		name, value string
+	}{{"ftp-method", ftpMethod}, {"ftp-port", ftpPort}, {"ftp-anon-pass", ftpAnonPass}, {"nntp-server", nntpServer}} {
+		if fs.Changed(f.name) {
+			o.options[f.name] = f.value
+		}
+	}
+	if sslReqd {
+		o.options["ftp-ssl"] = "1"
+	}
+	o.options["max-articles"] = strconv.Itoa(maxArticles)
+	return o, urls, 0
+}
+
+// parseSize reads a byte count with an optional k, M or G suffix (powers of
+// 1024, as curl's --max-filesize).
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult, s = 1<<10, s[:len(s)-1]
+	case "M":
+		mult, s = 1<<20, s[:len(s)-1]
+	case "G":
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("not a size: %q", s)
+	}
+	return n * mult, nil
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// newClient builds the fetch.Client the command line describes.
+func (c *command) newClient() (*fetch.Client, error) {
+	o := c.opts
+	cl := &fetch.Client{
+		ConnectTimeout: seconds(o.connectTime),
+		Timeout:        seconds(o.maxTime),
+		MaxSize:        o.maxFilesize,
+		Retries:        o.retry,
+		RetryDelay:     seconds(o.retryDelay),
+		RetryMaxTime:   seconds(o.retryMaxTime),
+		Options:        o.options,
+		Search:         o.search,
+		HasSearch:      o.hasSearch,
+	}
+	tlsConf, err := tlsConfig(o.insecure, o.cacert)
+	if err != nil {
+		return nil, err
+	}
+	cl.TLSConfig = tlsConf
+	if o.hasUser {
+		user, pw, ok := strings.Cut(o.user, ":")
+		cl.User, cl.HasUser = user, true
+		cl.Password, cl.HasPassword = pw, ok
+	}
+	switch {
+	case o.netrcFile != "":
+		n, err := fetch.ReadNetrc(o.netrcFile)
+		if err != nil {
+			return nil, err
+		}
+		cl.Netrc = n
+	case o.netrc || o.netrcOptional:
+		n, err := fetch.ReadNetrc(fetch.DefaultNetrcPath())
+		if err != nil && !(o.netrcOptional && errors.Is(err, os.ErrNotExist)) {
+			return nil, err
+		}
+		cl.Netrc = n
+	}
+	if c.stdin != nil && term.IsTerminal(int(c.stdin.Fd())) {
+		in := c.stdin
+		cl.Prompt = func(prompt string) (string, error) {
+			fmt.Fprint(c.stderr, prompt)
+			b, err := term.ReadPassword(int(in.Fd()))
+			fmt.Fprintln(c.stderr)
+			return string(b), err
+		}
+	}
+	if o.verbose {
+		w := c.stderr
+		cl.Trace = func(dir schemes.Direction, line string) {
+			fmt.Fprintf(w, "%c %s\n", dir, line)
+		}
+	}
+	return cl, nil
+}

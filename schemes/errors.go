@@ -1,0 +1,190 @@
+package schemes
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// The error taxonomy shared by every protocol. A fetcher's error wraps exactly
+// one of these (through *Error), so that errors.Is(err, ErrNotFound) holds for
+// an FTP 550, an HTTP 404, a gopher error item, an NNTP 430 and a missing
+// local file alike. The command maps each to an exit code.
+var (
+	ErrNotFound       = errors.New("not found")
+	ErrAccessDenied   = errors.New("access denied")
+	ErrLoginFailed    = errors.New("login failed")
+	ErrNotRetrievable = errors.New("not retrievable")
+	ErrBadURL         = errors.New("bad URL")
+	ErrProtocol       = errors.New("protocol violation")
+	ErrTruncated      = errors.New("truncated transfer")
+	ErrTimeout        = errors.New("timeout")
+	ErrTooLarge       = errors.New("too large")
+	ErrResolve        = errors.New("could not resolve host")
+	ErrConnect        = errors.New("could not connect")
+	ErrWrite          = errors.New("write error")
+)
+
+// Error is the error every fetcher returns. It names the URL (password
+// masked), the kind of failure from the taxonomy above, what was being done
+// and the server's own reply.
+type Error struct {
+	Kind      error  // one of the Err* values of this package
+	URL       string // the URL with any password masked
+	Op        string // what failed: "RETR motd", "GET", "ARTICLE <id>", "connect"
+	Code      int    // the protocol's reply code (550, 404, 430), 0 when none
+	Reply     string // the server's reply text, one line
+	Err       error  // the underlying error, if any
+	Temporary bool   // a retry may succeed (FTP 421/425/426, HTTP 5xx, timeouts)
+}
+
+// Error formats the error on one line: URL, kind, operation, reply, cause.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.URL != "" {
+		b.WriteString(e.URL)
+		b.WriteString(": ")
+	}
+	if e.Kind != nil {
+		b.WriteString(e.Kind.Error())
+	} else {
+		b.WriteString("error")
+	}
+	if e.Op != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Op)
+		b.WriteString(")")
+	}
+	if e.Reply != "" {
+		b.WriteString(": ")
+		if e.Code != 0 && !strings.HasPrefix(e.Reply, strconv.Itoa(e.Code)) {
+			b.WriteString(strconv.Itoa(e.Code))
+			b.WriteByte(' ')
+		}
+		b.WriteString(oneLine(e.Reply))
+	} else if e.Code != 0 {
+		b.WriteString(": ")
+		b.WriteString(strconv.Itoa(e.Code))
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(oneLine(e.Err.Error()))
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is and errors.As see both the kind and the cause.
+func (e *Error) Unwrap() []error {
+	var errs []error
+	if e.Kind != nil {
+		errs = append(errs, e.Kind)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
+
+// oneLine keeps an error message on one line whatever a server sent.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	s = strings.TrimRight(s, "\r\n")
+	return strings.NewReplacer("\r\n", " | ", "\n", " | ", "\r", " ").Replace(s)
+}
+
+// Fail builds an *Error for this request's URL.
+func (r *Request) Fail(kind error, op string, code int, reply string, err error) *Error {
+	return &Error{Kind: kind, URL: r.URL.Redacted(), Op: op, Code: code, Reply: reply, Err: err}
+}
+
+// NetError classifies an error from dialing, reading or writing a
+// connection into the taxonomy: a timeout, a refused connection, a host that
+// does not resolve, a peer that closed early (truncated). An error that is
+// already an *Error, or a cancelled context, is returned as it is.
+func (r *Request) NetError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	kind := ErrProtocol
+	temp := false
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	var tlsErr tls.RecordHeaderError
+	var certErr *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		kind, temp = ErrTimeout, true
+	case errors.As(err, &dnsErr):
+		kind, temp = ErrResolve, dnsErr.IsTemporary
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		kind, temp = ErrConnect, true
+	case errors.As(err, &netErr) && netErr.Timeout():
+		kind, temp = ErrTimeout, true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		kind, temp = ErrTruncated, true
+	case errors.As(err, &tlsErr), errors.As(err, &certErr):
+		kind = ErrConnect
+	}
+	return &Error{Kind: kind, URL: r.URL.Redacted(), Op: op, Err: err, Temporary: temp}
+}
+
+// IsTemporary reports whether err is one a retry may cure.
+func IsTemporary(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Temporary
+	}
+	return false
+}
+
+// CheckArg refuses a value bound for a protocol command when it holds CR, LF
+// or NUL, which would end the command early or smuggle a second one in. Every
+// fetcher calls it (or a stricter check of its own) on every piece of a URL
+// before sending it; what names the value ("selector", "message-id").
+func (r *Request) CheckArg(what, value string) error {
+	if i := strings.IndexAny(value, "\r\n\x00"); i >= 0 {
+		return r.Fail(ErrBadURL, "", 0, "", errors.New(what+" contains a "+ctlName(value[i])+" byte, which cannot be sent in a command"))
+	}
+	return nil
+}
+
+func ctlName(c byte) string {
+	switch c {
+	case '\r':
+		return "CR"
+	case '\n':
+		return "LF"
+	case 0:
+		return "NUL"
+	case '\t':
+		return "TAB"
+	}
+	return "control"
+}
+
+// TLSClientConfig returns a copy of the request's TLS configuration for a
+// connection to host.
+func (r *Request) TLSClientConfig(host string) *tls.Config {
+	var c *tls.Config
+	if r.TLSConfig != nil {
+		c = r.TLSConfig.Clone()
+	} else {
+		c = &tls.Config{}
+	}
+	if c.ServerName == "" {
+		c.ServerName = host
+	}
+	return c
+}

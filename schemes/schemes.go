@@ -1,0 +1,242 @@
+// Package schemes is the contract between urlget's protocol fetchers and the
+// policy that drives them: a Fetcher turns one parsed URL into one Resource.
+// It holds no protocol code; each protocol lives in a subpackage.
+package schemes
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"time"
+
+	"github.com/urlget/urlget/uri"
+)
+
+// A Fetcher retrieves the resource one URL names.
+//
+// A Fetcher is created once and used for many URLs, from one goroutine or
+// several; it may keep connections open between calls (one FTP control
+// connection per server and user, one NNTP session per server) and must then
+// also implement io.Closer, which releases them. Fetch must honour ctx:
+// cancelling it stops the transfer promptly and closes its connections,
+// including while the caller is still reading the returned Resource.
+//
+// Fetch returns either a Resource or an error built with NewError (or one that
+// wraps such an error), so that errors.Is works against the taxonomy below.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *Request) (*Resource, error)
+}
+
+// FetcherFunc adapts a function to the Fetcher interface.
+type FetcherFunc func(ctx context.Context, req *Request) (*Resource, error)
+
+// Fetch calls f(ctx, req).
+func (f FetcherFunc) Fetch(ctx context.Context, req *Request) (*Resource, error) {
+	return f(ctx, req)
+}
+
+// Dialer opens network connections. The fetch package supplies one that
+// applies the connect timeout and any proxy; fetchers must dial through it
+// rather than with net.Dial so that this policy holds for every scheme.
+type Dialer interface {
+	DialContext(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// Request is one URL to fetch together with the policy the caller chose for
+// it. The fetch package fills it; a fetcher reads it and never modifies it.
+type Request struct {
+	// URL is the parsed, absolute URL.
+	URL uri.URL
+
+	// User and Password are the credentials to log in with, already
+	// resolved from the URL, the -u option and .netrc in that order.
+	// HasUser is false when none of them named a user (FTP then logs in
+	// anonymously); HasPassword is false when a user was named without a
+	// password, in which case the fetcher may call Prompt.
+	User        string
+	Password    string
+	HasUser     bool
+	HasPassword bool
+
+	// Prompt asks the person at the terminal for a secret without echo.
+	// It is nil when there is no terminal; a fetcher that needs a password
+	// it was not given then fails with ErrLoginFailed.
+	Prompt func(prompt string) (string, error)
+
+	// Offset asks for the body to start at this byte (resume, curl's -C).
+	// A fetcher that cannot honour it returns the body from its start with
+	// Resource.Offset 0; the caller then decides.
+	Offset int64
+
+	// Head asks for the resource's metadata only (curl's -I): size, type
+	// and time are filled and Body and Listing are nil.
+	Head bool
+
+	// Raw asks for a listing as the server's own bytes: the fetcher returns
+	// a Body with them instead of a Listing where the protocol has any.
+	Raw bool
+
+	// Search holds search terms given apart from the URL (--search), for
+	// gopher type-7 items and WAIS databases; HasSearch tells whether it was.
+	Search    string
+	HasSearch bool
+
+	// Options holds scheme-specific settings by their command-line name,
+	// without dashes: "ftp-method", "ftp-ssl", "ftp-pasv", "ftp-anon-pass",
+	// "nntp-server", "max-articles", and so on. Absent means the default.
+	Options map[string]string
+
+	// Dialer opens every connection the fetcher makes. Never nil.
+	Dialer Dialer
+
+	// TLSConfig is the base TLS configuration (trust roots, -k). The
+	// fetcher clones it and sets ServerName. Never nil.
+	TLSConfig *tls.Config
+
+	// Trace, when not nil, receives every protocol line the fetcher sends
+	// and receives (curl's -v). Fetchers mask secrets before calling it
+	// (TraceSecret does so for commands such as PASS and AUTHINFO PASS).
+	Trace Tracer
+
+	// MaxSize is the largest body the caller accepts, 0 for no limit. A
+	// fetcher that learns the size up front fails with ErrTooLarge; the
+	// fetch package enforces the limit on the stream as well.
+	MaxSize int64
+}
+
+// Option returns the scheme-specific option name, or def when it is unset.
+func (r *Request) Option(name, def string) string {
+	if v, ok := r.Options[name]; ok {
+		return v
+	}
+	return def
+}
+
+// Direction tells which way a traced line went.
+type Direction byte
+
+// The directions a Tracer sees.
+const (
+	Sent     Direction = '>' // a line the client sent
+	Received Direction = '<' // a line the server sent
+	Info     Direction = '*' // a note from the client (connecting, TLS, …)
+)
+
+// Tracer receives the protocol conversation, one line at a time, without
+// its line ending. It must be safe for use by several goroutines.
+type Tracer func(dir Direction, line string)
+
+// TraceLine calls t when it is not nil.
+func (t Tracer) TraceLine(dir Direction, line string) {
+	if t != nil {
+		t(dir, line)
+	}
+}
+
+// TraceSecret traces a sent command whose argument is a secret, such as
+// "PASS " or "AUTHINFO PASS ", showing the command and a mask in its place.
+func (t Tracer) TraceSecret(command string) {
+	if t != nil {
+		t(Sent, command+"****")
+	}
+}
+
+// Kind says what an entry of a listing names.
+type Kind int
+
+// The kinds of entry a listing holds.
+const (
+	KindOther     Kind = iota // anything else the protocol names
+	KindFile                  // a document, retrievable as bytes
+	KindDirectory             // a directory or menu, retrievable as a listing
+	KindSearch                // a search: needs terms (gopher type 7, a WAIS database)
+	KindArticle               // a news article
+	KindInfo                  // text only, naming nothing (a gopher 'i' line, an unreadable LIST line)
+	KindLink                  // a symbolic link or a pointer to another URL
+)
+
+var kindNames = [...]string{"other", "file", "directory", "search", "article", "info", "link"}
+
+// String returns the kind's name as the command prints it.
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "other"
+}
+
+// Entry is one item of a listing. Every entry that names something carries
+// its own absolute URL, so that anything listed can be fetched next; only
+// KindInfo entries have an empty URL.
+type Entry struct {
+	URL         string            // absolute URL of the item, "" for KindInfo
+	Name        string            // the item's name or title as the server gave it
+	Kind        Kind              // what the item is
+	Size        int64             // size in bytes, -1 when unknown
+	ModTime     time.Time         // modification or posting time, zero when unknown
+	Description string            // a longer description (newsgroup description, WAIS headline)
+	Fields      map[string]string // protocol-specific fields (author, score, lines, type, …)
+	Raw         string            // the server's own line for this entry, when it has one
+}
+
+// Listing is a stream of entries, read one at a time so that a large
+// directory or newsgroup is never held in memory whole.
+type Listing interface {
+	// Next returns the next entry, or io.EOF after the last one. Any other
+	// error ends the listing.
+	Next() (Entry, error)
+	// Close releases the listing's connection; it is safe to call twice.
+	Close() error
+}
+
+// Resource is what a Fetcher returns: a byte stream or a listing. Exactly one
+// of Body and Listing is set, or neither when the request asked for Head.
+type Resource struct {
+	// URL is the resource's final URL (after redirects), password masked.
+	URL string
+
+	// Body streams the resource's bytes from Offset on. The caller closes it.
+	Body io.ReadCloser
+
+	// Listing streams the entries of a directory, menu, group or search
+	// result. The caller closes it.
+	Listing Listing
+
+	ContentType string    // MIME type when the protocol says it, else ""
+	Size        int64     // total size in bytes, -1 when unknown
+	ModTime     time.Time // zero when unknown
+	Name        string    // suggested local file name (decoded last segment), "" if none
+	Offset      int64     // where Body starts within the resource (resume honoured)
+
+	// Header holds protocol metadata worth showing with -I (HTTP headers,
+	// the FTP reply to SIZE, …), as name and value pairs in server order.
+	// Two pseudo-names carry a status: ":status-line" is printed as it is
+	// ("HTTP/1.1 200 OK") and ":status" holds the numeric status alone.
+	Header [][2]string
+
+	// NamesOnly asks that the listing's default rendering be exactly the
+	// entries' names, one a line, as the server sent them (FTP ;type=d,
+	// whose NLST output scripts rely on).
+	NamesOnly bool
+}
+
+// SliceListing is a Listing over entries already in memory, for protocols
+// whose listings are small by nature and for tests.
+type SliceListing struct {
+	Entries []Entry
+	i       int
+}
+
+// Next returns the next entry, or io.EOF.
+func (l *SliceListing) Next() (Entry, error) {
+	if l.i >= len(l.Entries) {
+		return Entry{}, io.EOF
+	}
+	e := l.Entries[l.i]
+	l.i++
+	return e, nil
+}
+
+// Close does nothing; it exists to satisfy Listing.
+func (l *SliceListing) Close() error { return nil }

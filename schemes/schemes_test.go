@@ -1,0 +1,66 @@
+package schemes
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/uri"
+)
+
+func TestErrorIsAndMessage(t *testing.T) {
+	u := uri.MustParse("ftp://anna:secret@h.example/pub/x")
+	req := &Request{URL: u}
+	cause := errors.New("boom")
+	err := req.Fail(ErrNotFound, "RETR x", 550, "No such file\r\nor directory", cause)
+	if !errors.Is(err, ErrNotFound) || !errors.Is(err, cause) {
+		t.Fatal("errors.Is must see the kind and the cause")
+	}
+	msg := err.Error()
+	for _, want := range []string{"ftp://anna:****@h.example/pub/x", "not found", "RETR x", "550 No such file | or directory", "boom"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "secret") || strings.ContainsAny(msg, "\r\n") {
+		t.Errorf("message %q shows the password or spans lines", msg)
+	}
+}
+
+func TestCheckArg(t *testing.T) {
+	req := &Request{URL: uri.MustParse("gopher://h/")}
+	for _, bad := range []string{"a\rb", "a\nb", "a\x00b"} {
+		if err := req.CheckArg("selector", bad); !errors.Is(err, ErrBadURL) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if err := req.CheckArg("selector", "fine\tvalue"); err != nil {
+		t.Errorf("TAB is the caller's to judge: %v", err)
+	}
+}
+
+func TestLineLimitReader(t *testing.T) {
+	ok := strings.Repeat("x", 100) + "\n" + strings.Repeat("y", 100) + "\n"
+	b, err := io.ReadAll(LineLimitReader(strings.NewReader(ok), 100))
+	if err != nil || string(b) != ok {
+		t.Fatalf("lines at the limit: %v", err)
+	}
+	long := strings.Repeat("x", 10) + "\n" + strings.Repeat("z", 1<<20)
+	_, err = io.ReadAll(LineLimitReader(strings.NewReader(long), 1000))
+	if !errors.Is(err, ErrLineTooLong) || !errors.Is(err, ErrProtocol) {
+		t.Fatalf("endless line: %v", err)
+	}
+	// A long line inside one read, followed by short ones, is still caught.
+	mixed := "a\n" + strings.Repeat("b", 2000) + "\nc\n"
+	_, err = io.ReadAll(LineLimitReader(strings.NewReader(mixed), 1000))
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("long line between short ones: %v", err)
+	}
+}
+
+func TestKindString(t *testing.T) {
+	if KindDirectory.String() != "directory" || Kind(99).String() != "other" {
+		t.Error("kind names")
+	}
+}
