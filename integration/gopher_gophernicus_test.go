@@ -1,0 +1,165 @@
+package integration
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/gopher"
+)
+
+// gophernicusTree is a tree the test generated under the server's root.
+type gophernicusTree struct {
+	base   string // gopher://addr
+	sel    string // the tree's selector, "/urlget-<random>"
+	blob   []byte
+	search string // the search script's selector
+}
+
+// gophernicus finds the server .ci/servers/gophernicus.sh started and writes
+// a fresh tree into its root.
+func gophernicus(t *testing.T) gophernicusTree {
+	t.Helper()
+	addr, root := os.Getenv("URLGET_GOPHERNICUS_ADDR"), os.Getenv("URLGET_GOPHERNICUS_ROOT")
+	if addr == "" || root == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("gophernicus not running in CI (URLGET_GOPHERNICUS_ADDR or URLGET_GOPHERNICUS_ROOT unset; see .ci/servers/gophernicus.sh)")
+		}
+		t.Skip("gophernicus not running (URLGET_GOPHERNICUS_ADDR unset; see .ci/servers/gophernicus.sh)")
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	name := "urlget-" + hex.EncodeToString(rnd[:])
+	dir := filepath.Join(root, name)
+	tr := gophernicusTree{base: "gopher://" + addr, sel: "/" + name, blob: make([]byte, 1<<20)}
+	rand.Read(tr.blob)
+	copy(tr.blob, "3x\t\t\t\r\n.\r\n")
+	files := map[string]string{
+		"hello.txt":            "Hello from gophernicus\n.a line starting with a dot\n..two dots\nend\n",
+		"name with spaces.txt": "spaced out\n",
+		"sub/inner.txt":        "inner\n",
+		"sub/deeper/leaf.txt":  "leaf\n",
+		"gophermap":            "iWelcome to the urlget test tree\tfake\t(NULL)\t0\n0Hello\thello.txt\n0Spaces\tname with spaces.txt\n9Blob\tblob.bin\n1Sub\tsub\n7Search\t/cgi-bin/" + name + "\n",
+		"../cgi-bin/" + name:   "#!/bin/sh\nprintf 'iYou searched for: %s\\tfake\\t(NULL)\\t0\\r\\n' \"$SEARCHREQUEST\"\nprintf '0Hello\\t" + tr.sel + "/hello.txt\\t127.0.0.1\\t" + addr[strings.LastIndexByte(addr, ':')+1:] + "\\r\\n'\n",
+		"blob.bin":             string(tr.blob),
+	}
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Only the search script may be executable: gophernicus runs an
+		// executable gophermap instead of reading it.
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(rel, "../cgi-bin/") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.search = "/cgi-bin/" + name
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Remove(filepath.Join(root, "cgi-bin", name))
+	})
+	return tr
+}
+
+func TestGophernicusMenu(t *testing.T) {
+	tr := gophernicus(t)
+	var f gopher.Fetcher
+	es := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, tr.base+"/1"+tr.sel+"/")))
+	want := map[string]string{
+		"Hello":  tr.base + "/0" + tr.sel + "/hello.txt",
+		"Spaces": tr.base + "/0" + tr.sel + "/name%20with%20spaces.txt",
+		"Blob":   tr.base + "/9" + tr.sel + "/blob.bin",
+		"Sub":    tr.base + "/1" + tr.sel + "/sub",
+		"Search": tr.base + "/7" + tr.search,
+	}
+	if len(es) == 0 || es[0].Kind != schemes.KindInfo || es[0].Name != "Welcome to the urlget test tree" {
+		t.Errorf("first entry = %+v", es)
+	}
+	got := map[string]string{}
+	for _, e := range es {
+		got[e.Name] = e.URL
+	}
+	for name, u := range want {
+		if got[name] != u {
+			t.Errorf("entry %q URL = %q, want %q", name, got[name], u)
+		}
+	}
+
+	// Every entry's URL fetches what it names; a generated menu lists a
+	// sub-directory.
+	text := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, got["Hello"])))
+	// gophernicus neither dot-doubles nor terminates: lines come as written.
+	if want := "Hello from gophernicus\n.a line starting with a dot\n.two dots\nend\n"; string(text) != want {
+		t.Errorf("text = %q, want %q", text, want)
+	}
+	if b := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, got["Spaces"]))); string(b) != "spaced out\n" {
+		t.Errorf("name with spaces = %q", b)
+	}
+	sub := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, got["Sub"])))
+	var names []string
+	for _, e := range sub {
+		names = append(names, e.Name)
+	}
+	if !strings.Contains(strings.Join(names, "|"), "inner.txt") || !strings.Contains(strings.Join(names, "|"), "deeper") {
+		t.Errorf("generated menu = %q", names)
+	}
+
+	// --raw: the menu as gophernicus sent it.
+	req := gopherRequest(t, tr.base+"/1"+tr.sel+"/")
+	req.Raw = true
+	raw := gopherBody(t, gopherFetch(t, &f, req))
+	if !bytes.HasPrefix(raw, []byte("iWelcome to the urlget test tree\t")) || !bytes.HasSuffix(raw, []byte("\r\n.\r\n")) {
+		t.Errorf("raw menu = %q", raw)
+	}
+}
+
+func TestGophernicusBinary(t *testing.T) {
+	tr := gophernicus(t)
+	var f gopher.Fetcher
+	res := gopherFetch(t, &f, gopherRequest(t, tr.base+"/9"+tr.sel+"/blob.bin"))
+	out, err := os.Create(filepath.Join(t.TempDir(), "blob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if _, err := io.Copy(out, res.Body); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got, _ := os.ReadFile(out.Name()); !bytes.Equal(got, tr.blob) {
+		t.Errorf("binary differs: %d bytes, want %d", len(got), len(tr.blob))
+	}
+}
+
+func TestGophernicusSearchAndErrors(t *testing.T) {
+	tr := gophernicus(t)
+	var f gopher.Fetcher
+
+	req := gopherRequest(t, tr.base+"/7"+tr.search)
+	req.Search, req.HasSearch = "gold bars", true
+	es := gopherEntries(t, gopherFetch(t, &f, req))
+	if len(es) != 2 || es[0].Name != "You searched for: gold bars" || es[1].URL != tr.base+"/0"+tr.sel+"/hello.txt" {
+		t.Errorf("search result = %+v", es)
+	}
+	if _, err := f.Fetch(gopherCtx(t), gopherRequest(t, tr.base+"/7"+tr.search)); !errors.Is(err, schemes.ErrNotRetrievable) {
+		t.Errorf("search without terms: err = %v", err)
+	}
+
+	// gophernicus answers a missing directory with a type-3 menu.
+	_, err := f.Fetch(gopherCtx(t), gopherRequest(t, tr.base+"/1"+tr.sel+"/nothere/"))
+	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("missing directory: err = %v, want ErrNotFound with the server's message", err)
+	}
+}
