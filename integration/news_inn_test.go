@@ -1,0 +1,248 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/textproto"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// innAddr returns the address of the INN instance .ci/servers/inn.sh
+// started: it fails the test under CI when there is none, skips otherwise.
+func innAddr(t *testing.T, env string) string {
+	t.Helper()
+	addr := os.Getenv(env)
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set: .ci/servers/inn.sh must start INN under CI", env)
+		}
+		t.Skipf("%s is not set; run .ci/servers/inn.sh (start_inn) to test against INN", env)
+	}
+	return addr
+}
+
+// innArticle is an article the test posts to INN.
+type innArticle struct {
+	id     string // message-id without <>
+	header [][2]string
+	body   string // LF line ends
+}
+
+// innPost feeds articles to innd with IHAVE (RFC 3977 §6.3.2), as a peer
+// would.
+func innPost(t *testing.T, addr string, articles []innArticle) {
+	t.Helper()
+	c, err := textproto.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("connect to innd: %v", err)
+	}
+	defer c.Close()
+	if _, _, err := c.ReadCodeLine(200); err != nil {
+		t.Fatalf("innd greeting: %v", err)
+	}
+	for _, a := range articles {
+		if err := c.PrintfLine("IHAVE <%s>", a.id); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.ReadCodeLine(335); err != nil {
+			t.Fatalf("IHAVE <%s>: %v", a.id, err)
+		}
+		w := c.DotWriter()
+		bw := bufio.NewWriter(w)
+		for _, f := range a.header {
+			fmt.Fprintf(bw, "%s: %s\n", f[0], f[1])
+		}
+		fmt.Fprintf(bw, "Message-ID: <%s>\n\n%s", a.id, a.body)
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.ReadCodeLine(235); err != nil {
+			t.Fatalf("article <%s> not taken: %v", a.id, err)
+		}
+	}
+	c.PrintfLine("QUIT")
+}
+
+// innArticles makes this run's articles: leading dots, a long body,
+// non-ASCII headers both raw (RFC 6532) and encoded (RFC 2047).
+func innArticles(group string) []innArticle {
+	var b [6]byte
+	rand.Read(b[:])
+	run := hex.EncodeToString(b[:])
+	date := time.Now().UTC().Format(time.RFC1123Z)
+	head := func(subject, from string) [][2]string {
+		return [][2]string{
+			{"Path", "urlget!not-for-mail"},
+			{"From", from},
+			{"Newsgroups", group},
+			{"Subject", subject},
+			{"Date", date},
+		}
+	}
+	var long strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&long, "%05d %s\n", i, strings.Repeat("long body line ", 5))
+		if i%1000 == 0 {
+			long.WriteString(".dot line in a long body\n")
+		}
+	}
+	return []innArticle{
+		{id: "dots." + run + "@urlget.test", header: head("dots "+run, "Ann <ann@urlget.test>"),
+			body: ".leading dot\n..two leading dots\n.\n. \nno dot\n"},
+		{id: "utf8." + run + "@urlget.test", header: head("Grüße aus Köln "+run, "=?UTF-8?Q?J=C3=B6rg?= <joerg@urlget.test>"),
+			body: "Raw UTF-8 subject, encoded author.\nÄÖÜ in the body too.\n"},
+		{id: "long." + run + "@urlget.test", header: head("long "+run, "Bo <bo@urlget.test>"),
+			body: long.String()},
+	}
+}
+
+// innCheckArticle compares a fetched article with the posted one: the body
+// byte for byte, every posted header field but Path (which INN extends).
+func innCheckArticle(t *testing.T, got string, a innArticle) {
+	t.Helper()
+	head, body, ok := strings.Cut(got, "\n\n")
+	if !ok {
+		t.Fatalf("<%s>: no empty line after the header: %.200q", a.id, got)
+	}
+	if body != a.body {
+		t.Errorf("<%s>: body differs (%d bytes, want %d): %.200q", a.id, len(body), len(a.body), body)
+	}
+	for _, f := range append(a.header, [2]string{"Message-ID", "<" + a.id + ">"}) {
+		if f[0] == "Path" {
+			continue
+		}
+		if !strings.Contains("\n"+head+"\n", "\n"+f[0]+": "+f[1]+"\n") {
+			t.Errorf("<%s>: header lacks %s: %s\n%s", a.id, f[0], f[1], head)
+		}
+	}
+}
+
+func TestNewsINN(t *testing.T) {
+	addr := innAddr(t, "URLGET_INN_ADDR")
+	const group = "urlget.test"
+	posted := innArticles(group)
+	innPost(t, addr, posted)
+	f := newsFetcher(t)
+	opts := map[string]string{"nntp-server": addr, "max-articles": fmt.Sprint(len(posted))}
+
+	// news:<message-id>
+	for _, a := range posted {
+		got := newsFetchBody(t, f, newsRequest(t, "news:"+uri.EscapeSegment(a.id), opts))
+		innCheckArticle(t, got, a)
+	}
+
+	// news:<group>: this run's articles are the newest.
+	entries := newsFetchListing(t, f, newsRequest(t, "news:"+group, opts))
+	if len(entries) != len(posted) {
+		t.Fatalf("%d entries, want %d: %+v", len(entries), len(posted), entries)
+	}
+	for i, e := range entries {
+		a := posted[i]
+		if e.URL != "news:"+a.id || e.Name != a.header[3][1] || e.Kind != schemes.KindArticle || e.Size <= int64(len(a.body)) ||
+			e.Fields["message-id"] != "<"+a.id+">" || e.ModTime.IsZero() {
+			t.Errorf("entry %d: %+v", i, e)
+		}
+		if i == 1 && e.Fields["author"] != "Jörg <joerg@urlget.test>" {
+			t.Errorf("encoded author not decoded: %q", e.Fields["author"])
+		}
+		// Each entry's URL fetches what was posted.
+		innCheckArticle(t, newsFetchBody(t, f, newsRequest(t, e.URL, opts)), a)
+	}
+
+	// nntp://host:port/group and nntp://host:port/group/number.
+	base := "nntp://" + addr + "/" + group
+	nentries := newsFetchListing(t, f, newsRequest(t, base, opts))
+	if len(nentries) != len(posted) {
+		t.Fatalf("nntp listing: %d entries, want %d", len(nentries), len(posted))
+	}
+	for i, e := range nentries {
+		if want := base + "/" + entries[i].Fields["number"]; e.URL != want {
+			t.Errorf("nntp entry %d URL %q, want %q", i, e.URL, want)
+		}
+		innCheckArticle(t, newsFetchBody(t, f, newsRequest(t, e.URL, nil)), posted[i])
+	}
+
+	// news:* has the test groups, described from LIST NEWSGROUPS.
+	all := newsFetchListing(t, f, newsRequest(t, "news:*", opts))
+	found := map[string]schemes.Entry{}
+	for _, e := range all {
+		found[e.Name] = e
+	}
+	for _, g := range strings.Fields(os.Getenv("URLGET_INN_GROUPS")) {
+		if _, ok := found[g]; !ok {
+			t.Errorf("news:* lacks %s", g)
+		}
+	}
+	if e := found[group]; e.URL != "news:"+group || e.Description != "urlget integration tests" || e.Kind != schemes.KindDirectory {
+		t.Errorf("news:* entry for %s: %+v", group, e)
+	}
+	if e := found["urlget.test.moderated"]; e.Fields["status"] != "m" {
+		t.Errorf("moderated group entry %+v", e)
+	}
+
+	// -I on an article: INN's header, in its order.
+	req := newsRequest(t, "news:"+posted[0].id, opts)
+	req.Head = true
+	res, err := f.Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Header) < 5 || res.Body != nil || res.ModTime.IsZero() {
+		t.Errorf("head %+v", res)
+	}
+
+	// Errors map to the taxonomy.
+	for _, u := range []string{"news:absent." + posted[0].id, "news:urlget.no.such.group", base + "/999999999", "nntp://" + addr + "/urlget.no.such.group"} {
+		_, err := f.Fetch(context.Background(), newsRequest(t, u, opts))
+		if !errors.Is(err, schemes.ErrNotFound) {
+			t.Errorf("%s: %v, want not found", u, err)
+		}
+	}
+	empty := newsFetchListing(t, f, newsRequest(t, "news:urlget.test.empty", opts))
+	if len(empty) != 0 {
+		t.Errorf("empty group lists %+v", empty)
+	}
+}
+
+func TestNewsINNAuthinfo(t *testing.T) {
+	feed := innAddr(t, "URLGET_INN_ADDR")
+	addr := innAddr(t, "URLGET_INN_AUTH_ADDR")
+	posted := innArticles("urlget.test")[:1]
+	innPost(t, feed, posted)
+	user, pass := os.Getenv("URLGET_INN_USER"), os.Getenv("URLGET_INN_PASSWORD")
+
+	req := newsRequest(t, "nntp://"+addr+"/urlget.test", map[string]string{"max-articles": "1"})
+	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true
+	entries := newsFetchListing(t, newsFetcher(t), req)
+	if len(entries) != 1 || entries[0].Fields["message-id"] != "<"+posted[0].id+">" {
+		t.Fatalf("entries %+v", entries)
+	}
+	req = newsRequest(t, "news:"+posted[0].id, map[string]string{"nntp-server": addr})
+	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true
+	innCheckArticle(t, newsFetchBody(t, newsFetcher(t), req), posted[0])
+
+	for _, tc := range []struct {
+		user, pass string
+		has        bool
+	}{{"", "", false}, {user, "wrong", true}} {
+		req := newsRequest(t, "news:"+posted[0].id, map[string]string{"nntp-server": addr})
+		req.User, req.Password, req.HasUser, req.HasPassword = tc.user, tc.pass, tc.has, tc.has
+		_, err := newsFetcher(t).Fetch(context.Background(), req)
+		if !errors.Is(err, schemes.ErrLoginFailed) {
+			t.Errorf("user %q: %v, want login failed", tc.user, err)
+		}
+	}
+}

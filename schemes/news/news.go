@@ -1,0 +1,331 @@
+// Package news fetches news: and nntp: URLs (RFC 1738 §3.6–3.7) from a Usenet
+// server over NNTP (RFC 3977, RFC 4643 authentication, TLS on port 563).
+// It is built on net/textproto the way net/smtp is, and keeps one session per
+// server open across the URLs of a run.
+package news
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// DefaultMaxArticles is how many of a group's newest articles a group
+// listing shows when the "max-articles" option is not given.
+const DefaultMaxArticles = 100
+
+// maxIdlePerServer bounds the idle sessions kept per server: a run that
+// fetches its URLs one after the other uses exactly one.
+const maxIdlePerServer = 4
+
+// Fetcher retrieves news, snews, nntp and nntps URLs. Its zero value is ready
+// to use. It keeps the NNTP sessions it opened so that every URL of a run that
+// goes to one server (same host, port, TLS and user) is served by one
+// connection; Close ends them. A Fetcher is safe for use by several
+// goroutines; each concurrent fetch gets a session of its own.
+type Fetcher struct {
+	mu     sync.Mutex
+	idle   map[poolKey][]*session
+	closed bool
+}
+
+// poolKey names the server and identity a session belongs to. news: and nntp:
+// URLs that reach the same server share sessions; the password is part of the
+// key so that a session is never reused under other credentials.
+type poolKey struct {
+	tls      bool
+	addr     string
+	user     string
+	password string
+}
+
+// Schemes lists the URL schemes the Fetcher serves.
+var Schemes = []string{"news", "nntp", "nntps", "snews"}
+
+// urlKind says what a URL asks of the server.
+type urlKind int
+
+const (
+	kindArticleByID     urlKind = iota // news:<message-id>
+	kindGroup                          // news:<group>, nntp://host/group
+	kindAllGroups                      // news:*
+	kindArticleByNumber                // nntp://host/group/number
+)
+
+// target is a URL decoded into what to ask of which server.
+type target struct {
+	kind      urlKind
+	tls       bool
+	host      string // host name for TLS verification
+	addr      string // host:port to dial
+	group     string
+	messageID string
+	number    int64
+	// nntpBase, when not empty, makes listing entries nntp URLs under
+	// this prefix ("nntp://host:port/"); otherwise they are news URLs
+	// with newsScheme ("news" or "snews").
+	nntpBase   string
+	newsScheme string
+}
+
+// Fetch retrieves the article, group listing or group list req.URL names.
+func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	t, err := decode(req)
+	if err != nil {
+		return nil, err
+	}
+	max, err := maxArticles(req)
+	if err != nil {
+		return nil, err
+	}
+	key := poolKey{tls: t.tls, addr: t.addr}
+	if req.HasUser {
+		key.user, key.password = req.User, req.Password
+	}
+	for attempt := 0; ; attempt++ {
+		s, reused, err := f.get(ctx, req, key, t)
+		if err != nil {
+			return nil, err
+		}
+		s.begin(ctx, req)
+		res, owned, err := s.fetch(t, max)
+		if err == nil {
+			if !owned {
+				f.put(s)
+			}
+			return res, nil
+		}
+		// RFC 3977 §3.1: a server may close an idle connection (often
+		// after a 400 reply); a session taken from the pool that fails
+		// before its first reply is replaced once by a fresh one.
+		stale := reused && s.broken && (s.replies == 0 || s.closing && s.replies == 1)
+		f.put(s)
+		if stale && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
+		return nil, err
+	}
+}
+
+// Close ends every idle session with QUIT and makes the Fetcher refuse
+// further use of the pool; sessions still serving a body are closed when
+// that body is closed.
+func (f *Fetcher) Close() error {
+	f.mu.Lock()
+	idle := f.idle
+	f.idle = nil
+	f.closed = true
+	f.mu.Unlock()
+	var first error
+	for _, list := range idle {
+		for _, s := range list {
+			if err := s.quit(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// get returns an idle session for key or opens a new one.
+func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key poolKey, t target) (*session, bool, error) {
+	f.mu.Lock()
+	if list := f.idle[key]; len(list) > 0 {
+		s := list[len(list)-1]
+		f.idle[key] = list[:len(list)-1]
+		f.mu.Unlock()
+		return s, true, nil
+	}
+	f.mu.Unlock()
+	s, err := dial(ctx, req, key, t)
+	if err != nil {
+		return nil, false, err
+	}
+	s.pool = f
+	return s, false, nil
+}
+
+// put ends a fetch on s: a healthy session goes back to the pool, a broken
+// one is closed.
+func (f *Fetcher) put(s *session) {
+	if !s.end() {
+		s.close()
+		return
+	}
+	f.mu.Lock()
+	if f.closed || len(f.idle[s.key]) >= maxIdlePerServer {
+		f.mu.Unlock()
+		_ = s.quit()
+		return
+	}
+	if f.idle == nil {
+		f.idle = make(map[poolKey][]*session)
+	}
+	f.idle[s.key] = append(f.idle[s.key], s)
+	f.mu.Unlock()
+}
+
+// decode turns the request's URL into a target, checking every value that
+// will go into a command.
+func decode(req *schemes.Request) (target, error) {
+	u := req.URL
+	var t target
+	switch scheme := u.Scheme(); scheme {
+	case "news", "snews":
+		v, err := u.News()
+		if err != nil {
+			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+		t.tls = scheme == "snews"
+		t.newsScheme = scheme
+		if u.HasAuthority() && u.Hostname() != "" {
+			// RFC 5538 §2.1: news://server/... names its server.
+			t.host, t.addr = u.Hostname(), u.Addr()
+		} else {
+			t.host, t.addr, err = newsServer(req, scheme)
+			if err != nil {
+				return t, err
+			}
+		}
+		switch {
+		case v.MessageID != "":
+			t.kind, t.messageID = kindArticleByID, v.MessageID
+		case v.Group == "*":
+			t.kind = kindAllGroups
+		default:
+			t.kind, t.group = kindGroup, v.Group
+		}
+	case "nntp", "nntps":
+		v, err := u.NNTP()
+		if err != nil {
+			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+		t.tls = scheme == "nntps"
+		t.host, t.addr = u.Hostname(), u.Addr()
+		t.group = v.Group
+		t.kind = kindGroup
+		if v.HasArticle {
+			t.kind, t.number = kindArticleByNumber, v.Article
+		}
+		t.nntpBase = nntpBase(u)
+	default:
+		return t, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("scheme "+strconv.Quote(scheme)+" is not served by the news fetcher"))
+	}
+	if t.group != "" {
+		if err := checkGroup(req, t.group); err != nil {
+			return t, err
+		}
+	}
+	if t.messageID != "" {
+		if err := checkMessageID(req, t.messageID); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// nntpBase is the prefix of the nntp URLs a listing's entries carry: the
+// request's scheme, user (never the password) and server.
+func nntpBase(u uri.URL) string {
+	var b strings.Builder
+	b.WriteString(u.Scheme())
+	b.WriteString("://")
+	if user, ok := u.RawUser(); ok {
+		b.WriteString(user)
+		b.WriteByte('@')
+	}
+	port, _ := u.Port()
+	b.WriteString(uri.JoinHostPort(u.Hostname(), port))
+	b.WriteByte('/')
+	return b.String()
+}
+
+// newsServer finds the server for a news: URL, which names none (RFC 1738
+// §3.6): the "nntp-server" option, then the NNTPSERVER environment variable
+// that tin, slrn and Lynx read.
+func newsServer(req *schemes.Request, scheme string) (host, addr string, err error) {
+	s := req.Option("nntp-server", "")
+	if s == "" {
+		s = os.Getenv("NNTPSERVER")
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("a "+scheme+": URL names no server: give one with --nntp-server host[:port] or the NNTPSERVER environment variable"))
+	}
+	if strings.ContainsAny(s, "/\r\n\x00 \t") {
+		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("news server "+strconv.Quote(s)+" is not host[:port]"))
+	}
+	h, p, splitErr := net.SplitHostPort(s)
+	if splitErr != nil {
+		// A bare host, or a bare IPv6 address.
+		h, p = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), uri.DefaultPort(scheme)
+	}
+	if h == "" {
+		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("news server "+strconv.Quote(s)+" has no host"))
+	}
+	if p == "" {
+		p = uri.DefaultPort(scheme)
+	}
+	if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
+		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("news server "+strconv.Quote(s)+" has a bad port"))
+	}
+	return h, net.JoinHostPort(h, p), nil
+}
+
+// maxArticles reads the "max-articles" option: how many of a group's newest
+// articles to list, 0 for all of them.
+func maxArticles(req *schemes.Request) (int64, error) {
+	s := req.Option("max-articles", "")
+	if s == "" {
+		return DefaultMaxArticles, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("max-articles "+strconv.Quote(s)+" is not a count of articles (0 lists them all)"))
+	}
+	return n, nil
+}
+
+// checkGroup refuses a newsgroup name that cannot go into a command: RFC
+// 3977 §4.1, a name is printable UTF-8 without white space or controls.
+func checkGroup(req *schemes.Request, g string) error {
+	if err := req.CheckArg("newsgroup name", g); err != nil {
+		return err
+	}
+	if i := strings.IndexFunc(g, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
+		return req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("newsgroup name contains white space or a control byte, which cannot be sent in a command"))
+	}
+	// RFC 3977 §3.1: a command line is at most 512 octets.
+	if len(g) > 497 {
+		return req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("newsgroup name is longer than a command allows"))
+	}
+	return nil
+}
+
+// checkMessageID refuses a message-id that cannot go into a command: RFC
+// 3977 §3.6, printable US-ASCII without '>' inside, at most 250 octets with
+// its angle brackets (the URL carries the id without them, RFC 1738 §3.6).
+func checkMessageID(req *schemes.Request, id string) error {
+	if err := req.CheckArg("message-id", id); err != nil {
+		return err
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c >= 0x7f || c == '>' {
+			return req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("message-id contains white space, a control byte or a '>', which cannot be sent in a command"))
+		}
+	}
+	if len(id)+2 > 250 {
+		return req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("message-id is longer than 250 octets"))
+	}
+	return nil
+}
+
+var _ io.Closer = (*Fetcher)(nil)

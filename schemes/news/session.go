@@ -1,0 +1,442 @@
+package news
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// maxCapabilities bounds the lines of a CAPABILITIES answer.
+const maxCapabilities = 512
+
+// overMode is how a session reads a group's overview.
+type overMode int
+
+const (
+	overUnknown overMode = iota
+	overOVER             // RFC 3977 §8.3
+	overXOVER            // RFC 2980 §2.8, the command OVER grew from
+	overHEAD             // neither: HEAD per article (RFC 3977 §6.2.2)
+)
+
+// session is one NNTP connection: its textproto conversation, what the
+// server said about itself, and the fetch currently using it.
+type session struct {
+	key  poolKey
+	pool *Fetcher
+	nc   net.Conn
+	raw  syscall.RawConn // the TCP socket under nc, nil when the dialer's conn has none
+	line *lineBound
+	tp   *textproto.Conn
+
+	ready    bool
+	greeting string
+	caps     map[string][]string // nil when the server has no CAPABILITIES
+	over     overMode
+	authed   bool
+
+	// The fetch using the session now.
+	ctx     context.Context
+	req     *schemes.Request
+	stop    func() bool
+	replies int  // status lines read during this fetch
+	broken  bool // the connection can no longer be trusted
+	closing bool // the server answered 400: it is closing the connection
+}
+
+// dial opens a connection to the target's server, over TLS for nntps and
+// snews (RFC 8143: TLS from the first byte on port 563).
+func dial(ctx context.Context, req *schemes.Request, key poolKey, t target) (*session, error) {
+	req.Trace.TraceLine(schemes.Info, "connecting to "+t.addr)
+	nc, err := req.Dialer.DialContext(ctx, "tcp", t.addr)
+	if err != nil {
+		return nil, req.NetError("connect to "+t.addr, err)
+	}
+	var raw syscall.RawConn
+	if sc, ok := nc.(syscall.Conn); ok {
+		raw, _ = sc.SyscallConn()
+	}
+	if t.tls {
+		tc := tls.Client(nc, req.TLSClientConfig(t.host))
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, req.NetError("TLS handshake with "+t.addr, err)
+		}
+		req.Trace.TraceLine(schemes.Info, "TLS established with "+t.host)
+		nc = tc
+	}
+	line := newLineBound(nc)
+	tp := &textproto.Conn{
+		Reader: *textproto.NewReader(bufio.NewReader(line)),
+		Writer: *textproto.NewWriter(bufio.NewWriter(nc)),
+		// Pipeline is unused: one command is in flight at a time.
+	}
+	return &session{key: key, nc: nc, raw: raw, line: line, tp: tp}, nil
+}
+
+// begin binds the session to one fetch: cancelling ctx, or its deadline
+// passing, interrupts whatever the session is reading or writing.
+func (s *session) begin(ctx context.Context, req *schemes.Request) {
+	s.ctx, s.req = ctx, req
+	s.replies = 0
+	if d, ok := ctx.Deadline(); ok {
+		_ = s.nc.SetDeadline(d)
+	}
+	nc := s.nc
+	s.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+}
+
+// end unbinds the session from its fetch and reports whether it is fit to
+// serve another.
+func (s *session) end() bool {
+	if s.stop != nil && !s.stop() {
+		s.broken = true
+	}
+	s.stop = nil
+	s.ctx, s.req = nil, nil
+	if s.broken {
+		return false
+	}
+	return s.nc.SetDeadline(time.Time{}) == nil
+}
+
+// release ends the fetch, giving the session back to its pool (or closing it).
+func (s *session) release() {
+	if s.pool != nil {
+		s.pool.put(s)
+		return
+	}
+	s.end()
+	s.close()
+}
+
+func (s *session) close() {
+	_ = s.nc.Close()
+}
+
+// quit ends the session politely (RFC 3977 §5.4) and closes it.
+func (s *session) quit() error {
+	_ = s.nc.SetDeadline(time.Now().Add(2 * time.Second))
+	err := s.tp.PrintfLine("QUIT")
+	if err == nil {
+		_, _, _ = s.tp.ReadCodeLine(0)
+	}
+	cerr := s.nc.Close()
+	if err != nil {
+		return err
+	}
+	return cerr
+}
+
+// ioErr classifies a failure to read or write the connection and marks the
+// session broken. A cancelled fetch reports the context's error.
+func (s *session) ioErr(op string, err error) error {
+	s.broken = true
+	var e *schemes.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return s.req.NetError(op, s.ctx.Err())
+	}
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return s.req.Fail(schemes.ErrProtocol, op, 0, "", err)
+	}
+	return s.req.NetError(op, err)
+}
+
+// send writes one command line (RFC 3977 §3.1). The caller has checked
+// every argument for CR, LF and NUL.
+func (s *session) send(op, line string) error {
+	// RFC 3977 §3.1: a command line is at most 512 octets with its CRLF.
+	if len(line) > 510 {
+		return s.req.Fail(schemes.ErrBadURL, op, 0, "", errors.New("command longer than 512 octets"))
+	}
+	s.req.Trace.TraceLine(schemes.Sent, line)
+	if err := s.tp.PrintfLine("%s", line); err != nil {
+		return s.ioErr(op, err)
+	}
+	return nil
+}
+
+// status reads one status line (RFC 3977 §3.2): a three-digit code and text.
+func (s *session) status(op string) (int, string, error) {
+	ackNow(s.raw)
+	code, msg, err := s.tp.ReadCodeLine(0)
+	if err != nil {
+		return 0, "", s.ioErr(op, err)
+	}
+	s.replies++
+	s.req.Trace.TraceLine(schemes.Received, strconv.Itoa(code)+" "+msg)
+	return code, msg, nil
+}
+
+// exchange sends a command and reads its status line.
+func (s *session) exchange(op, line string) (int, string, error) {
+	if err := s.send(op, line); err != nil {
+		return 0, "", err
+	}
+	return s.status(op)
+}
+
+// cmd sends a command and reads its status line; when the server answers
+// 480 it authenticates (RFC 4643 §2.3) and sends the command again.
+func (s *session) cmd(op, line string) (int, string, error) {
+	code, msg, err := s.exchange(op, line)
+	if err != nil || code != 480 {
+		return code, msg, err
+	}
+	if err := s.authenticate(op, code, msg); err != nil {
+		return 0, "", err
+	}
+	return s.exchange(op, line)
+}
+
+// setup reads the greeting and learns what the server offers, switching it
+// to reader mode where RFC 3977 §5.3 asks for it.
+func (s *session) setup() error {
+	code, msg, err := s.status("greeting")
+	if err != nil {
+		return err
+	}
+	s.greeting = strconv.Itoa(code) + " " + msg
+	switch code {
+	case 200, 201: // RFC 3977 §5.1.1: posting allowed or not; reading is.
+	case 400, 502:
+		return s.replyErr("greeting", code, msg)
+	default:
+		s.broken = true
+		return s.req.Fail(schemes.ErrProtocol, "greeting", code, msg, nil)
+	}
+	if err := s.capabilities(); err != nil {
+		return err
+	}
+	// RFC 3977 §5.3: MODE READER when the server advertises MODE-READER,
+	// and, harmlessly, when it predates CAPABILITIES and may be a mode-
+	// switching server; a READER server needs none.
+	if s.caps == nil || s.has("MODE-READER") {
+		code, msg, err := s.cmd("MODE READER", "MODE READER")
+		if err != nil {
+			return err
+		}
+		switch code {
+		case 200, 201:
+			// RFC 3977 §5.3.2: capabilities change with the mode.
+			if s.caps != nil {
+				if err := s.capabilities(); err != nil {
+					return err
+				}
+			}
+		case 500, 501:
+			// An old server that does not know the command is a reader.
+		default:
+			return s.replyErr("MODE READER", code, msg)
+		}
+	}
+	s.ready = true
+	return nil
+}
+
+// capabilities asks for the capability list (RFC 3977 §5.2). A server that
+// does not know the command (500) leaves caps nil: anything may work.
+func (s *session) capabilities() error {
+	code, msg, err := s.cmd("CAPABILITIES", "CAPABILITIES")
+	if err != nil {
+		return err
+	}
+	if code != 101 {
+		if code == 500 || code == 501 {
+			s.caps = nil
+			return nil
+		}
+		return s.replyErr("CAPABILITIES", code, msg)
+	}
+	caps := make(map[string][]string)
+	r := textproto.NewReader(bufio.NewReader(s.tp.DotReader()))
+	for n := 0; ; n++ {
+		line, err := r.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return s.ioErr("CAPABILITIES", err)
+		}
+		if n >= maxCapabilities {
+			s.broken = true
+			return s.req.Fail(schemes.ErrProtocol, "CAPABILITIES", code, msg, errors.New("more than "+strconv.Itoa(maxCapabilities)+" capability lines"))
+		}
+		s.req.Trace.TraceLine(schemes.Received, line)
+		label, args := parseCapability(line)
+		if label != "" {
+			caps[label] = args
+		}
+	}
+	s.caps = caps
+	s.over = overUnknown
+	return nil
+}
+
+// has reports whether the server advertised a capability label.
+func (s *session) has(label string) bool {
+	_, ok := s.caps[label]
+	return ok
+}
+
+// authenticate logs in with AUTHINFO USER and PASS (RFC 4643 §2.3) after
+// the server answered 480 to op.
+func (s *session) authenticate(op string, code int, msg string) error {
+	req := s.req
+	if s.authed {
+		return s.replyErr(op, code, msg)
+	}
+	if !req.HasUser {
+		return req.Fail(schemes.ErrLoginFailed, op, code, msg, errors.New("the server requires authentication: give a user name with -u, in the URL or in .netrc"))
+	}
+	if err := req.CheckArg("user name", req.User); err != nil {
+		return err
+	}
+	c, m, err := s.exchange("AUTHINFO USER", "AUTHINFO USER "+req.User)
+	if err != nil {
+		return err
+	}
+	if c == 381 {
+		// RFC 4643 §2.3.1: 381 asks for the password.
+		pass, err := s.password()
+		if err != nil {
+			return err
+		}
+		if err := s.sendSecret("AUTHINFO PASS", "AUTHINFO PASS ", pass); err != nil {
+			return err
+		}
+		if c, m, err = s.status("AUTHINFO PASS"); err != nil {
+			return err
+		}
+	}
+	if c != 281 {
+		return s.replyErr("AUTHINFO", c, m)
+	}
+	s.authed = true
+	// RFC 4643 §2.2: capabilities change once authenticated.
+	if s.caps != nil {
+		return s.capabilities()
+	}
+	return nil
+}
+
+// password is the password to send: the one resolved for the request, or
+// one asked of the person at the terminal.
+func (s *session) password() (string, error) {
+	req := s.req
+	pass := req.Password
+	if !req.HasPassword {
+		if req.Prompt == nil {
+			return "", req.Fail(schemes.ErrLoginFailed, "AUTHINFO PASS", 381, "", errors.New("the server asks for a password and none was given"))
+		}
+		p, err := req.Prompt(fmt.Sprintf("NNTP password for %s@%s: ", req.User, s.key.addr))
+		if err != nil {
+			return "", req.Fail(schemes.ErrLoginFailed, "AUTHINFO PASS", 381, "", err)
+		}
+		pass = p
+	}
+	if err := req.CheckArg("password", pass); err != nil {
+		return "", err
+	}
+	return pass, nil
+}
+
+// sendSecret sends a command whose argument is a secret, tracing a mask.
+func (s *session) sendSecret(op, command, secret string) error {
+	if len(command)+len(secret) > 510 {
+		return s.req.Fail(schemes.ErrLoginFailed, op, 0, "", errors.New("password longer than a command allows"))
+	}
+	s.req.Trace.TraceSecret(command)
+	if err := s.tp.PrintfLine("%s%s", command, secret); err != nil {
+		return s.ioErr(op, err)
+	}
+	return nil
+}
+
+// replyErr maps a status code the command did not expect into the error
+// taxonomy (RFC 3977 §3.2.1, RFC 4643 §2.3).
+func (s *session) replyErr(op string, code int, msg string) error {
+	kind, temp := replyKind(code)
+	if kind == schemes.ErrProtocol {
+		s.broken = true
+	}
+	if code == 400 {
+		// RFC 3977 §3.2.1: after 400 the server closes the connection.
+		s.broken, s.closing = true, true
+	}
+	e := s.req.Fail(kind, op, code, msg, nil)
+	e.Temporary = temp
+	return e
+}
+
+// replyKind is the taxonomy kind of an NNTP status code, and whether a
+// retry may succeed.
+func replyKind(code int) (error, bool) {
+	switch code {
+	case 411, 412, 420, 421, 422, 423, 430:
+		// No such group, no group selected, no such article (by
+		// number, by message-id): RFC 3977 §6.1.1, §6.2.1.
+		return schemes.ErrNotFound, false
+	case 480, 481, 482:
+		// Authentication required, rejected, out of sequence (RFC 4643).
+		return schemes.ErrLoginFailed, false
+	case 483, 502:
+		// Privacy required; permission denied (RFC 3977 §3.2.1).
+		return schemes.ErrAccessDenied, false
+	case 400, 403:
+		// Service temporarily unavailable; internal fault.
+		return schemes.ErrNotRetrievable, true
+	case 500, 503:
+		// Unknown command; feature not supported.
+		return schemes.ErrNotRetrievable, false
+	case 501:
+		// Syntax error in an argument taken from the URL.
+		return schemes.ErrBadURL, false
+	}
+	return schemes.ErrProtocol, false
+}
+
+// lineBound bounds the length of the lines the session reads (status lines,
+// overview and LIST lines, headers) while letting an article's body, whose
+// lines RFC 3977 does not bound, stream through.
+type lineBound struct {
+	conn    io.Reader
+	limited io.Reader // nil while unbounded
+}
+
+func newLineBound(conn io.Reader) *lineBound {
+	return &lineBound{conn: conn, limited: schemes.LineLimitReader(conn, schemes.MaxLineLength)}
+}
+
+func (b *lineBound) Read(p []byte) (int, error) {
+	if b.limited == nil {
+		return b.conn.Read(p)
+	}
+	return b.limited.Read(p)
+}
+
+// bound switches the limit on or off; switching on starts counting afresh
+// at a line boundary (no bytes follow a data block's final line before the
+// next command, RFC 3977 §3.1.1).
+func (b *lineBound) bound(on bool) {
+	switch {
+	case on && b.limited == nil:
+		b.limited = schemes.LineLimitReader(b.conn, schemes.MaxLineLength)
+	case !on:
+		b.limited = nil
+	}
+}
