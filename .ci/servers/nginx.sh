@@ -1,0 +1,96 @@
+# nginx for urlget's http integration tests and the http benchmark: a private
+# instance with its own configuration, prefix and pid file under
+# ${URLGET_CI_DIR}, listening on 127.0.0.1 only, serving a root directory that
+# the tests write their files into. Sourced by .ci/run and bench/http.sh.
+#
+# Exports:
+#   URLGET_NGINX_URL   base URL, e.g. http://127.0.0.1:18080
+#   URLGET_NGINX_ROOT  the document root (autoindex on, sendfile on)
+# Port: ${URLGET_NGINX_PORT:-18080}.
+
+start_nginx() {
+	local dir="${URLGET_CI_DIR:?URLGET_CI_DIR must be set}/nginx"
+	local port="${URLGET_NGINX_PORT:-18080}"
+	local bin
+	bin="$(command -v nginx || true)"
+	if [ -z "$bin" ] && [ -x /usr/sbin/nginx ]; then
+		bin=/usr/sbin/nginx
+	fi
+	if [ -z "$bin" ]; then
+		# The tests use only the private instance started below, whatever
+		# the package does with the system-wide one.
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+		bin=/usr/sbin/nginx
+	fi
+	mkdir -p "$dir/root" "$dir/tmp" "$dir/logs"
+	chmod 0755 "$dir" "$dir/root"
+	local user_line=""
+	if [ "$(id -u)" = 0 ]; then
+		# Workers otherwise drop to "nobody", which cannot read the files
+		# the tests create in a private temporary directory.
+		user_line="user root root;"
+	fi
+	local mime_types=""
+	if [ -r /etc/nginx/mime.types ]; then
+		mime_types="include /etc/nginx/mime.types;"
+	fi
+	cat >"$dir/nginx.conf" <<CONF
+daemon on;
+$user_line
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 512; }
+http {
+	$mime_types
+	default_type application/octet-stream;
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_requests 100000;
+	client_body_temp_path $dir/tmp/client;
+	proxy_temp_path $dir/tmp/proxy;
+	fastcgi_temp_path $dir/tmp/fastcgi;
+	uwsgi_temp_path $dir/tmp/uwsgi;
+	scgi_temp_path $dir/tmp/scgi;
+	server {
+		listen 127.0.0.1:$port;
+		server_name localhost;
+		root $dir/root;
+		autoindex on;
+		location / { }
+	}
+}
+CONF
+	"$bin" -e "$dir/logs/error.log" -p "$dir" -c "$dir/nginx.conf"
+	local i
+	for i in $(seq 1 100); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			break
+		fi
+		if [ "$i" = 100 ]; then
+			echo "nginx did not start listening on 127.0.0.1:$port" >&2
+			cat "$dir/logs/error.log" >&2 || true
+			return 1
+		fi
+		sleep 0.1
+	done
+	cp "$dir/nginx.pid" "$URLGET_CI_DIR/nginx.pid"
+	export URLGET_NGINX_URL="http://127.0.0.1:$port"
+	export URLGET_NGINX_ROOT="$dir/root"
+}
+
+stop_nginx() {
+	local pidfile="${URLGET_CI_DIR:?}/nginx.pid"
+	if [ -s "$pidfile" ]; then
+		local pid
+		pid="$(cat "$pidfile")"
+		kill "$pid" 2>/dev/null || true
+		local i
+		for i in $(seq 1 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		rm -f "$pidfile"
+	fi
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# http: benchmark rows for bench/run, against nginx: 1 GiB to /dev/null and
+# into a pipe, and 1000 small files in one invocation. Uses the nginx at
+# URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
+# with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.bash
+source bench/lib.bash
+
+if [ -z "${URLGET_NGINX_URL:-}" ]; then
+	export URLGET_CI_DIR="$BENCH_TMP/ci"
+	export URLGET_NGINX_PORT="${URLGET_NGINX_PORT:-18090}"
+	mkdir -p "$URLGET_CI_DIR"
+	# shellcheck source=.ci/servers/nginx.sh
+	source .ci/servers/nginx.sh
+	start_nginx
+	trap stop_nginx EXIT
+fi
+
+dir="$URLGET_NGINX_ROOT/bench"
+mkdir -p "$dir/small"
+chmod 0755 "$dir" "$dir/small"
+big="$(bench_file "$BENCH_DATA/1g.bin" $((1 << 30)))"
+chmod 0644 "$big"
+ln -sf "$big" "$dir/1g.bin"
+list="$BENCH_TMP/small-urls"
+: >"$list"
+for i in $(seq 1 1000); do
+	f="$dir/small/f$i"
+	[ -f "$f" ] || head -c 4096 /dev/urandom >"$f"
+	printf '%s\n' "$URLGET_NGINX_URL/bench/small/f$i" >>"$list"
+done
+
+url="$URLGET_NGINX_URL/bench/1g.bin"
+bench_row "http 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
+bench_row "http 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
+bench_row "http 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \$(<$list)" "> /dev/null"

@@ -1,0 +1,90 @@
+# Shared measurement code for the benchmark scripts bench/<proto>.sh, which
+# bench/run calls. Source it; it needs $URLGET (the built command) and
+# $BENCH_TMP (a scratch directory), both set by bench/run.
+#
+# Each row compares two commands in the same run: command A (urlget) and
+# command B (curl, or cat where noted). Both are first run once to warm the
+# page cache and the server, then measured in BENCH_ROUNDS rounds of
+# BENCH_RUNS runs each, the order of A and B swapped every round, with
+# hyperfine timing the wall clock and /usr/bin/time -v (wrapping the tool
+# alone, not the other end of a pipe) giving CPU time and peak memory.
+
+BENCH_ROUNDS="${BENCH_ROUNDS:-3}"
+BENCH_RUNS="${BENCH_RUNS:-3}"
+BENCH_DATA="${BENCH_DATA:-/var/tmp/urlget-bench}"
+
+# bench_header prints the table's header (bench/run calls it once).
+bench_header() {
+	printf '| %-38s | %9s | %9s | %6s | %10s | %10s | %10s | %10s |\n' \
+		scenario "urlget s" "B s" ratio "urlget CPU" "B CPU" "urlget RSS" "B RSS"
+	printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' \
+		"$(printf -- '-%.0s' {1..40})" "-----------" "-----------" "--------" \
+		"------------" "------------" "------------" "------------"
+}
+
+# bench_file PATH SIZE prints PATH after making sure it holds SIZE bytes of
+# random data; the file is kept in $BENCH_DATA between runs of the script.
+bench_file() {
+	local path="$1" size="$2"
+	mkdir -p "$(dirname "$path")"
+	if [ ! -f "$path" ] || [ "$(stat -c %s "$path")" != "$size" ]; then
+		head -c "$size" /dev/urandom >"$path.tmp"
+		mv "$path.tmp" "$path"
+	fi
+	printf '%s\n' "$path"
+}
+
+# bench_median reads numbers, one a line, and prints their median.
+bench_median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench_cpu LOG prints the median user+system seconds of the runs in LOG.
+bench_cpu() {
+	awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { print u + $2 }' "$1" | bench_median
+}
+
+# bench_rss LOG prints the largest peak resident set size in LOG, in MiB.
+bench_rss() {
+	awk -F': ' '/Maximum resident set size/ { if ($2 > m) m = $2 } END { printf "%.1f\n", m / 1024 }' "$1"
+}
+
+# bench_row SCENARIO A B SUFFIX
+# A and B are the two tool invocations (a command and its arguments, as bash
+# words); SUFFIX is what follows each, such as "> /dev/null" or
+# "| cat > /dev/null". Prints one table row.
+bench_row() {
+	local name="$1" a="$2" b="$3" suffix="$4"
+	local id
+	id="$(printf '%s' "$name" | tr -c 'A-Za-z0-9' '_')"
+	local alog="$BENCH_TMP/$id.a.time" blog="$BENCH_TMP/$id.b.time"
+	rm -f "$alog" "$blog"
+	local acmd="/usr/bin/time -v -a -o $alog $a $suffix"
+	local bcmd="/usr/bin/time -v -a -o $blog $b $suffix"
+	# Warm-up: one run of each, outside the logs.
+	bash -c "$a $suffix" || { echo "bench: command failed: $a" >&2; return 1; }
+	bash -c "$b $suffix" || { echo "bench: command failed: $b" >&2; return 1; }
+	local r json order
+	for r in $(seq 1 "$BENCH_ROUNDS"); do
+		json="$BENCH_TMP/$id.$r.json"
+		if [ $((r % 2)) = 1 ]; then
+			order=(-n A "$acmd" -n B "$bcmd")
+		else
+			order=(-n B "$bcmd" -n A "$acmd")
+		fi
+		# hyperfine's warnings (outliers on a busy machine) would break the
+		# table; keep them unless the run fails.
+		if ! hyperfine --shell=bash --style=none --runs "$BENCH_RUNS" --export-json "$json" \
+			"${order[@]}" >/dev/null 2>"$BENCH_TMP/hyperfine.err"; then
+			cat "$BENCH_TMP/hyperfine.err" >&2
+			return 1
+		fi
+	done
+	local am bm
+	am="$(jq -r '.results[] | select(.command == "A") | .times[]' "$BENCH_TMP/$id".*.json | bench_median)"
+	bm="$(jq -r '.results[] | select(.command == "B") | .times[]' "$BENCH_TMP/$id".*.json | bench_median)"
+	printf '| %-38s | %9.3f | %9.3f | %6.2f | %10.3f | %10.3f | %10s | %10s |\n' \
+		"$name" "$am" "$bm" "$(awk -v a="$am" -v b="$bm" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
+		"$(bench_cpu "$alog")" "$(bench_cpu "$blog")" "$(bench_rss "$alog") MiB" "$(bench_rss "$blog") MiB"
+	rm -f "$BENCH_TMP/$id".*.json
+}

@@ -1,0 +1,170 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// nginxServer returns the base URL and document root of the nginx instance
+// .ci/servers/nginx.sh started, and a fresh directory inside the root for
+// this test's files. Without one it fails under CI and skips elsewhere.
+func nginxServer(t *testing.T) (base, dir, urlDir string) {
+	t.Helper()
+	base, root := os.Getenv("URLGET_NGINX_URL"), os.Getenv("URLGET_NGINX_ROOT")
+	if base == "" || root == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("URLGET_NGINX_URL and URLGET_NGINX_ROOT are not set: .ci/servers/nginx.sh must start nginx under CI")
+		}
+		t.Skip("URLGET_NGINX_URL is not set; start nginx with .ci/servers/nginx.sh to run this test")
+	}
+	dir, err := os.MkdirTemp(root, "test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// The workers may run as another user than the test.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return base, dir, strings.TrimSuffix(base, "/") + "/" + uri.EscapeSegment(filepath.Base(dir))
+}
+
+func TestNginxFiles(t *testing.T) {
+	_, dir, urlDir := nginxServer(t)
+	big := make([]byte, 8<<20+12345)
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"big.bin":        big,
+		"with space.txt": []byte("spaced out\n"),
+		"naïve;v=1.txt":  []byte("utf-8 and a semicolon\n"),
+		"empty":          nil,
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := httpFetcher(t)
+	for name, data := range files {
+		res, body, err := httpGet(t, f, httpRequest(t, urlDir+"/"+uri.EscapeSegment(name)))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if sha256.Sum256(body) != sha256.Sum256(data) {
+			t.Errorf("%s: %d bytes that differ from the %d written", name, len(body), len(data))
+		}
+		if res.Size != int64(len(data)) || res.Name != name || res.ModTime.IsZero() {
+			t.Errorf("%s: size %d name %q time %v", name, res.Size, res.Name, res.ModTime)
+		}
+	}
+}
+
+func TestNginxResumeHeadAndErrors(t *testing.T) {
+	_, dir, urlDir := nginxServer(t)
+	data := bytes.Repeat([]byte("abcdefghij"), 1000)
+	if err := os.WriteFile(filepath.Join(dir, "ten.txt"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2020, 2, 29, 12, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(dir, "ten.txt"), mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	f := httpFetcher(t)
+
+	req := httpRequest(t, urlDir+"/ten.txt")
+	req.Offset = 9990
+	res, body, err := httpGet(t, f, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Offset != 9990 || res.Size != 10000 || string(body) != "abcdefghij" {
+		t.Errorf("resume: offset %d size %d body %q", res.Offset, res.Size, body)
+	}
+
+	req = httpRequest(t, urlDir+"/ten.txt")
+	req.Offset = 10000
+	res, body, err = httpGet(t, f, req)
+	if err != nil || res.Offset != 10000 || len(body) != 0 {
+		t.Errorf("resume of a complete file: %v, offset %v, %d bytes", err, res, len(body))
+	}
+
+	req = httpRequest(t, urlDir+"/ten.txt")
+	req.Head = true
+	res, _, err = httpGet(t, f, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Body != nil || res.Size != 10000 || res.ContentType != "text/plain" || !res.ModTime.Equal(mod) {
+		t.Errorf("head: size %d type %q time %v", res.Size, res.ContentType, res.ModTime)
+	}
+
+	_, _, err = httpGet(t, f, httpRequest(t, urlDir+"/missing.txt"))
+	httpWantKind(t, err, schemes.ErrNotFound, 404)
+
+	// nginx answers a directory without its slash with a 301 to the slash
+	// form, and lists it (autoindex) as HTML.
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "sub", "inner file"), []byte("x"), 0o644)
+	res, body, err = httpGet(t, f, httpRequest(t, urlDir+"/sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(res.URL, "/sub/") || !strings.Contains(string(body), `href="inner%20file"`) {
+		t.Errorf("directory: final URL %q, body %q", res.URL, body)
+	}
+}
+
+func TestNginxManySmallFilesOneConnection(t *testing.T) {
+	_, dir, urlDir := nginxServer(t)
+	const n = 200
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, "s"+strconv.Itoa(i)), []byte(strconv.Itoa(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := httpFetcher(t)
+	var tr httpTrace
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range n {
+		req := httpRequest(t, urlDir+"/s"+strconv.Itoa(i))
+		req.Trace = tr.tracer()
+		res, err := f.Fetch(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || string(b) != strconv.Itoa(i) {
+			t.Fatalf("s%d: %q, %v", i, b, err)
+		}
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	reused := 0
+	for _, l := range tr.lines {
+		if strings.HasPrefix(l, "* Re-using connection") {
+			reused++
+		}
+	}
+	if reused != n-1 {
+		t.Errorf("%d of %d fetches reused the connection, want %d", reused, n, n-1)
+	}
+}

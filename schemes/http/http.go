@@ -1,0 +1,528 @@
+// Package http fetches http: and https: URLs (RFC 9110, RFC 9112) with the
+// standard library's net/http. It adds urlget's policy on top: redirects only
+// to http and https and at most 20 of them, credentials kept from other hosts,
+// statuses of 400 and above as errors of the shared taxonomy, resume through
+// Range, and the conversation traced line by line for -v.
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// MaxRedirects is how many redirects a fetch follows before it gives up,
+// the limit curl's --max-redirs and wget's --max-redirect default to. The
+// request option "max-redirs" overrides it.
+const MaxRedirects = 20
+
+// drainLimit bounds how much of an error response's body is read and
+// discarded so that its connection can be reused for the next URL.
+const drainLimit = 64 << 10
+
+// Fetcher retrieves http: and https: URLs. Its zero value is ready to use.
+//
+// A Fetcher keeps one net/http Transport for its lifetime so that
+// connections are reused across the URLs of one run. The Transport is built
+// on the first Fetch from that request's Dialer and TLSConfig; later
+// requests share it. Close closes the idle connections.
+type Fetcher struct {
+	mu        sync.Mutex
+	transport *http.Transport
+}
+
+// Close closes the connections kept open for reuse.
+func (f *Fetcher) Close() error {
+	f.mu.Lock()
+	t := f.transport
+	f.mu.Unlock()
+	if t != nil {
+		t.CloseIdleConnections()
+	}
+	return nil
+}
+
+func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.transport == nil {
+		var tc *tls.Config
+		if req.TLSConfig != nil {
+			tc = req.TLSConfig.Clone()
+		}
+		f.transport = &http.Transport{
+			DialContext:     req.Dialer.DialContext,
+			TLSClientConfig: tc,
+			// Like curl, pass the body as the server sent it: a gzip
+			// Content-Encoding is the user's to undo (RFC 9110 §8.4).
+			DisableCompression: true,
+			// A custom DialContext turns HTTP/2 off unless asked for; curl
+			// offers h2 over TLS, and so does urlget.
+			ForceAttemptHTTP2:   true,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     90 * time.Second,
+		}
+	}
+	return f.transport
+}
+
+// Fetch sends a GET (a HEAD when req.Head is set) for req.URL and returns
+// the response body as a stream.
+func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	scheme := req.URL.Scheme()
+	if scheme != "http" && scheme != "https" {
+		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("scheme %q is not http or https", scheme))
+	}
+	target, err := requestURL(req.URL)
+	if err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	if req.Dialer == nil {
+		return nil, req.Fail(schemes.ErrConnect, "", 0, "", errors.New("request has no dialer"))
+	}
+	maxRedirects := MaxRedirects
+	if v := req.Option("max-redirs", ""); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", fmt.Errorf("max-redirs %q is not a count", v))
+		}
+		maxRedirects = n
+	}
+
+	method := http.MethodGet
+	if req.Head {
+		method = http.MethodHead
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, "http://placeholder/", nil)
+	if err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	hreq.URL = target
+	hreq.Host = target.Host
+	hreq.Header.Set("User-Agent", req.Option("user-agent", "urlget"))
+	hreq.Header.Set("Accept", "*/*")
+	if req.Offset > 0 {
+		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
+		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	}
+	user, password, hasAuth, err := credentials(req)
+	if err != nil {
+		return nil, err
+	}
+	if hasAuth {
+		if err := req.CheckArg("user", user); err != nil {
+			return nil, err
+		}
+		if err := req.CheckArg("password", password); err != nil {
+			return nil, err
+		}
+		hreq.SetBasicAuth(user, password)
+	}
+
+	origin := originOf(target)
+	client := &http.Client{
+		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
+		CheckRedirect: func(r *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects {
+				return req.Fail(schemes.ErrProtocol, method, 0, "",
+					fmt.Errorf("stopped after %d redirects", maxRedirects))
+			}
+			// Only http and https may follow: a Location of file: or any
+			// other scheme would let a server read local files or reach
+			// services the user never named.
+			if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+				return req.Fail(schemes.ErrAccessDenied, method, 0, "",
+					fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", r.URL.Redacted()))
+			}
+			// Credentials go only to the origin they were given for
+			// (scheme, host and port), never to another host a redirect
+			// names, as curl does without --location-trusted.
+			if hasAuth && originOf(r.URL) == origin {
+				r.SetBasicAuth(user, password)
+			} else {
+				r.Header.Del("Authorization")
+			}
+			return nil
+		},
+	}
+	resp, err := client.Do(hreq)
+	if err != nil {
+		return nil, doError(ctx, req, method, err)
+	}
+	return f.resource(ctx, req, resp)
+}
+
+// resource turns a response into a Resource or an error.
+func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http.Response) (*schemes.Resource, error) {
+	method := resp.Request.Method
+	res := &schemes.Resource{
+		URL:         resp.Request.URL.Redacted(),
+		ContentType: resp.Header.Get("Content-Type"),
+		Size:        -1,
+		Name:        fileName(resp),
+		// The pseudo-fields ":status-line" and ":status" carry the
+		// status for -I and -w %{http_code}; the fields follow.
+		Header: append([][2]string{
+			{":status-line", resp.Proto + " " + resp.Status},
+			{":status", strconv.Itoa(resp.StatusCode)},
+		}, headerPairs(resp.Header)...),
+	}
+	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		res.ModTime = t
+	}
+
+	if resp.StatusCode >= 400 {
+		// RFC 9110 §15.5.17: a 416 to a resume whose offset is exactly the
+		// current length means the file is already complete.
+		if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && req.Offset > 0 {
+			if total, ok := unsatisfiedLength(resp.Header.Get("Content-Range")); ok && total == req.Offset {
+				discard(resp.Body)
+				res.Size = total
+				res.Offset = total
+				if !req.Head {
+					res.Body = http.NoBody
+				}
+				return res, nil
+			}
+		}
+		discard(resp.Body)
+		return nil, statusError(req, resp)
+	}
+
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && req.Offset > 0:
+		start, total, ok := contentRange(resp.Header.Get("Content-Range"))
+		if !ok {
+			discard(resp.Body)
+			return nil, req.Fail(schemes.ErrProtocol, method, resp.StatusCode, resp.Status,
+				fmt.Errorf("206 response with unusable Content-Range %q", resp.Header.Get("Content-Range")))
+		}
+		res.Offset = start
+		res.Size = total
+	case resp.ContentLength >= 0:
+		// A 200 to a Range request is the whole resource from byte 0.
+		res.Size = resp.ContentLength
+	}
+	if req.MaxSize > 0 && res.Size > req.MaxSize {
+		discard(resp.Body)
+		return nil, req.Fail(schemes.ErrTooLarge, method, 0, "",
+			fmt.Errorf("Content-Length %d exceeds the limit of %d", res.Size, req.MaxSize))
+	}
+	if req.Head {
+		resp.Body.Close()
+		return res, nil
+	}
+	res.Body = &body{rc: resp.Body, ctx: ctx, req: req}
+	return res, nil
+}
+
+// credentials returns the user and password to send, asking for the
+// password when a user was named without one and a terminal is there.
+func credentials(req *schemes.Request) (user, password string, ok bool, err error) {
+	if !req.HasUser {
+		return "", "", false, nil
+	}
+	password = req.Password
+	if !req.HasPassword && req.Prompt != nil {
+		password, err = req.Prompt(fmt.Sprintf("Enter host password for user '%s':", req.User))
+		if err != nil {
+			return "", "", false, req.Fail(schemes.ErrLoginFailed, "", 0, "", err)
+		}
+	}
+	return req.User, password, true, nil
+}
+
+// requestURL converts the parsed URL into net/http's form without changing
+// a byte of the path or query as written (RFC 9112 §3.2.1: origin-form is
+// the path and query of the target URI). The fragment and any userinfo are
+// left out: neither is ever sent (RFC 9110 §4.2.4, §7.1).
+func requestURL(u uri.URL) (*url.URL, error) {
+	if u.Hostname() == "" {
+		return nil, errors.New("http URL has no host")
+	}
+	host := u.RawHost()
+	if p, ok := u.Port(); ok && p != "" {
+		host += ":" + p
+	}
+	raw := u.Path()
+	if raw == "" {
+		raw = "/"
+	}
+	dec, err := uri.Unescape(raw)
+	if err != nil {
+		return nil, err
+	}
+	t := &url.URL{Scheme: u.Scheme(), Host: host, Path: dec, RawPath: raw}
+	if q, ok := u.Query(); ok {
+		t.RawQuery = q
+		t.ForceQuery = q == ""
+	}
+	for _, s := range []string{host, raw, t.RawQuery} {
+		if strings.ContainsAny(s, "\r\n\x00 ") {
+			return nil, errors.New("URL holds a space or control byte")
+		}
+	}
+	return t, nil
+}
+
+// originOf names a URL's origin (RFC 6454 §4): scheme, host and port, with
+// the default port filled in.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = uri.DefaultPort(u.Scheme)
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// doError converts an error from http.Client.Do into the taxonomy.
+func doError(ctx context.Context, req *schemes.Request, method string, err error) error {
+	var se *schemes.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Op: method, Err: ctx.Err(), Temporary: true}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return req.NetError(method, err)
+}
+
+// statusError builds the error for a response status of 400 or above.
+// Code carries the status so the command can exit 22 for any of them.
+func statusError(req *schemes.Request, resp *http.Response) error {
+	kind := schemes.ErrProtocol
+	temp := false
+	switch code := resp.StatusCode; {
+	case code == http.StatusNotFound, code == http.StatusGone:
+		kind = schemes.ErrNotFound
+	case code == http.StatusUnauthorized:
+		kind = schemes.ErrAccessDenied
+		if resp.Request.Header.Get("Authorization") != "" {
+			kind = schemes.ErrLoginFailed
+		}
+	case code == http.StatusForbidden:
+		kind = schemes.ErrAccessDenied
+	case code >= 500, code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
+		temp = true
+	}
+	e := req.Fail(kind, resp.Request.Method, resp.StatusCode, resp.Status, nil)
+	if u := resp.Request.URL.Redacted(); u != e.URL {
+		e.Err = fmt.Errorf("after redirect to %s", u)
+	}
+	e.Temporary = temp
+	return e
+}
+
+// discard reads and drops at most drainLimit bytes of a body we do not
+// want, so that a short error page leaves its connection reusable, then
+// closes it.
+func discard(rc io.ReadCloser) {
+	io.CopyN(io.Discard, rc, drainLimit)
+	rc.Close()
+}
+
+// contentRange parses "bytes first-last/complete" (RFC 9110 §14.4); total
+// is -1 when the complete length is "*".
+func contentRange(v string) (start, total int64, ok bool) {
+	rest, found := strings.CutPrefix(v, "bytes ")
+	if !found {
+		return 0, 0, false
+	}
+	rng, length, found := strings.Cut(strings.TrimSpace(rest), "/")
+	if !found {
+		return 0, 0, false
+	}
+	first, last, found := strings.Cut(rng, "-")
+	if !found {
+		return 0, 0, false
+	}
+	start, err1 := strconv.ParseInt(first, 10, 64)
+	end, err2 := strconv.ParseInt(last, 10, 64)
+	if err1 != nil || err2 != nil || start < 0 || end < start {
+		return 0, 0, false
+	}
+	if length == "*" {
+		return start, -1, true
+	}
+	total, err := strconv.ParseInt(length, 10, 64)
+	if err != nil || total <= end {
+		return 0, 0, false
+	}
+	return start, total, true
+}
+
+// unsatisfiedLength parses the "bytes */complete" form a 416 carries.
+func unsatisfiedLength(v string) (int64, bool) {
+	rest, found := strings.CutPrefix(v, "bytes */")
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// fileName suggests a local name: the Content-Disposition filename (RFC
+// 6266 §4.3, with mime decoding filename* per RFC 8187) without any
+// directory part, else the final URL's last path segment, decoded.
+func fileName(resp *http.Response) string {
+	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
+		if _, params, err := mime.ParseMediaType(cd); err == nil {
+			if name := params["filename"]; name != "" {
+				if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+					name = name[i+1:]
+				}
+				if name != "" && name != "." && name != ".." {
+					return name
+				}
+			}
+		}
+	}
+	p := resp.Request.URL.EscapedPath()
+	seg := p[strings.LastIndexByte(p, '/')+1:]
+	name, err := uri.Unescape(seg)
+	if err != nil || strings.Contains(name, "/") {
+		return ""
+	}
+	return name
+}
+
+// headerPairs lists the response header fields for -I. net/http keeps
+// fields in a map, so the server's order is lost; they come sorted by name,
+// each field's values in the order received.
+func headerPairs(h http.Header) [][2]string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var pairs [][2]string
+	for _, k := range keys {
+		for _, v := range h[k] {
+			pairs = append(pairs, [2]string{k, v})
+		}
+	}
+	return pairs
+}
+
+// body is a response body whose read errors are classified: a connection
+// closed before Content-Length bytes is a truncated transfer, a deadline is
+// a timeout. It adds no buffer of its own.
+type body struct {
+	rc  io.ReadCloser
+	ctx context.Context
+	req *schemes.Request
+}
+
+// Read reads from the response body.
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.classify(err)
+	}
+	return n, err
+}
+
+func (b *body) classify(err error) error {
+	if cerr := b.ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return &schemes.Error{Kind: schemes.ErrTimeout, URL: b.req.URL.Redacted(), Op: "read body", Err: cerr, Temporary: true}
+		}
+		return cerr
+	}
+	return b.req.NetError("read body", err)
+}
+
+// Close closes the response body, returning its connection for reuse when
+// the body was read to the end.
+func (b *body) Close() error {
+	return b.rc.Close()
+}
+
+// tracingTransport reports each request and response of a fetch, redirects
+// included, to the request's Tracer.
+type tracingTransport struct {
+	rt    http.RoundTripper
+	trace schemes.Tracer
+}
+
+// RoundTrip sends r, tracing the request line and the header fields as they
+// are written and the status line and header fields received.
+func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.trace == nil {
+		return t.rt.RoundTrip(r)
+	}
+	tr := t.trace
+	var once sync.Once
+	requestLine := r.Method + " " + r.URL.RequestURI()
+	ct := &httptrace.ClientTrace{
+		ConnectStart: func(network, addr string) {
+			tr.TraceLine(schemes.Info, "Trying "+addr+"...")
+		},
+		ConnectDone: func(network, addr string, err error) {
+			if err == nil {
+				tr.TraceLine(schemes.Info, "Connected to "+r.URL.Host+" ("+addr+")")
+			}
+		},
+		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
+			if err == nil {
+				tr.TraceLine(schemes.Info, "TLS "+tls.VersionName(cs.Version)+" "+tls.CipherSuiteName(cs.CipherSuite)+" ALPN "+strconv.Quote(cs.NegotiatedProtocol))
+			}
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			if info.Reused {
+				tr.TraceLine(schemes.Info, "Re-using connection to "+r.URL.Host)
+			}
+		},
+		WroteHeaderField: func(key string, value []string) {
+			once.Do(func() {
+				// HTTP/2 writes pseudo-header fields first (RFC 9113 §8.3).
+				proto := " HTTP/1.1"
+				if strings.HasPrefix(key, ":") {
+					proto = " HTTP/2"
+				}
+				tr.TraceLine(schemes.Sent, requestLine+proto)
+			})
+			if strings.HasPrefix(key, ":") {
+				return
+			}
+			for _, v := range value {
+				if textproto.CanonicalMIMEHeaderKey(key) == "Authorization" {
+					scheme, _, _ := strings.Cut(v, " ")
+					v = scheme + " ****"
+				}
+				tr.TraceLine(schemes.Sent, key+": "+v)
+			}
+		},
+	}
+	resp, err := t.rt.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), ct)))
+	if err != nil {
+		return nil, err
+	}
+	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	for _, kv := range headerPairs(resp.Header) {
+		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
+	}
+	return resp, nil
+}
