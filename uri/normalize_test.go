@@ -132,9 +132,9 @@ func (q urnEquivalence) check(t *testing.T, name string, eq func(a, b string) (b
 	}
 }
 
-// TestURNEquivalenceRFC2141 is the URN draft's §5.1 (RFC 2141 §5.1) set: URNs
-// 1, 2 and 3 are equivalent; 4 is equivalent to no other; 5 and 6 only to
-// each other.
+// TestURNEquivalenceRFC2141 is the set of RFC 2141 §6 (Examples of lexical
+// equivalence, under the rules of its §5): URNs 1, 2 and 3 are equivalent; 4
+// is equivalent to no other; 5 and 6 only to each other.
 func TestURNEquivalenceRFC2141(t *testing.T) {
 	set := urnEquivalence{
 		urns:  []string{"URN:foo:a123,456", "urn:foo:a123,456", "urn:FOO:a123,456", "urn:foo:A123,456", "urn:foo:a123%2C456", "URN:FOO:a123%2c456"},
@@ -144,15 +144,16 @@ func TestURNEquivalenceRFC2141(t *testing.T) {
 	set.check(t, "EquivalentURN", EquivalentURN)
 }
 
-// TestURNEquivalenceRFC8141 is RFC 8141 §3.2. Under RFC 8141 §3.1 exactly
-// (EquivalentURN) URNs 1–6 are equivalent, since r-, q- and f-components do
-// not count. Equal compares normal forms, which keep the query, so there
-// URNs 4 and 5 differ from 1–3 and 6. Each of 7, 8 and 9 stands alone; 10
-// and 11 are equivalent to each other only; 12, 13 and 14 stand alone.
+// TestURNEquivalenceRFC8141 is RFC 8141 §3.2, its fourteen URNs in its
+// order. Under RFC 8141 §3.1 exactly (EquivalentURN) URNs 1–6 are
+// equivalent, since r-, q- and f-components do not count. Equal compares
+// normal forms, which keep the query, so there URNs 4 and 5 differ from 1–3
+// and 6. Each of 7, 8 and 9 stands alone; 10 and 11 are equivalent to each
+// other only; 12, 13 and 14 stand alone.
 func TestURNEquivalenceRFC8141(t *testing.T) {
 	urns := []string{
-		"URN:example:a123,z456",
 		"urn:example:a123,z456",
+		"URN:example:a123,z456",
 		"urn:EXAMPLE:a123,z456",
 		"urn:example:a123,z456?+abc",
 		"urn:example:a123,z456?=xyz",
@@ -161,17 +162,17 @@ func TestURNEquivalenceRFC8141(t *testing.T) {
 		"urn:example:a123,z456/bar",
 		"urn:example:a123,z456/baz",
 		"urn:example:a123%2Cz456",
-		"urn:example:a123%2cz456",
+		"URN:EXAMPLE:a123%2cz456",
 		"urn:example:A123,z456",
 		"urn:example:a123,Z456",
 		"urn:example:%D0%B0123,z456",
 	}
 	urnEquivalence{urns, []int{1, 1, 1, 1, 1, 1, 7, 8, 9, 10, 10, 12, 13, 14}}.check(t, "EquivalentURN", EquivalentURN)
 	urnEquivalence{urns, []int{1, 1, 1, 4, 5, 1, 7, 8, 9, 10, 10, 12, 13, 14}}.check(t, "Equal", Equal)
-	// URN 15 of RFC 8141 §3.2 holds a raw Cyrillic letter: it is not a
-	// valid URI, and FromText turns it into URN 14.
+	// URN 14 is the Cyrillic small letter a (U+0430) %-encoded. Typed raw,
+	// it is not a valid URI; FromText maps it (RFC 3987 §3.1) to URN 14.
 	if s, err := FromText("urn:example:\u0430123,z456"); err != nil || s != urns[13] {
-		t.Errorf("FromText(URN 15) = %q, %v; want %q", s, err, urns[13])
+		t.Errorf("FromText(raw URN 14) = %q, %v; want %q", s, err, urns[13])
 	}
 	if _, err := Parse("urn:example:\u0430123,z456"); err == nil {
 		t.Error("Parse accepted a raw non-ASCII URN")
@@ -183,8 +184,10 @@ func TestEqual(t *testing.T) {
 		a, b string
 		want bool
 	}{
-		// RFC 3986 §6.2.2 and §6.2.3 examples.
+		// RFC 3986 §6.2.2, §6.2.2.1 and §6.2.3 examples.
 		{"example://a/b/c/%7Bfoo%7D", "eXAMPLE://a/./b/../b/%63/%7bfoo%7d", true},
+		{"HTTP://www.EXAMPLE.com/", "http://www.example.com/", true},
+		{"http://example.com", "http://example.com:80/", true},
 		{"http://example.com", "http://example.com/", true},
 		{"http://example.com/", "http://example.com:/", true},
 		{"http://example.com:/", "http://example.com:80/", true},
@@ -194,6 +197,10 @@ func TestEqual(t *testing.T) {
 		{"http://example.com/#a", "http://example.com/#b", false},
 		{"ftp://h/a", "FTP://H:21/a", true},
 		{"mailto:Joe@example.com", "mailto:joe@example.com", false},
+		// RFC 3986 §6.2.3 allows folding the case of a mailto domain
+		// ("mailto:Joe@Example.COM" and "mailto:Joe@example.com"); urlget
+		// never case-folds a mailto address, so it stays different.
+		{"mailto:Joe@Example.COM", "mailto:Joe@example.com", false},
 		{"urn:foo:a#x", "URN:FOO:a", true},
 	}
 	for _, tt := range tests {

@@ -14,10 +14,13 @@ const (
 	// (§5.2.4) removes every "." and ".." segment, and a reference with a
 	// scheme is absolute even when it is the base's scheme.
 	Strict ResolveOption = iota
-	// Draft2003 follows draft-fielding-uri-rfc2396bis-01 (2003), appendix C:
-	// like RFC 2396, an absolute-path reference ("/./g") is taken as is, and
-	// ".." segments that would climb above the root are kept
-	// ("../../../g" against http://a/b/c/d;p?q gives http://a/../g).
+	// Draft2003 follows §5.2 of draft-fielding-uri-rfc2396bis-01 (March
+	// 2003), whose appendix C it passes whole: as in RFC 2396, only a
+	// relative-path reference has its "." and ".." segments resolved; an
+	// absolute-path reference ("/./g"), a network-path reference and an
+	// absolute URI are taken as written, and ".." segments that would climb
+	// above the root are kept ("../../../g" against http://a/b/c/d;p?q gives
+	// http://a/../g).
 	Draft2003
 	// NonStrict is the backwards-compatible reading of RFC 3986 §5.2.2: a
 	// reference whose scheme equals the base's ("http:g") is resolved as if it
@@ -82,8 +85,9 @@ func (u URL) ResolveReference(ref URL, opts ...ResolveOption) URL {
 		}
 	}
 	if draft && !merged {
-		// RFC 2396 §5.2 step 5, kept by the 2003 draft: an absolute path
-		// (and a network-path or absolute reference) is taken as written.
+		// draft-fielding-uri-rfc2396bis-01 §5.2 (as RFC 2396 §5.2 step 5):
+		// T.path = R.path for an absolute-path, network-path or absolute
+		// reference; only merge() treats "." and ".." as special.
 		dots = false
 	}
 
@@ -124,10 +128,12 @@ func (u URL) ResolveReference(ref URL, opts ...ResolveOption) URL {
 	case merged:
 		// RFC 3986 §5.2.3: merge the base path, up to its last '/', with the
 		// reference path; "/" when the base has an authority and no path.
+		// draft-fielding-uri-rfc2396bis-01 §5.2 merge step 1 copies "/" for
+		// any empty base path, with or without an authority.
 		bp := u.s[u.pathStart:u.pathEnd()]
 		var buf [256]byte // keeps the merged path off the heap when short
 		m := buf[:0]
-		if u.flags&hasAuthority != 0 && bp == "" {
+		if bp == "" && (draft || u.flags&hasAuthority != 0) {
 			m = append(m, '/')
 		} else {
 			m = append(m, bp[:strings.LastIndexByte(bp, '/')+1]...)
@@ -163,8 +169,10 @@ func (u URL) ResolveReference(ref URL, opts ...ResolveOption) URL {
 
 // removeDotSegments appends to dst the path with its "." and ".." segments
 // removed, by the algorithm of RFC 3986 §5.2.4. In draft mode, ".." segments
-// that would climb above the root are kept, as draft-fielding-uri-rfc2396bis-01
-// (and RFC 2396 §5.2 step 6) do.
+// that would climb above the root are kept, as the merge steps 5-7 of
+// draft-fielding-uri-rfc2396bis-01 §5.2 (and RFC 2396 §5.2 step 6) do: a
+// "<segment>/../" is removed only when <segment> is not "..", and the
+// appendix C examples keep the leading ".." segments that remain.
 func removeDotSegments[T ~string | ~[]byte](dst []byte, in T, draft bool) []byte {
 	base := len(dst)
 	for len(in) > 0 {

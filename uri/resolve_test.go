@@ -4,8 +4,7 @@ import "testing"
 
 const rfcBase = "http://a/b/c/d;p?q"
 
-// rfc3986Normal is RFC 3986 §5.4.1; the 2003 draft's appendix C.1 gives the
-// same targets.
+// rfc3986Normal is RFC 3986 §5.4.1.
 var rfc3986Normal = [][2]string{
 	{"g:h", "g:h"},
 	{"g", "http://a/b/c/g"},
@@ -55,10 +54,46 @@ var rfc3986Abnormal = [][2]string{
 	{"http:g", "http:g"},
 }
 
-// draft2003Abnormal is appendix C.2 of draft-fielding-uri-rfc2396bis-01: as
-// RFC 3986 §5.4.2 except that ".." above the root is kept and an
-// absolute-path reference is taken as written.
+// currentDocument is what draft-fielding-uri-rfc2396bis-01 writes
+// "(current document)": its §5.2 returns the current document, not a new
+// URI, for a reference with no scheme, authority, path or query. Its
+// absolute form is the base URI, which is what ResolveReference returns.
+const currentDocument = rfcBase
+
+// draft2003Normal is appendix C.1 of draft-fielding-uri-rfc2396bis-01 (March
+// 2003), entry by entry. It has no entry for the empty reference (that is
+// "<>" in C.2), and "#s" is "(current document)#s".
+var draft2003Normal = [][2]string{
+	{"g:h", "g:h"},
+	{"g", "http://a/b/c/g"},
+	{"./g", "http://a/b/c/g"},
+	{"g/", "http://a/b/c/g/"},
+	{"/g", "http://a/g"},
+	{"//g", "http://g"},
+	{"?y", "http://a/b/c/d;p?y"},
+	{"g?y", "http://a/b/c/g?y"},
+	{"#s", currentDocument + "#s"},
+	{"g#s", "http://a/b/c/g#s"},
+	{"g?y#s", "http://a/b/c/g?y#s"},
+	{";x", "http://a/b/c/;x"},
+	{"g;x", "http://a/b/c/g;x"},
+	{"g;x?y#s", "http://a/b/c/g;x?y#s"},
+	{".", "http://a/b/c/"},
+	{"./", "http://a/b/c/"},
+	{"..", "http://a/b/"},
+	{"../", "http://a/b/"},
+	{"../g", "http://a/b/g"},
+	{"../..", "http://a/"},
+	{"../../", "http://a/"},
+	{"../../g", "http://a/g"},
+}
+
+// draft2003Abnormal is appendix C.2 of draft-fielding-uri-rfc2396bis-01,
+// entry by entry, with the validating parser's "http:g". The draft keeps
+// ".." segments above the root and takes an absolute-path reference as
+// written; RFC 3986 §5.4.2 later changed those four targets.
 var draft2003Abnormal = [][2]string{
+	{"", currentDocument},
 	{"../../../g", "http://a/../g"},
 	{"../../../../g", "http://a/../../g"},
 	{"/./g", "http://a/./g"},
@@ -108,8 +143,40 @@ func TestResolveRFC3986(t *testing.T) {
 }
 
 func TestResolveDraft2003(t *testing.T) {
-	checkResolve(t, "draft normal", rfc3986Normal, Draft2003)
+	checkResolve(t, "draft normal", draft2003Normal, Draft2003)
 	checkResolve(t, "draft abnormal", draft2003Abnormal, Draft2003)
+	// Appendix C.2 gives "http://a/b/c/g" for "http:g" "for backwards
+	// compatibility", the non-validating parser of its §5.2.
+	checkResolve(t, "draft backwards-compatible", [][2]string{{"http:g", "http://a/b/c/g"}}, Draft2003, NonStrict)
+	// The draft's §5.2 differs from RFC 3986 §5.2 only where a reference
+	// holds dot segments that are not merged with the base path, or ".."
+	// segments that climb above the root: every other example of either
+	// table resolves the same way in both modes.
+	for _, tt := range append(append([][2]string{}, rfc3986Normal...), rfc3986Abnormal...) {
+		strict, _ := Resolve(rfcBase, tt[0])
+		draft, _ := Resolve(rfcBase, tt[0], Draft2003)
+		differs := tt[0] == "../../../g" || tt[0] == "../../../../g" || tt[0] == "/./g" || tt[0] == "/../g"
+		if (strict != draft) != differs {
+			t.Errorf("resolve %q: strict %q, draft %q", tt[0], strict, draft)
+		}
+	}
+	// Merge step 1 of the draft's §5.2 copies "/" for an empty base path,
+	// with or without an authority.
+	for _, tt := range []struct{ base, ref, strict, draft string }{
+		{"foo:", "g", "foo:g", "foo:/g"},
+		{"foo:?q", "g?y", "foo:g?y", "foo:/g?y"},
+		{"http://a", "g", "http://a/g", "http://a/g"},
+		{"http://a/", "/./g/../h", "http://a/h", "http://a/./g/../h"},
+		{"http://a/b", "//c/./d", "http://c/d", "http://c/./d"},
+		{"http://a/b", "ftp://c/../d", "ftp://c/d", "ftp://c/../d"},
+	} {
+		if got, err := Resolve(tt.base, tt.ref); err != nil || got != tt.strict {
+			t.Errorf("Resolve(%q, %q) = %q, %v; want %q", tt.base, tt.ref, got, err, tt.strict)
+		}
+		if got, err := Resolve(tt.base, tt.ref, Draft2003); err != nil || got != tt.draft {
+			t.Errorf("Resolve(%q, %q, Draft2003) = %q, %v; want %q", tt.base, tt.ref, got, err, tt.draft)
+		}
+	}
 }
 
 func TestResolveNonStrict(t *testing.T) {

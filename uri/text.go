@@ -8,7 +8,8 @@ import (
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // FromText returns the URL in text a person typed or pasted (RFC 3986
-// appendix E): it strips white space around it, one "<URL:…>" or "<…>"
+// appendix C, appendix E of draft-fielding-uri-rfc2396bis-01, the RFC 1738
+// appendix): it strips white space around it, one "<URL:…>" or "<…>"
 // wrapper, and the line breaks (with the spaces and tabs next to them) that
 // broke a long URL across lines. Any other white space inside stays, for
 // Parse to reject. It also maps an IRI to a URI (RFC 3987 §3.1): each byte of

@@ -10,7 +10,8 @@ func TestFromText(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"http://a/b", "http://a/b"},
 		{"  http://a/b \n", "http://a/b"},
-		// RFC 3986 appendix C and E: delimiters.
+		// RFC 3986 appendix C (appendix E of draft-fielding-uri-rfc2396bis-01)
+		// and the RFC 1738 appendix: delimiters.
 		{"<URL:ftp://host/x>", "ftp://host/x"},
 		{"<url: ftp://host/x >", "ftp://host/x"},
 		{"<http://a/b>", "http://a/b"},
@@ -19,6 +20,17 @@ func TestFromText(t *testing.T) {
 		{"<http://www.w3.org/Addressing/\n   uri-rel-test.html>", "http://www.w3.org/Addressing/uri-rel-test.html"},
 		{"http://a/very/long/\r\n\tpath", "http://a/very/long/path"},
 		{"http://a/b  \n  c", "http://a/bc"},
+		// The examples of RFC 3986 appendix C, broken across lines as there.
+		{"<ftp://foo.example.\n      com/rfc/>", "ftp://foo.example.com/rfc/"},
+		{"<http://www.ics.uci.edu/pub/\n      ietf/uri/historical.html#WARNING>", "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING"},
+		// The examples of the RFC 1738 appendix and of its reference [2].
+		{"<URL:ftp://info.cern.ch/pub/www/doc;\n      type=d>", "ftp://info.cern.ch/pub/www/doc;type=d"},
+		{"<URL:ftp://ds.in\n      ternic.net/rfc>", "ftp://ds.internic.net/rfc"},
+		{"<URL:http://ds.internic.\n      net/instructions/overview.html#WARNING>", "http://ds.internic.net/instructions/overview.html#WARNING"},
+		{"<URL:ftp://boombox.micro.umn.edu/pub/gopher/gopher_protocol\n       /Gopher+/Gopher+.txt>", "ftp://boombox.micro.umn.edu/pub/gopher/gopher_protocol/Gopher+/Gopher+.txt"},
+		// A hyphen before a line break stays: it may be part of the URL
+		// (RFC 3986 appendix C).
+		{"<http://a/b-\n   c>", "http://a/b-c"},
 		// Other white space stays, for Parse to reject.
 		{"http://a/b c", "http://a/b c"},
 		// An IRI becomes a URI (RFC 3987 §3.1).

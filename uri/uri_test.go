@@ -25,6 +25,16 @@ func TestParseComponents(t *testing.T) {
 		{"ftp://@host.com/", "ftp", "", "-", "host.com", "-", "/", "-", "-"},
 		{"ftp://host.com/", "ftp", "-", "-", "host.com", "-", "/", "-", "-"},
 		{"ftp://foo:@host.com/", "ftp", "foo", "", "host.com", "-", "/", "-", "-"},
+		// RFC 1738 §3.2.2: logging in as "myname", with no password.
+		{"ftp://myname@host.dom/%2Fetc/motd", "ftp", "myname", "-", "host.dom", "-", "/%2Fetc/motd", "-", "-"},
+		{"ftp://myname@host.dom/etc/motd", "ftp", "myname", "-", "host.dom", "-", "/etc/motd", "-", "-"},
+		{"ftp://myname@host.dom//etc/motd", "ftp", "myname", "-", "host.dom", "-", "//etc/motd", "-", "-"},
+		// RFC 1738 §1, §3.10, §3.11 and appendix.
+		{"http://www.acl.lanl.gov/URI/archive/uri-archive.index.html", "http", "-", "-", "www.acl.lanl.gov", "-", "/URI/archive/uri-archive.index.html", "-", "-"},
+		{"file://vms.host.edu/disk$user/my/notes/note12345.txt", "file", "-", "-", "vms.host.edu", "-", "/disk$user/my/notes/note12345.txt", "-", "-"},
+		{"prospero://host.dom//pros/name", "prospero", "-", "-", "host.dom", "-", "//pros/name", "-", "-"},
+		{"ftp://info.cern.ch/pub/www/doc;type=d", "ftp", "-", "-", "info.cern.ch", "-", "/pub/www/doc;type=d", "-", "-"},
+		{"http://ds.internic.net/instructions/overview.html#WARNING", "http", "-", "-", "ds.internic.net", "-", "/instructions/overview.html", "-", "WARNING"},
 		{"ftp://foo:bar:baz@host.com/", "ftp", "foo", "bar:baz", "host.com", "-", "/", "-", "-"},
 		{"http://h:/", "http", "-", "-", "h", "", "/", "-", "-"},
 		{"http://h/?", "http", "-", "-", "h", "-", "/", "", "-"},
@@ -37,6 +47,7 @@ func TestParseComponents(t *testing.T) {
 		{"http://192.0.2.16:80/", "http", "-", "-", "192.0.2.16", "80", "/", "-", "-"},
 		// RFC 3986 §1.1.2 examples.
 		{"ftp://ftp.is.co.za/rfc/rfc1808.txt", "ftp", "-", "-", "ftp.is.co.za", "-", "/rfc/rfc1808.txt", "-", "-"},
+		{"http://www.ietf.org/rfc/rfc2396.txt", "http", "-", "-", "www.ietf.org", "-", "/rfc/rfc2396.txt", "-", "-"},
 		{"ldap://[2001:db8::7]/c=GB?objectClass?one", "ldap", "-", "-", "[2001:db8::7]", "-", "/c=GB", "objectClass?one", "-"},
 		{"mailto:John.Doe@example.com", "mailto", "-", "-", "", "-", "John.Doe@example.com", "-", "-"},
 		{"news:comp.infosystems.www.servers.unix", "news", "-", "-", "", "-", "comp.infosystems.www.servers.unix", "-", "-"},

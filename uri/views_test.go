@@ -55,13 +55,18 @@ func TestViews(t *testing.T) {
 		{"ftp://@host.com/", "{Dirs:[] Name: Type:}"},
 		{"ftp://host.com/", "{Dirs:[] Name: Type:}"},
 		{"ftp://foo:@host.com/", "{Dirs:[] Name: Type:}"},
-		// RFC 1738 §3.2.2.
+		// RFC 1738 §3.2.2: "CWD /etc" then "RETR motd"; "CWD etc" then
+		// "RETR motd"; "CWD " with a null argument, "CWD etc", "RETR motd".
 		{"ftp://myname@host.dom/%2Fetc/motd", "{Dirs:[/etc] Name:motd Type:}"},
 		{"ftp://myname@host.dom/etc/motd", "{Dirs:[etc] Name:motd Type:}"},
 		{"ftp://myname@host.dom//etc/motd", "{Dirs:[ etc] Name:motd Type:}"},
-		// RFC 1738 §2.2 (URLs in context).
+		// RFC 1738 appendix (Recommendations for URLs in Context) and its
+		// references [1] and [2].
 		{"ftp://info.cern.ch/pub/www/doc;type=d", "{Dirs:[pub www] Name:doc Type:d}"},
 		{"ftp://ds.internic.net/rfc", "{Dirs:[] Name:rfc Type:}"},
+		{"ftp://ds.internic.net/rfc/rfc1436.txt;type=a", "{Dirs:[rfc] Name:rfc1436.txt Type:a}"},
+		{"ftp://boombox.micro.umn.edu/pub/gopher/gopher_protocol/Gopher+/Gopher+.txt", "{Dirs:[pub gopher gopher_protocol Gopher+] Name:Gopher+.txt Type:}"},
+		// RFC 1738 §3.2.2 and §5 (ftpurl): the other forms.
 		{"ftp://h/a/b/;type=I", "{Dirs:[a b] Name: Type:i}"},
 		{"ftp://h", "{Dirs:[] Name: Type:}"},
 		{"ftp://h/a%3Bb/c?d", "{Dirs:[a;b] Name:c?d Type:}"},
@@ -88,7 +93,8 @@ func TestViews(t *testing.T) {
 		{"wais://h/db", "{Database:db Search: HasSearch:false WType: WPath: RawWPath:}"},
 		{"wais://h:210/db?coffee%20beans", "{Database:db Search:coffee beans HasSearch:true WType: WPath: RawWPath:}"},
 		{"wais://h/db/TEXT/0%2012%2F", "{Database:db Search: HasSearch:false WType:TEXT WPath:0 12/ RawWPath:0%2012%2F}"},
-		// RFC 1738 §3.10.
+		// RFC 1738 §3.10: the VMS file DISK$USER:[MY.NOTES]NOTE123456.TXT
+		// (sic: the RFC's URL says note12345).
 		{"file://vms.host.edu/disk$user/my/notes/note12345.txt", "{Host:vms.host.edu Path:/disk$user/my/notes/note12345.txt}"},
 		{"file:///etc/motd", "{Host: Path:/etc/motd}"},
 		{"file://localhost/etc/motd", "{Host:localhost Path:/etc/motd}"},
@@ -99,10 +105,17 @@ func TestViews(t *testing.T) {
 		{"telnet://Guest:s%40c@H.example:2323/", "{User:Guest Password:s@c HasUser:true HasPassword:true Host:h.example Port:2323}"},
 		// RFC 1738 §3.5.
 		{"mailto:Joe%20Q@Example.COM", "{Address:Joe Q@Example.COM}"},
-		// RFC 1738 §3.11.
+		// RFC 1738 §3.11: <URL:prospero://host.dom//pros/name> designates
+		// the hsoname "/pros/name".
+		{"prospero://host.dom//pros/name", "{HSOName:/pros/name Fields:map[]}"},
 		{"prospero://h/pub/x%3By;type=TEXT;format=a%20b", "{HSOName:pub/x;y Fields:map[format:a b type:TEXT]}"},
 		{"prospero://h/x", "{HSOName:x Fields:map[]}"},
-		// RFC 8141 §2.
+		// RFC 8141 §2 and §3.2.
+		{"urn:example:a123,z456?+abc", "{NID:example NSS:a123,z456 Query:+abc HasQuery:true}"},
+		{"urn:example:a123,z456?=xyz", "{NID:example NSS:a123,z456 Query:=xyz HasQuery:true}"},
+		{"urn:example:a123,z456#789", "{NID:example NSS:a123,z456 Query: HasQuery:false}"},
+		{"URN:EXAMPLE:a123%2cz456", "{NID:EXAMPLE NSS:a123%2cz456 Query: HasQuery:false}"},
+		{"urn:example:%D0%B0123,z456", "{NID:example NSS:%D0%B0123,z456 Query: HasQuery:false}"},
 		{"urn:ISBN:0-395-36341-1", "{NID:ISBN NSS:0-395-36341-1 Query: HasQuery:false}"},
 		{"urn:example:a%2cb/c?+r?=q#f", "{NID:example NSS:a%2cb/c Query:+r?=q HasQuery:true}"},
 		{"urn:urn-7:x", "{NID:urn-7 NSS:x Query: HasQuery:false}"},
