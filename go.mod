@@ -9,8 +9,6 @@ require (
 )
 
 require (
-	github.com/jlaffaye/ftp v0.2.4 // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

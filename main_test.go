@@ -17,6 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/samples"
 )
 
@@ -40,9 +41,13 @@ func scriptSetup(env *testscript.Env) error {
 	srv := httptest.NewServer(scriptHTTPHandler())
 	env.Defer(srv.Close)
 	env.Setenv("HTTP", srv.URL)
+	// FTP servers for the ftp scripts, faulty ones among them.
+	if err := ftptest.SetupScript(env); err != nil {
+		return err
+	}
 	// The sample servers of every other protocol, each with its own files.
 	for _, st := range samples.All {
-		if st.Name == "file" || st.Name == "http" {
+		if st.Name == "file" || st.Name == "http" || st.Name == "ftp" {
 			continue
 		}
 		dir := filepath.Join(env.WorkDir, ".samples", st.Name)

@@ -22,6 +22,7 @@ type Starter struct {
 var All = []Starter{
 	{"file", File},
 	{"http", HTTP},
+	{"ftp", FTP},
 	{"gopher", Gopher},
 	{"news", News},
 	{"wais", WAIS},

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ftp: benchmark rows for bench/run, against vsftpd: 1 GiB to /dev/null and
+# into a pipe, and 1000 small files in one invocation, all in one directory
+# and interleaved over ten. Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous
+# root URLGET_VSFTPD_ROOT), or starts a private one with
+# .ci/servers/vsftpd.sh on port ${URLGET_VSFTPD_PORT:-2131}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.bash
+source bench/lib.bash
+
+if [ -z "${URLGET_VSFTPD_ADDR:-}" ]; then
+	export URLGET_CI_DIR="$BENCH_TMP/ci"
+	export URLGET_VSFTPD_PORT="${URLGET_VSFTPD_PORT:-2131}"
+	mkdir -p "$URLGET_CI_DIR"
+	# shellcheck source=.ci/servers/vsftpd.sh
+	source .ci/servers/vsftpd.sh
+	start_vsftpd
+	trap stop_vsftpd EXIT
+fi
+
+base="ftp://$URLGET_VSFTPD_ADDR/bench"
+dir="$URLGET_VSFTPD_ROOT/bench"
+mkdir -p "$dir"
+chmod 0755 "$dir"
+big="$(bench_file "$BENCH_DATA/1g.bin" $((1 << 30)))"
+chmod 0644 "$big"
+# vsftpd serves anonymous users from a chroot: a symbolic link out of it
+# would not resolve, so link the file in (or copy it across file systems).
+if ! [ "$dir/1g.bin" -ef "$big" ]; then
+	ln -f "$big" "$dir/1g.bin" 2>/dev/null || cp "$big" "$dir/1g.bin"
+fi
+
+one="$BENCH_TMP/ftp-one-dir"
+ten="$BENCH_TMP/ftp-ten-dirs"
+: >"$one"
+: >"$ten"
+for d in $(seq 0 9); do
+	mkdir -p "$dir/one" "$dir/d$d"
+	chmod 0755 "$dir/one" "$dir/d$d"
+done
+for i in $(seq 0 999); do
+	f="$dir/one/f$i"
+	[ -f "$f" ] || head -c 4096 /dev/urandom >"$f"
+	g="$dir/d$((i % 10))/f$i"
+	[ -f "$g" ] || head -c 4096 /dev/urandom >"$g"
+	chmod 0644 "$f" "$g"
+	printf '%s\n' "$base/one/f$i" >>"$one"
+	printf '%s\n' "$base/d$((i % 10))/f$i" >>"$ten"
+done
+
+url="$base/1g.bin"
+bench_row "ftp 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
+bench_row "ftp 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
+bench_row "ftp 1000 x 4 KiB, one directory" "$URLGET -s \$(<$one)" "curl -s \$(<$one)" "> /dev/null"
+bench_row "ftp 1000 x 4 KiB, ten directories" "$URLGET -s \$(<$ten)" "curl -s \$(<$ten)" "> /dev/null"

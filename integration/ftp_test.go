@@ -1,0 +1,585 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/urlget/urlget/integration/ftptest"
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/ftp"
+	"github.com/urlget/urlget/uri"
+)
+
+var ftpModTime = time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
+
+// ftpTree is the in-process server's content.
+func ftpTree() fstest.MapFS {
+	f := func(s string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(s), Mode: 0o644, ModTime: ftpModTime}
+	}
+	bin := make([]byte, 256*1024)
+	for i := range bin {
+		bin[i] = byte(i)
+	}
+	return fstest.MapFS{
+		"motd":                     f("root motd\n"),
+		"etc/motd":                 f("etc motd\n"),
+		"one/only.txt":             f("only\n"),
+		"a/b/f":                    f("inside a/b\n"),
+		"a%2Fb/f":                  f("wrong: a literal %2F directory\n"),
+		"text/crlf.txt":            f("line one\r\nline two\r\n"),
+		"text/lf.txt":              f("line one\nline two\n"),
+		"bin/all.bin":              {Data: bin, Mode: 0o644, ModTime: ftpModTime},
+		"pub/dir with space/x;y#z": f("odd name\n"),
+		"pub/ünï/çødé.txt":         f("utf-8\n"),
+		"pub/empty":                f(""),
+		"pub/secret":               {Data: []byte("no"), Mode: 0o000, ModTime: ftpModTime},
+		"home/user/rel/file":       f("relative to the login directory\n"),
+		"rel/file":                 f("wrong: relative to /\n"),
+		"d0/f":                     f("d0\n"),
+		"d1/f":                     f("d1\n"),
+		"d2/sub/f":                 f("d2\n"),
+	}
+}
+
+// newFTPServer starts an in-process server; configure runs before Start.
+func newFTPServer(t *testing.T, configure func(s *ftptest.Server)) *ftptest.Server {
+	t.Helper()
+	s := ftptest.NewUnstartedServer(ftpTree())
+	s.Users = map[string]string{"user": "secret"}
+	s.Home = map[string]string{"user": "/home/user"}
+	if configure != nil {
+		configure(s)
+	}
+	if s.TLS == nil {
+		s.Start()
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// ftpRequest builds a request the way the fetch package does, with the
+// credentials taken from the URL.
+func ftpRequest(t testing.TB, raw string, opts map[string]string) *schemes.Request {
+	t.Helper()
+	u, err := uri.Parse(raw)
+	if err != nil {
+		t.Fatalf("parse %q: %v", raw, err)
+	}
+	req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}, Options: opts}
+	if user, ok := u.User(); ok {
+		req.User, req.HasUser = user, true
+		req.Password, req.HasPassword = u.Password()
+	}
+	return req
+}
+
+// ftpContext bounds every exchange of a test.
+func ftpContext(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// readResource reads a body to its end, or renders a listing one name per
+// line.
+func readResource(res *schemes.Resource) (string, error) {
+	if res.Body != nil {
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return string(b), err
+	}
+	if res.Listing != nil {
+		defer res.Listing.Close()
+		var b strings.Builder
+		for {
+			e, err := res.Listing.Next()
+			if err == io.EOF {
+				return b.String(), nil
+			}
+			if err != nil {
+				return b.String(), err
+			}
+			b.WriteString(e.Name)
+			b.WriteByte('\n')
+		}
+	}
+	return "", nil
+}
+
+func fetchFTP(t *testing.T, f *ftp.Fetcher, req *schemes.Request) (string, error) {
+	t.Helper()
+	res, err := f.Fetch(ftpContext(t, 20*time.Second), req)
+	if err != nil {
+		return "", err
+	}
+	return readResource(res)
+}
+
+// sessionCommands drops the login from a recorded session.
+func sessionCommands(cmds []string) []string {
+	var out []string
+	for _, c := range cmds {
+		if strings.HasPrefix(c, "USER ") || strings.HasPrefix(c, "PASS ") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func checkCommands(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestFTPRFC1738Examples checks the command sequence, line by line, for the
+// examples of RFC 1738 §3.2.2 and §3.2.3 and the cases the issue names.
+func TestFTPRFC1738Examples(t *testing.T) {
+	tests := []struct {
+		name     string
+		url      string
+		opts     map[string]string
+		bareCWD  bool
+		mlsd     bool
+		want     []string
+		body     string
+		errKind  error
+		errMatch string
+	}{
+		{name: "file at the root", url: "/motd",
+			want: []string{"TYPE I", "EPSV", "RETR motd"}, body: "root motd\n"},
+		{name: "relative directory", url: "/etc/motd",
+			want: []string{"PWD", "CWD etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
+		{name: "%2F makes an absolute path", url: "/%2Fetc/motd",
+			want: []string{"PWD", "CWD /etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
+		{name: "empty segment is a bare CWD", url: "//etc/motd", bareCWD: true,
+			want: []string{"PWD", "CWD", "CWD etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
+		{name: "bare CWD refused", url: "//etc/motd",
+			want: []string{"PWD", "CWD"}, errKind: schemes.ErrNotFound, errMatch: "RFC 1738 §3.2.2"},
+		{name: "%2F inside one segment", url: "/a%2Fb/f",
+			want: []string{"PWD", "CWD a/b", "TYPE I", "EPSV", "RETR f"}, body: "inside a/b\n"},
+		{name: "type=d NLST of a directory", url: "/one/;type=d",
+			want: []string{"PWD", "CWD one", "EPSV", "NLST"}, body: "only.txt\n"},
+		{name: "type=d NLST of a name", url: "/one;type=d",
+			want: []string{"EPSV", "NLST one"}, body: "one/only.txt\n"},
+		{name: "type=a converts line ends", url: "/text/lf.txt;type=a",
+			want: []string{"PWD", "CWD text", "TYPE A", "EPSV", "RETR lf.txt"}, body: "line one\nline two\n"},
+		{name: "type=a on a CRLF file", url: "/text/crlf.txt;type=a",
+			want: []string{"PWD", "CWD text", "TYPE A", "EPSV", "RETR crlf.txt"}, body: "line one\nline two\n"},
+		{name: "type=i is byte-exact", url: "/text/crlf.txt;type=i",
+			want: []string{"PWD", "CWD text", "TYPE I", "EPSV", "RETR crlf.txt"}, body: "line one\r\nline two\r\n"},
+		{name: "directory listing with LIST", url: "/one/",
+			want: []string{"PWD", "CWD one", "FEAT", "EPSV", "LIST"}, body: "only.txt\n"},
+		{name: "directory listing with MLSD", url: "/one/", mlsd: true,
+			want: []string{"PWD", "CWD one", "FEAT", "EPSV", "MLSD"}, body: "only.txt\n"},
+		{name: "escaped names", url: "/pub/dir%20with%20space/x%3By%23z",
+			want: []string{"PWD", "CWD pub", "CWD dir with space", "TYPE I", "EPSV", "RETR x;y#z"}, body: "odd name\n"},
+		{name: "UTF-8 names", url: "/pub/%C3%BCn%C3%AF/%C3%A7%C3%B8d%C3%A9.txt",
+			want: []string{"PWD", "CWD pub", "CWD ünï", "TYPE I", "EPSV", "RETR çødé.txt"}, body: "utf-8\n"},
+		{name: "empty file", url: "/pub/empty",
+			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR empty"}, body: ""},
+		{name: "missing file", url: "/pub/missing",
+			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR missing"}, errKind: schemes.ErrNotFound},
+		{name: "missing directory", url: "/nope/f",
+			want: []string{"PWD", "CWD nope"}, errKind: schemes.ErrNotFound},
+		{name: "unreadable file", url: "/pub/secret",
+			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR secret"}, errKind: schemes.ErrNotFound},
+		{name: "singlecwd", url: "/d2/sub/f", opts: map[string]string{"ftp-method": "singlecwd"},
+			want: []string{"PWD", "CWD d2/sub", "TYPE I", "EPSV", "RETR f"}, body: "d2\n"},
+		{name: "singlecwd absolute", url: "//etc/motd", opts: map[string]string{"ftp-method": "singlecwd"},
+			want: []string{"PWD", "CWD /etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
+		{name: "nocwd", url: "/d2/sub/f", opts: map[string]string{"ftp-method": "nocwd"},
+			want: []string{"TYPE I", "EPSV", "RETR d2/sub/f"}, body: "d2\n"},
+		{name: "nocwd listing", url: "/d2/", opts: map[string]string{"ftp-method": "nocwd"},
+			want: []string{"FEAT", "EPSV", "LIST d2"}, body: "sub\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newFTPServer(t, func(s *ftptest.Server) { s.AcceptBareCWD = tt.bareCWD; s.MLSD = tt.mlsd })
+			f := &ftp.Fetcher{}
+			defer f.Close()
+			body, err := fetchFTP(t, f, ftpRequest(t, s.URL+tt.url, tt.opts))
+			if tt.errKind != nil {
+				if !errors.Is(err, tt.errKind) {
+					t.Fatalf("error %v, want %v", err, tt.errKind)
+				}
+				if tt.errMatch != "" && !strings.Contains(err.Error(), tt.errMatch) {
+					t.Errorf("error %q does not say %q", err, tt.errMatch)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if body != tt.body {
+				t.Errorf("body %q, want %q", body, tt.body)
+			}
+			checkCommands(t, sessionCommands(s.Commands()), tt.want)
+		})
+	}
+}
+
+// TestFTPLoginDirectory checks that paths are relative to the login
+// directory, and that a reused connection returns to it.
+func TestFTPLoginDirectory(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	for _, path := range []string{"/rel/file", "/%2Frel/file", "/rel/file"} {
+		body, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+path, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "relative to the login directory\n"
+		if path == "/%2Frel/file" {
+			want = "wrong: relative to /\n"
+		}
+		if body != want {
+			t.Errorf("%s: body %q, want %q", path, body, want)
+		}
+	}
+	checkCommands(t, s.Commands(), []string{
+		"USER user", "PASS secret", "PWD", "CWD rel", "TYPE I", "EPSV", "RETR file",
+		"PWD", "CWD /home/user", "CWD /rel", "EPSV", "RETR file",
+		// The server named /home/user/rel in PWD before the connection
+		// left it: the file is reached without walking there again.
+		"EPSV", "RETR /home/user/rel/file",
+	})
+	if s.Conns() != 1 {
+		t.Errorf("%d control connections, want 1", s.Conns())
+	}
+}
+
+// TestFTPReuseManyURLs fetches many files interleaved over several
+// directories: one login, and each URL still means what RFC 1738 §3.2.2
+// says from the login directory.
+func TestFTPReuseManyURLs(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	paths := []string{"/d0/f", "/d1/f", "/d2/sub/f"}
+	for i := 0; i < 60; i++ {
+		p := paths[i%len(paths)]
+		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+p, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Split(p, "/")[1] + "\n"; body != want {
+			t.Fatalf("%s: body %q, want %q", p, body, want)
+		}
+	}
+	cmds := s.Commands()
+	users := 0
+	for _, c := range cmds {
+		if strings.HasPrefix(c, "USER ") {
+			users++
+		}
+	}
+	if users != 1 || s.Conns() != 1 {
+		t.Errorf("%d logins on %d connections, want 1 on 1", users, s.Conns())
+	}
+	// The first round walks each directory from the login directory;
+	// after it, a file in another directory is named by the absolute path
+	// the server gave in PWD, and the connection stays where it is.
+	checkCommands(t, cmds[2:16], []string{
+		"PWD", "CWD d0", "TYPE I", "EPSV", "RETR f",
+		"PWD", "CWD /", "CWD d1", "EPSV", "RETR f",
+		"PWD", "CWD /", "CWD d2", "CWD sub",
+	})
+	checkCommands(t, cmds[len(cmds)-6:], []string{
+		"EPSV", "RETR /d0/f", "EPSV", "RETR /d1/f", "EPSV", "RETR f",
+	})
+}
+
+// TestFTPListingFormats checks that every LIST format is parsed, that
+// lines no parser reads are kept, and that --raw returns the server's bytes.
+func TestFTPListingFormats(t *testing.T) {
+	for _, format := range []string{"unix", "dos", "eplf", "mlsd"} {
+		t.Run(format, func(t *testing.T) {
+			s := newFTPServer(t, func(s *ftptest.Server) {
+				s.ListFormat = format
+				s.MLSD = format == "mlsd"
+				s.ListPrefix = []string{"total 3"}
+			})
+			f := &ftp.Fetcher{}
+			defer f.Close()
+			res, err := f.Fetch(ftpContext(t, 20*time.Second), ftpRequest(t, s.URL+"/pub/", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Listing.Close()
+			var got []string
+			for {
+				e, err := res.Listing.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, e.Kind.String()+" "+e.Name+" "+e.URL)
+				if e.Raw == "" {
+					t.Errorf("entry %q has no raw line", e.Name)
+				}
+				// "ls -l" shows only the day for files older than six months.
+				if y, m, d := e.ModTime.Date(); e.Name == "empty" && (e.Size != 0 || y != 2024 || m != 3 || d != 4) {
+					t.Errorf("empty: size %d, time %v", e.Size, e.ModTime)
+				}
+			}
+			base := s.URL + "/pub/"
+			want := []string{
+				"directory dir with space " + base + "dir%20with%20space/",
+				"file empty " + base + "empty",
+				"file secret " + base + "secret",
+				"directory ünï " + base + "%C3%BCn%C3%AF/",
+			}
+			if format == "unix" || format == "dos" || format == "eplf" {
+				want = append([]string{"info total 3 "}, want...)
+			}
+			checkCommands(t, got, want)
+		})
+	}
+	t.Run("raw", func(t *testing.T) {
+		s := newFTPServer(t, func(s *ftptest.Server) { s.MLSD = true })
+		f := &ftp.Fetcher{}
+		defer f.Close()
+		req := ftpRequest(t, s.URL+"/one/", nil)
+		req.Raw = true
+		body, err := fetchFTP(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(body, " only.txt\r\n") || !strings.HasPrefix(body, "-rw-r--r--") {
+			t.Errorf("raw listing %q", body)
+		}
+		checkCommands(t, sessionCommands(s.Commands()), []string{"PWD", "CWD one", "EPSV", "LIST"})
+	})
+}
+
+// TestFTPHeadAndResume checks -I (SIZE, MDTM) and -C (REST).
+func TestFTPHeadAndResume(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	req := ftpRequest(t, s.URL+"/bin/all.bin", nil)
+	req.Head = true
+	res, err := f.Fetch(ftpContext(t, 20*time.Second), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Size != 256*1024 || !res.ModTime.Equal(ftpModTime) || res.Body != nil {
+		t.Errorf("head: size %d, time %v", res.Size, res.ModTime)
+	}
+	req = ftpRequest(t, s.URL+"/bin/all.bin", nil)
+	req.Offset = 1000
+	res, err = f.Fetch(ftpContext(t, 20*time.Second), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Offset != 1000 || len(b) != 256*1024-1000 || b[0] != byte(1000%256) {
+		t.Errorf("resume: offset %d, %d bytes", res.Offset, len(b))
+	}
+	checkCommands(t, sessionCommands(s.Commands()), []string{
+		"PWD", "CWD bin", "TYPE I", "SIZE all.bin", "MDTM all.bin",
+		"SIZE all.bin", "EPSV", "REST 1000", "RETR all.bin",
+	})
+}
+
+// TestFTPPassiveAndActive checks EPSV refused → PASV with its address
+// ignored (RFC 2577), and active mode.
+func TestFTPPassiveAndActive(t *testing.T) {
+	s := newFTPServer(t, func(s *ftptest.Server) { s.NoEPSV = true; s.PASVHost = "192,0,2,1" })
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	for i := 0; i < 2; i++ {
+		if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil)); err != nil || body != "root motd\n" {
+			t.Fatalf("body %q, %v", body, err)
+		}
+	}
+	// EPSV goes out with RETR in one write; once refused, PASV is used
+	// and the address it names ignored.
+	checkCommands(t, sessionCommands(s.Commands()), []string{"TYPE I", "EPSV", "RETR motd", "PASV", "RETR motd", "PASV", "RETR motd"})
+
+	s2 := newFTPServer(t, nil)
+	body, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/etc/motd", map[string]string{"ftp-port": "127.0.0.1"}))
+	if err != nil || body != "etc motd\n" {
+		t.Fatalf("active: body %q, %v", body, err)
+	}
+	cmds := sessionCommands(s2.Commands())
+	if len(cmds) != 5 || !strings.HasPrefix(cmds[3], "PORT 127,0,0,1,") {
+		t.Errorf("active commands %q", cmds)
+	}
+}
+
+// TestFTPLogin checks login failures and the password prompt.
+func TestFTPLogin(t *testing.T) {
+	s := newFTPServer(t, func(s *ftptest.Server) { s.Anonymous = false })
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+	if !errors.Is(err, schemes.ErrLoginFailed) {
+		t.Errorf("anonymous refused: %v", err)
+	}
+	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s.Addr+"/motd", nil))
+	if !errors.Is(err, schemes.ErrLoginFailed) || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("wrong password: %v", err)
+	}
+	req := ftpRequest(t, "ftp://user@"+s.Addr+"/rel/file", nil)
+	_, err = fetchFTP(t, f, req)
+	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "no terminal") {
+		t.Errorf("no terminal: %v", err)
+	}
+	prompts := 0
+	req.Prompt = func(string) (string, error) { prompts++; return "secret", nil }
+	for i := 0; i < 2; i++ {
+		if body, err := fetchFTP(t, f, req); err != nil || body != "relative to the login directory\n" {
+			t.Fatalf("prompted: %q, %v", body, err)
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("prompted %d times, want 1", prompts)
+	}
+	// Anonymous login sends the e-mail-style password (RFC 1738 §3.2.1).
+	s2 := newFTPServer(t, nil)
+	if _, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/motd", nil)); err != nil {
+		t.Fatal(err)
+	}
+	checkCommands(t, s2.Commands()[:2], []string{"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword})
+}
+
+// TestFTPInjection checks that no URL puts CR, LF, NUL or 0xFF into a
+// command: the fetch fails before anything is sent.
+func TestFTPInjection(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	for _, path := range []string{
+		"/motd%0D%0ADELE%20motd", "/a%0Ab/motd", "/motd%00x", "/x%FF/motd", "/%0D%0A/f",
+		"/x%0d%0aRETR%20y;type=d",
+	} {
+		_, err := fetchFTP(t, f, ftpRequest(t, s.URL+path, nil))
+		if !errors.Is(err, schemes.ErrBadURL) {
+			t.Errorf("%s: %v, want a bad URL error", path, err)
+		}
+	}
+	for _, u := range []string{"ftp://a%0D%0AUSER%20x@" + s.Addr + "/motd", "ftp://u:p%0Ax@" + s.Addr + "/motd"} {
+		_, err := fetchFTP(t, f, ftpRequest(t, u, nil))
+		if !errors.Is(err, schemes.ErrBadURL) {
+			t.Errorf("%s: %v, want a bad URL error", u, err)
+		}
+	}
+	if s.Conns() != 0 {
+		t.Errorf("%d connections made for URLs that cannot be sent", s.Conns())
+	}
+}
+
+// TestFTPTLS checks explicit AUTH TLS and implicit ftps://, with data
+// connections protected.
+func TestFTPTLS(t *testing.T) {
+	for _, implicit := range []bool{false, true} {
+		s := ftptest.NewUnstartedServer(ftpTree())
+		s.StartTLS(implicit)
+		t.Cleanup(s.Close)
+		f := &ftp.Fetcher{}
+		opts := map[string]string{"ftp-ssl": "1"}
+		if implicit {
+			opts = nil
+		}
+		conf := s.ClientTLSConfig()
+		for i := 0; i < 2; i++ {
+			req := ftpRequest(t, s.URL+"/bin/all.bin", opts)
+			req.TLSConfig = conf
+			body, err := fetchFTP(t, f, req)
+			if err != nil {
+				t.Fatalf("implicit=%v: %v", implicit, err)
+			}
+			if len(body) != 256*1024 || body[255] != '\xff' {
+				t.Errorf("implicit=%v: %d bytes", implicit, len(body))
+			}
+		}
+		f.Close()
+		want := []string{"PBSZ 0", "PROT P", "PWD", "CWD bin", "TYPE I", "EPSV", "RETR all.bin", "EPSV", "RETR all.bin", "QUIT"}
+		if !implicit {
+			want = append([]string{"AUTH TLS"}, want...)
+		}
+		waitCommands(t, s, len(want))
+		checkCommands(t, sessionCommands(s.Commands()), want)
+	}
+}
+
+// waitCommands waits, boundedly, until the server recorded n commands (the
+// last one may still be in flight when the client returns).
+func waitCommands(t *testing.T, s *ftptest.Server, n int) {
+	for i := 0; i < 200 && len(sessionCommands(s.Commands())) < n; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestFTPBinaryExact checks a byte-exact binary transfer holding every
+// byte value.
+func TestFTPBinaryExact(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/bin/all.bin", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal([]byte(body), ftpTree()["bin/all.bin"].Data) {
+		t.Errorf("binary transfer differs (%d bytes)", len(body))
+	}
+}
+
+// TestFTPConcurrent fetches from several goroutines through one Fetcher:
+// each request has a connection of its own, and idle ones are reused.
+func TestFTPConcurrent(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 20; i++ {
+				p := []string{"/d0/f", "/d1/f", "/etc/motd", "/motd"}[(g+i)%4]
+				res, err := f.Fetch(ftpContext(t, 20*time.Second), ftpRequest(t, s.URL+p, nil))
+				if err != nil {
+					errs <- err
+					return
+				}
+				body, err := readResource(res)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := string(ftpTree()[p[1:]].Data); body != want {
+					errs <- errors.New(p + ": got " + body)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	// At most eight are in use at once, and the Fetcher keeps up to eight
+	// idle per server and user: none is ever closed and dialled again.
+	if n := s.Conns(); n > 8 {
+		t.Errorf("%d control connections for 8 concurrent clients", n)
+	}
+}

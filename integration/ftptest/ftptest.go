@@ -1,0 +1,831 @@
+// Package ftptest provides an FTP server (RFC 959, with EPSV, MLSD, SIZE,
+// MDTM, REST and AUTH TLS) for tests, in the shape of net/http/httptest.
+// It serves an fs.FS read-only on 127.0.0.1, records every command it
+// receives, and can be told to misbehave in the ways real servers do.
+package ftptest
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/big"
+	"net"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is an FTP server listening on 127.0.0.1. Set its fields between
+// NewUnstartedServer and Start; they must not change afterwards.
+type Server struct {
+	// URL is "ftp://127.0.0.1:port" (or "ftps://…" for implicit TLS),
+	// Addr is "127.0.0.1:port". Both are set by Start.
+	URL  string
+	Addr string
+
+	// FS is the tree served; "/" is its root. A file whose mode has no
+	// read bit is listed but cannot be retrieved (550).
+	FS fs.FS
+
+	// Users maps user names to passwords. Anonymous lets "anonymous" and
+	// "ftp" in with any password.
+	Users     map[string]string
+	Anonymous bool
+
+	// Home maps a user to the directory they log in to; "/" by default.
+	Home map[string]string
+
+	// AcceptBareCWD makes "CWD" with no argument go to the home directory,
+	// as pure-ftpd does; by default it is refused with 550, as vsftpd does.
+	AcceptBareCWD bool
+
+	// MLSD advertises MLST in FEAT and answers MLSD (RFC 3659).
+	MLSD bool
+
+	// NoEPSV answers EPSV with 500, as servers without RFC 2428 do.
+	NoEPSV bool
+
+	// PASVHost is the address the PASV reply names, "127,0,0,1" by
+	// default; a client must ignore it and use the control connection's
+	// peer.
+	PASVHost string
+
+	// ListFormat is "unix" (default), "dos" or "eplf"; ListPrefix lines
+	// are sent before the entries of every LIST ("total 12").
+	ListFormat string
+	ListPrefix []string
+
+	// Reply replaces the server's answer to a command verb with the given
+	// reply line (or lines joined by "\r\n"), without acting on it.
+	Reply map[string]string
+
+	// Stall makes the server answer nothing after the given verbs, until
+	// the connection closes.
+	Stall map[string]bool
+
+	// Garbage makes the server answer the given verbs with that many bytes
+	// without a line end, generated as they are sent, then hang up.
+	Garbage map[string]int64
+
+	// TruncateAt, when Truncate is set, cuts every RETR of a file longer
+	// than that after that many bytes: the data connection closes, then TruncateReply is sent ("426
+	// …", or a lying "226 …"); with no TruncateReply the control
+	// connection closes instead.
+	Truncate      bool
+	TruncateAt    int64
+	TruncateReply string
+
+	// TLS, set by StartTLS, enables AUTH TLS (or implicit TLS).
+	TLS      *tls.Config
+	implicit bool
+	certDER  []byte
+
+	ln    net.Listener
+	mu    sync.Mutex
+	cmds  []string
+	conns map[net.Conn]bool
+	nconn int
+	wg    sync.WaitGroup
+	done  chan struct{}
+}
+
+// NewServer starts a server for fsys with anonymous login allowed.
+func NewServer(fsys fs.FS) *Server {
+	s := NewUnstartedServer(fsys)
+	s.Start()
+	return s
+}
+
+// NewUnstartedServer returns a server for fsys, with anonymous login
+// allowed, that the caller configures and then starts.
+func NewUnstartedServer(fsys fs.FS) *Server {
+	return &Server{FS: fsys, Anonymous: true, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+}
+
+// Start listens on 127.0.0.1:0 and serves.
+func (s *Server) Start() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("ftptest: listen: " + err.Error())
+	}
+	s.ln = ln
+	s.Addr = ln.Addr().String()
+	scheme := "ftp"
+	if s.implicit {
+		scheme = "ftps"
+	}
+	s.URL = scheme + "://" + s.Addr
+	s.wg.Add(1)
+	go s.serve()
+}
+
+// StartTLS starts the server with a fresh self-signed certificate for
+// 127.0.0.1: implicit TLS (ftps://) when implicit is set, else AUTH TLS
+// (RFC 4217). ClientTLSConfig returns a configuration that trusts it.
+func (s *Server) StartTLS(implicit bool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "ftptest"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:     []string{"localhost"},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	s.certDER = der
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	s.implicit = implicit
+	s.Start()
+}
+
+// ClientTLSConfig returns a TLS configuration that trusts the server's
+// certificate.
+func (s *Server) ClientTLSConfig() *tls.Config {
+	pool := x509.NewCertPool()
+	if s.certDER != nil {
+		c, err := x509.ParseCertificate(s.certDER)
+		if err == nil {
+			pool.AddCert(c)
+		}
+	}
+	return &tls.Config{RootCAs: pool}
+}
+
+// Close stops the server and closes every connection.
+func (s *Server) Close() {
+	close(s.done)
+	s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// DropConns closes every open connection, as a server restarting or
+// timing out idle clients does; the server keeps listening.
+func (s *Server) DropConns() {
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+}
+
+// ExpireConns sends "421 Timeout." on every open control connection and
+// closes it, as vsftpd does when a client stays idle too long.
+func (s *Server) ExpireConns() {
+	s.mu.Lock()
+	for c := range s.conns {
+		if _, ok := c.(closerConn); !ok {
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			c.Write([]byte("421 Timeout.\r\n"))
+		}
+		c.Close()
+	}
+	s.mu.Unlock()
+}
+
+// Commands returns every command line received so far, on every
+// connection, in order, without line ends.
+func (s *Server) Commands() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.cmds...)
+}
+
+// ResetCommands forgets the commands recorded so far.
+func (s *Server) ResetCommands() {
+	s.mu.Lock()
+	s.cmds = nil
+	s.mu.Unlock()
+}
+
+// Conns returns how many control connections the server has accepted.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nconn
+}
+
+func (s *Server) serve() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conns[c] = true
+		s.nconn++
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() {
+				s.mu.Lock()
+				delete(s.conns, c)
+				s.mu.Unlock()
+				c.Close()
+			}()
+			ss := &session{s: s, raw: c, cwd: "/", typ: 'A'}
+			ss.run()
+		}()
+	}
+}
+
+// track registers a data connection or listener so that Close ends it.
+func (s *Server) track(c io.Closer) func() {
+	cl := closerConn{c}
+	s.mu.Lock()
+	s.conns[cl] = true
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.conns, cl)
+		s.mu.Unlock()
+		c.Close()
+	}
+}
+
+// closerConn lets a listener sit in the connection set.
+type closerConn struct{ io.Closer }
+
+func (closerConn) Read([]byte) (int, error)         { return 0, io.EOF }
+func (closerConn) Write([]byte) (int, error)        { return 0, io.EOF }
+func (closerConn) LocalAddr() net.Addr              { return nil }
+func (closerConn) RemoteAddr() net.Addr             { return nil }
+func (closerConn) SetDeadline(time.Time) error      { return nil }
+func (closerConn) SetReadDeadline(time.Time) error  { return nil }
+func (closerConn) SetWriteDeadline(time.Time) error { return nil }
+
+// session is one control connection.
+type session struct {
+	s        *Server
+	raw      net.Conn
+	c        net.Conn
+	r        *bufio.Reader
+	w        *bufio.Writer
+	user     string
+	loggedIn bool
+	cwd      string
+	typ      byte
+	rest     int64
+	pasv     net.Listener
+	closePV  func()
+	active   string
+	prot     bool
+}
+
+func (ss *session) setConn(c net.Conn) {
+	ss.c = c
+	ss.r = bufio.NewReaderSize(c, 4096)
+	ss.w = bufio.NewWriter(c)
+}
+
+func (ss *session) reply(format string, args ...any) {
+	fmt.Fprintf(ss.w, format+"\r\n", args...)
+	ss.w.Flush()
+}
+
+// readLine reads one command line, refusing lines over 4 KiB.
+func (ss *session) readLine() (string, error) {
+	var b []byte
+	for {
+		chunk, isPrefix, err := ss.r.ReadLine()
+		if err != nil {
+			return "", err
+		}
+		b = append(b, chunk...)
+		if len(b) > 4096 {
+			return "", errors.New("line too long")
+		}
+		if !isPrefix {
+			return string(b), nil
+		}
+	}
+}
+
+func (ss *session) run() {
+	ss.setConn(ss.raw)
+	if ss.s.implicit {
+		tc := tls.Server(ss.raw, ss.s.TLS)
+		if err := tc.Handshake(); err != nil {
+			return
+		}
+		ss.setConn(tc)
+	}
+	defer func() {
+		if ss.closePV != nil {
+			ss.closePV()
+		}
+	}()
+	ss.reply("220 ftptest ready")
+	for {
+		line, err := ss.readLine()
+		if err != nil {
+			return
+		}
+		ss.s.mu.Lock()
+		ss.s.cmds = append(ss.s.cmds, line)
+		ss.s.mu.Unlock()
+		verb, arg, hasArg := strings.Cut(line, " ")
+		verb = strings.ToUpper(verb)
+		if ss.s.Stall[verb] {
+			io.Copy(io.Discard, ss.c)
+			return
+		}
+		if n := ss.s.Garbage[verb]; n > 0 {
+			ss.garbage(n)
+			return
+		}
+		if rep, ok := ss.s.Reply[verb]; ok {
+			ss.reply("%s", rep)
+			continue
+		}
+		if !ss.handle(verb, arg, hasArg) {
+			return
+		}
+	}
+}
+
+// garbage sends n bytes with no line end, generated on the fly.
+func (ss *session) garbage(n int64) {
+	buf := make([]byte, 32<<10)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	ss.w.Flush()
+	for n > 0 {
+		k := int64(len(buf))
+		if n < k {
+			k = n
+		}
+		if _, err := ss.c.Write(buf[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+}
+
+// handle answers one command; false ends the session.
+func (ss *session) handle(verb, arg string, hasArg bool) bool {
+	switch verb {
+	case "USER":
+		ss.user, ss.loggedIn = arg, false
+		ss.reply("331 Please specify the password.")
+		return true
+	case "PASS":
+		anon := ss.s.Anonymous && (ss.user == "anonymous" || ss.user == "ftp")
+		if pw, ok := ss.s.Users[ss.user]; (ok && pw == arg) || anon {
+			ss.loggedIn = true
+			ss.cwd = ss.home()
+			ss.reply("230 Login successful.")
+		} else {
+			ss.reply("530 Login incorrect.")
+		}
+		return true
+	case "QUIT":
+		ss.reply("221 Goodbye.")
+		return false
+	case "AUTH":
+		if ss.s.TLS == nil || !strings.EqualFold(arg, "TLS") {
+			ss.reply("504 Unknown AUTH type.")
+			return true
+		}
+		ss.reply("234 Proceed with negotiation.")
+		tc := tls.Server(ss.raw, ss.s.TLS)
+		if err := tc.Handshake(); err != nil {
+			return false
+		}
+		ss.setConn(tc)
+		return true
+	case "PBSZ":
+		ss.reply("200 PBSZ set to 0.")
+		return true
+	case "PROT":
+		ss.prot = strings.EqualFold(arg, "P")
+		ss.reply("200 PROT now %s.", map[bool]string{true: "Private", false: "Clear"}[ss.prot])
+		return true
+	case "FEAT":
+		ss.w.WriteString("211-Features:\r\n EPSV\r\n MDTM\r\n PASV\r\n REST STREAM\r\n SIZE\r\n")
+		if ss.s.MLSD {
+			ss.w.WriteString(" MLST type*;size*;modify*;\r\n")
+		}
+		if ss.s.TLS != nil {
+			ss.w.WriteString(" AUTH TLS\r\n PBSZ\r\n PROT\r\n")
+		}
+		ss.reply("211 End")
+		return true
+	case "SYST":
+		ss.reply("215 UNIX Type: L8")
+		return true
+	case "NOOP":
+		ss.reply("200 NOOP ok.")
+		return true
+	}
+	if !ss.loggedIn {
+		ss.reply("530 Please login with USER and PASS.")
+		return true
+	}
+	switch verb {
+	case "PWD", "XPWD":
+		ss.reply("257 \"%s\" is the current directory", strings.ReplaceAll(ss.cwd, `"`, `""`))
+	case "CWD":
+		if !hasArg {
+			if ss.s.AcceptBareCWD {
+				ss.cwd = ss.home()
+				ss.reply("250 Directory successfully changed.")
+			} else {
+				ss.reply("550 Failed to change directory.")
+			}
+			return true
+		}
+		p := ss.resolve(arg)
+		if fi, err := fs.Stat(ss.s.FS, fsPath(p)); err == nil && fi.IsDir() {
+			ss.cwd = p
+			ss.reply("250 Directory successfully changed.")
+		} else {
+			ss.reply("550 Failed to change directory.")
+		}
+	case "CDUP":
+		ss.cwd = path.Dir(ss.cwd)
+		ss.reply("250 Directory successfully changed.")
+	case "TYPE":
+		switch strings.ToUpper(arg) {
+		case "A", "A N":
+			ss.typ = 'A'
+			ss.reply("200 Switching to ASCII mode.")
+		case "I", "L 8":
+			ss.typ = 'I'
+			ss.reply("200 Switching to Binary mode.")
+		default:
+			ss.reply("504 Bad TYPE command.")
+		}
+	case "SIZE":
+		if fi, err := fs.Stat(ss.s.FS, fsPath(ss.resolve(arg))); err == nil && fi.Mode().IsRegular() {
+			ss.reply("213 %d", fi.Size())
+		} else {
+			ss.reply("550 Could not get file size.")
+		}
+	case "MDTM":
+		if fi, err := fs.Stat(ss.s.FS, fsPath(ss.resolve(arg))); err == nil && fi.Mode().IsRegular() {
+			ss.reply("213 %s", fi.ModTime().UTC().Format("20060102150405"))
+		} else {
+			ss.reply("550 Could not get file modification time.")
+		}
+	case "REST":
+		n, err := strconv.ParseInt(arg, 10, 64)
+		if err != nil || n < 0 {
+			ss.reply("501 Bad REST.")
+			return true
+		}
+		ss.rest = n
+		ss.reply("350 Restart position accepted (%d).", n)
+	case "EPSV", "PASV":
+		if verb == "EPSV" && ss.s.NoEPSV {
+			ss.reply("500 Unknown command.")
+			return true
+		}
+		if ss.closePV != nil {
+			ss.closePV()
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			ss.reply("425 Cannot listen.")
+			return true
+		}
+		ss.pasv, ss.closePV, ss.active = ln, ss.s.track(ln), ""
+		port := ln.Addr().(*net.TCPAddr).Port
+		if verb == "EPSV" {
+			ss.reply("229 Entering Extended Passive Mode (|||%d|)", port)
+		} else {
+			h := ss.s.PASVHost
+			if h == "" {
+				h = "127,0,0,1"
+			}
+			ss.reply("227 Entering Passive Mode (%s,%d,%d).", h, port>>8, port&0xff)
+		}
+	case "PORT", "EPRT":
+		addr, ok := parseActive(verb, arg)
+		if !ok {
+			ss.reply("501 Illegal %s command.", verb)
+			return true
+		}
+		if ss.closePV != nil {
+			ss.closePV()
+			ss.closePV, ss.pasv = nil, nil
+		}
+		ss.active = addr
+		ss.reply("200 %s command successful. Consider using PASV.", verb)
+	case "RETR":
+		ss.retr(arg)
+	case "LIST", "NLST", "MLSD":
+		if verb == "MLSD" && !ss.s.MLSD {
+			ss.reply("500 Unknown command.")
+			return true
+		}
+		return ss.list(verb, arg, hasArg)
+	default:
+		ss.reply("500 Unknown command.")
+	}
+	return true
+}
+
+// parseActive reads "h1,h2,h3,h4,p1,p2" or "|1|ip|port|"; only loopback
+// addresses are accepted, so tests never reach another host.
+func parseActive(verb, arg string) (string, bool) {
+	var ip net.IP
+	var port int
+	if verb == "PORT" {
+		f := strings.Split(arg, ",")
+		if len(f) != 6 {
+			return "", false
+		}
+		var n [6]int
+		for i, x := range f {
+			v, err := strconv.Atoi(x)
+			if err != nil || v < 0 || v > 255 {
+				return "", false
+			}
+			n[i] = v
+		}
+		ip = net.IPv4(byte(n[0]), byte(n[1]), byte(n[2]), byte(n[3]))
+		port = n[4]<<8 | n[5]
+	} else {
+		if len(arg) < 2 {
+			return "", false
+		}
+		f := strings.Split(arg[1:len(arg)-1], arg[:1])
+		if len(f) != 3 {
+			return "", false
+		}
+		ip = net.ParseIP(f[1])
+		port, _ = strconv.Atoi(f[2])
+	}
+	if ip == nil || !ip.IsLoopback() || port <= 0 || port > 65535 {
+		return "", false
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(port)), true
+}
+
+func (ss *session) home() string {
+	if h, ok := ss.s.Home[ss.user]; ok {
+		return h
+	}
+	return "/"
+}
+
+func (ss *session) resolve(arg string) string {
+	if strings.HasPrefix(arg, "/") {
+		return path.Clean(arg)
+	}
+	return path.Clean(path.Join(ss.cwd, arg))
+}
+
+func fsPath(p string) string {
+	p = strings.TrimPrefix(path.Clean(p), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// dataConn returns the data connection for a transfer: the one the client
+// made to the passive port, or one to the active address.
+func (ss *session) dataConn() (net.Conn, error) {
+	var c net.Conn
+	var err error
+	switch {
+	case ss.pasv != nil:
+		if tl, ok := ss.pasv.(*net.TCPListener); ok {
+			tl.SetDeadline(time.Now().Add(10 * time.Second))
+		}
+		c, err = ss.pasv.Accept()
+		ss.closePV()
+		ss.pasv, ss.closePV = nil, nil
+	case ss.active != "":
+		c, err = net.DialTimeout("tcp", ss.active, 10*time.Second)
+		ss.active = ""
+	default:
+		return nil, errors.New("no data connection")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ss.prot {
+		c = tls.Server(c, ss.s.TLS)
+	}
+	return c, nil
+}
+
+func (ss *session) retr(arg string) {
+	p := fsPath(ss.resolve(arg))
+	rest := ss.rest
+	ss.rest = 0
+	fi, err := fs.Stat(ss.s.FS, p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o444 == 0 {
+		ss.reply("550 Failed to open file.")
+		return
+	}
+	f, err := ss.s.FS.Open(p)
+	if err != nil {
+		ss.reply("550 Failed to open file.")
+		return
+	}
+	defer f.Close()
+	dc, err := ss.dataConn()
+	if err != nil {
+		ss.reply("425 Use PORT or PASV first.")
+		return
+	}
+	done := ss.s.track(dc)
+	defer done()
+	mode := "BINARY"
+	if ss.typ == 'A' {
+		mode = "ASCII"
+	}
+	ss.reply("150 Opening %s mode data connection for %s (%d bytes).", mode, path.Base(p), fi.Size())
+	var src io.Reader = f
+	if rest > 0 {
+		if sk, ok := f.(io.Seeker); ok {
+			sk.Seek(rest, io.SeekStart)
+		} else {
+			io.CopyN(io.Discard, f, rest)
+		}
+	}
+	truncate := ss.s.Truncate && fi.Size() > ss.s.TruncateAt
+	if truncate {
+		src = io.LimitReader(src, ss.s.TruncateAt)
+	}
+	var w io.Writer = dc
+	if ss.typ == 'A' {
+		w = &toCRLF{w: dc}
+	}
+	_, err = io.Copy(w, src)
+	done()
+	if truncate {
+		if ss.s.TruncateReply == "" {
+			ss.raw.Close()
+			return
+		}
+		ss.reply("%s", ss.s.TruncateReply)
+		return
+	}
+	if err != nil {
+		ss.reply("426 Failure writing network stream.")
+		return
+	}
+	ss.reply("226 Transfer complete.")
+}
+
+// toCRLF turns LF into CRLF unless a CR precedes it (RFC 959 §3.1.1.1
+// ASCII type on the wire, as vsftpd's ascii_download_enable does).
+type toCRLF struct {
+	w  io.Writer
+	cr bool
+}
+
+func (t *toCRLF) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p)+len(p)/16)
+	for _, b := range p {
+		if b == '\n' && !t.cr {
+			out = append(out, '\r')
+		}
+		t.cr = b == '\r'
+		out = append(out, b)
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (ss *session) list(verb, arg string, hasArg bool) bool {
+	if hasArg && strings.HasPrefix(arg, "-") && verb == "LIST" {
+		arg, hasArg = "", false
+	}
+	dir := ss.cwd
+	if hasArg {
+		dir = ss.resolve(arg)
+	}
+	fi, err := fs.Stat(ss.s.FS, fsPath(dir))
+	if err != nil {
+		ss.reply("550 No such file or directory.")
+		return true
+	}
+	var lines []string
+	if !fi.IsDir() {
+		switch verb {
+		case "NLST":
+			lines = []string{arg}
+		default:
+			lines = []string{ss.s.listLine(verb, fi)}
+		}
+	} else {
+		entries, err := fs.ReadDir(ss.s.FS, fsPath(dir))
+		if err != nil {
+			ss.reply("550 Cannot read directory.")
+			return true
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		if verb == "LIST" {
+			lines = append(lines, ss.s.ListPrefix...)
+		}
+		if verb == "MLSD" {
+			lines = append(lines, "type=cdir;modify=20200101000000; .", "type=pdir;modify=20200101000000; ..")
+		}
+		for _, e := range entries {
+			efi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			if verb == "NLST" {
+				name := e.Name()
+				if hasArg {
+					name = strings.TrimSuffix(arg, "/") + "/" + name
+				}
+				lines = append(lines, name)
+				continue
+			}
+			lines = append(lines, ss.s.listLine(verb, efi))
+		}
+	}
+	dc, err := ss.dataConn()
+	if err != nil {
+		ss.reply("425 Use PORT or PASV first.")
+		return true
+	}
+	done := ss.s.track(dc)
+	defer done()
+	ss.reply("150 Here comes the directory listing.")
+	bw := bufio.NewWriter(dc)
+	for _, l := range lines {
+		bw.WriteString(l)
+		bw.WriteString("\r\n")
+	}
+	err = bw.Flush()
+	done()
+	if err != nil {
+		ss.reply("426 Failure writing network stream.")
+		return true
+	}
+	ss.reply("226 Directory send OK.")
+	return true
+}
+
+// listLine formats one entry for LIST (in ListFormat) or MLSD.
+func (s *Server) listLine(verb string, fi fs.FileInfo) string {
+	mt := fi.ModTime().UTC()
+	if verb == "MLSD" {
+		typ := "file"
+		if fi.IsDir() {
+			typ = "dir"
+		}
+		return fmt.Sprintf("type=%s;size=%d;modify=%s; %s", typ, fi.Size(), mt.Format("20060102150405"), fi.Name())
+	}
+	switch s.ListFormat {
+	case "dos":
+		size := fmt.Sprintf("%14d", fi.Size())
+		if fi.IsDir() {
+			size = "<DIR>         "
+		}
+		return fmt.Sprintf("%s  %s       %s %s", mt.Format("01-02-06"), mt.Format("03:04PM"), size, fi.Name())
+	case "eplf":
+		kind := "r"
+		if fi.IsDir() {
+			kind = "/"
+		}
+		return fmt.Sprintf("+%s,s%d,m%d,\t%s", kind, fi.Size(), mt.Unix(), fi.Name())
+	}
+	mode := fi.Mode().String()
+	if fi.IsDir() {
+		mode = "d" + mode[1:]
+	}
+	when := mt.Format("Jan 02  2006")
+	if time.Since(mt) < 180*24*time.Hour && mt.Before(time.Now().Add(time.Hour)) {
+		when = mt.Format("Jan 02 15:04")
+	}
+	return fmt.Sprintf("%s    1 0        0        %8d %s %s", mode, fi.Size(), when, fi.Name())
+}

@@ -1,0 +1,341 @@
+package ftp
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// Bounds on what a server may send on the control connection: one line is
+// capped by schemes.MaxLineLength (through schemes.LineLimitReader), one
+// multi-line reply by these.
+const (
+	maxReplyLines = 1000
+	maxReplyBytes = 256 << 10
+)
+
+// reply is one RFC 959 §4.2 reply: its code and its text, the lines of a
+// multi-line reply joined by "\n", each line still holding its code.
+type reply struct {
+	code int
+	text string
+}
+
+// last returns the final line of the reply, where servers put the text that
+// matters ("150 ... (1024 bytes)", "227 Entering Passive Mode (...)").
+func (r reply) last() string {
+	if i := strings.LastIndexByte(r.text, '\n'); i >= 0 {
+		return r.text[i+1:]
+	}
+	return r.text
+}
+
+// conn is one control connection (RFC 959 §3.1), logged in and possibly
+// moved away from its login directory by earlier URLs. It is used by one
+// request at a time.
+type conn struct {
+	key  connKey
+	raw  net.Conn // the TCP connection
+	nc   net.Conn // raw, or the TLS connection over it
+	r    *textproto.Reader
+	w    *bufio.Writer
+	peer string // the control connection's peer address, for data connections
+
+	// tlsConf is set when data connections are protected (RFC 4217 §9,
+	// PROT P); it carries the control connection's session cache so that
+	// data connections resume its session, as vsftpd requires.
+	tlsConf *tls.Config
+
+	trace schemes.Tracer
+	req   *schemes.Request
+
+	// Directory state (RFC 1738 §3.2.2 is relative to the login directory).
+	loginDir  string
+	haveLogin bool
+	dirKey    string            // which CWD sequence led here; "" = login directory
+	absDir    map[string]string // CWD sequence → absolute directory the server named in PWD
+	typ       string            // current TYPE, "" until one is sent
+	feat      map[string]bool   // FEAT keywords, nil until asked
+	noEPSV    bool              // the server refused EPSV once: use PASV
+	reused    bool              // the connection served an earlier request
+
+	ctx      context.Context // the current request's context
+	answered bool            // the server replied during the current request
+
+	mu     sync.Mutex
+	data   io.Closer // the open data connection or listener, closed when ctx ends
+	stop   func() bool
+	broken bool
+}
+
+// unknownDir marks a connection whose working directory is not known (a CWD
+// sequence failed half way): the next request returns to the login
+// directory first.
+const unknownDir = "\x00?"
+
+// errStale marks a failure on a reused connection before the server
+// answered anything: the server dropped it while idle, so dial again.
+var errStale = errors.New("idle connection closed by the server")
+
+// bind ties the connection to ctx for one request: when ctx ends, both the
+// control and the data connections are closed so that every blocked read
+// returns at once.
+func (c *conn) bind(ctx context.Context, req *schemes.Request) {
+	c.req = req
+	c.ctx = ctx
+	c.trace = req.Trace
+	c.answered = false
+	c.stop = context.AfterFunc(ctx, func() {
+		// unbind sees that this ran (stop returns false) and drops
+		// the connection.
+		c.mu.Lock()
+		if c.data != nil {
+			c.data.Close()
+		}
+		c.mu.Unlock()
+		c.raw.Close()
+	})
+}
+
+// unbind ends the request's hold; it reports whether the connection is still
+// usable for the next one.
+func (c *conn) unbind() bool {
+	if c.stop != nil && !c.stop() {
+		c.broken = true
+	}
+	c.stop = nil
+	c.ctx = nil
+	c.req = nil
+	c.trace = nil
+	return !c.broken
+}
+
+func (c *conn) setData(d io.Closer) {
+	c.mu.Lock()
+	c.data = d
+	c.mu.Unlock()
+}
+
+// closeData closes the data connection, if any.
+func (c *conn) closeData() {
+	c.mu.Lock()
+	d := c.data
+	c.data = nil
+	c.mu.Unlock()
+	if d != nil {
+		d.Close()
+	}
+}
+
+// close ends the control connection; quit sends QUIT first (RFC 959 §4.1.1).
+func (c *conn) close(quit bool) {
+	c.closeData()
+	if quit && !c.broken {
+		c.raw.SetDeadline(time.Now().Add(time.Second))
+		c.w.WriteString("QUIT\r\n")
+		c.w.Flush()
+	}
+	c.broken = true
+	c.raw.Close()
+}
+
+// setStream (re)builds the reader and writer over nc; every line the server
+// sends is bounded before textproto sees it.
+func (c *conn) setStream(nc net.Conn) {
+	c.nc = nc
+	c.r = textproto.NewReader(bufio.NewReaderSize(schemes.LineLimitReader(nc, schemes.MaxLineLength), 4096))
+	c.w = bufio.NewWriterSize(nc, 512)
+}
+
+// checkArg refuses what cannot travel in a command: CR and LF end it, NUL
+// ends it on many servers, and 0xFF is the Telnet IAC byte that RFC 959
+// §4.1 control connections interpret.
+func checkArg(req *schemes.Request, what, v string) error {
+	if err := req.CheckArg(what, v); err != nil {
+		return err
+	}
+	if strings.IndexByte(v, 0xFF) >= 0 {
+		return req.Fail(schemes.ErrBadURL, "", 0, "", errors.New(what+" contains a 0xFF byte (Telnet IAC), which cannot be sent in a command"))
+	}
+	return nil
+}
+
+// send writes commands without waiting for replies; arguments were
+// validated before (checkArg), and are checked again here so that no path
+// can put a line end into a command.
+func (c *conn) send(lines ...string) error {
+	for _, l := range lines {
+		if strings.ContainsAny(l, "\r\n\x00") || strings.IndexByte(l, 0xFF) >= 0 {
+			return c.req.Fail(schemes.ErrBadURL, l, 0, "", errors.New("command holds a forbidden byte"))
+		}
+		if strings.HasPrefix(l, "PASS ") {
+			c.trace.TraceSecret("PASS ")
+		} else {
+			c.trace.TraceLine(schemes.Sent, l)
+		}
+		c.w.WriteString(l)
+		c.w.WriteString("\r\n")
+	}
+	if err := c.w.Flush(); err != nil {
+		return c.netErr(lines[0], err)
+	}
+	return nil
+}
+
+// readReply reads one reply, single- or multi-line (RFC 959 §4.2), bounded
+// in lines and bytes.
+func (c *conn) readReply(op string) (reply, error) {
+	line, err := c.r.ReadLine()
+	if err != nil {
+		return reply{}, c.netErr(op, err)
+	}
+	c.trace.TraceLine(schemes.Received, line)
+	first := !c.answered
+	c.answered = true
+	code, multi, ok := replyCode(line)
+	if !ok {
+		c.broken = true
+		return reply{}, c.req.Fail(schemes.ErrProtocol, op, 0, trimReply(line), errors.New("malformed reply"))
+	}
+	if code == 421 && first && c.reused {
+		// RFC 959 §4.2: 421 is what a server that timed out an idle
+		// client sends (vsftpd's "421 Timeout.") before it closes.
+		c.broken = true
+		return reply{}, fmt.Errorf("%w: %w", errStale, c.replyErr(op, reply{code: code, text: line}))
+	}
+	if !multi {
+		return reply{code: code, text: line}, nil
+	}
+	var b strings.Builder
+	b.WriteString(line)
+	end := line[:3] + " "
+	for n := 1; ; n++ {
+		line, err = c.r.ReadLine()
+		if err != nil {
+			return reply{}, c.netErr(op, err)
+		}
+		c.trace.TraceLine(schemes.Received, line)
+		if n >= maxReplyLines || b.Len()+len(line) > maxReplyBytes {
+			c.broken = true
+			return reply{}, c.req.Fail(schemes.ErrProtocol, op, code, "", errors.New("multi-line reply too long"))
+		}
+		b.WriteByte('\n')
+		b.WriteString(line)
+		if strings.HasPrefix(line, end) || line == end[:3] {
+			return reply{code: code, text: b.String()}, nil
+		}
+	}
+}
+
+// trimReply keeps a bad reply short enough to show in an error.
+func trimReply(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// replyCode parses "xyz text" or "xyz-text".
+func replyCode(line string) (code int, multi, ok bool) {
+	if len(line) < 3 {
+		return 0, false, false
+	}
+	for i := 0; i < 3; i++ {
+		if line[i] < '0' || line[i] > '9' {
+			return 0, false, false
+		}
+	}
+	if line[0] < '1' || line[0] > '5' {
+		return 0, false, false
+	}
+	code = int(line[0]-'0')*100 + int(line[1]-'0')*10 + int(line[2]-'0')
+	if len(line) == 3 {
+		return code, false, true
+	}
+	switch line[3] {
+	case ' ':
+		return code, false, true
+	case '-':
+		return code, true, true
+	}
+	return 0, false, false
+}
+
+// cmd sends one command and reads its final reply, skipping preliminary
+// 1yz replies only where the caller expects none.
+func (c *conn) cmd(line string) (reply, error) {
+	if err := c.send(line); err != nil {
+		return reply{}, err
+	}
+	return c.readReply(line)
+}
+
+// netErr classifies a control connection failure, preferring the request's
+// own context error when that is why the connection closed.
+func (c *conn) netErr(op string, err error) error {
+	c.broken = true
+	if ctxErr := c.ctxErr(); ctxErr != nil {
+		err = ctxErr
+	}
+	if errors.Is(err, schemes.ErrLineTooLong) {
+		return c.req.Fail(schemes.ErrProtocol, op, 0, "", err)
+	}
+	if c.reused && !c.answered {
+		return fmt.Errorf("%w: %w", errStale, c.req.NetError(op, err))
+	}
+	return c.req.NetError(stripPass(op), err)
+}
+
+func stripPass(op string) string {
+	if strings.HasPrefix(op, "PASS ") {
+		return "PASS ****"
+	}
+	return op
+}
+
+// replyErr turns an unwanted reply into the error taxonomy (RFC 959 §4.2.1:
+// 4yz transient, 5yz permanent).
+func (c *conn) replyErr(op string, r reply) *schemes.Error {
+	kind := schemes.ErrNotRetrievable
+	temp := false
+	switch {
+	case r.code == 530 || r.code == 532 || r.code == 331 || r.code == 332:
+		kind = schemes.ErrLoginFailed
+	case r.code == 550 || r.code == 450:
+		kind = schemes.ErrNotFound
+	case r.code == 421:
+		kind, temp = schemes.ErrConnect, true
+	case r.code == 425:
+		kind, temp = schemes.ErrConnect, true
+	case r.code == 426 || r.code == 451:
+		kind, temp = schemes.ErrTruncated, true
+	case r.code >= 400 && r.code < 500:
+		temp = true
+	case r.code < 400:
+		kind = schemes.ErrProtocol
+	}
+	if r.code == 421 {
+		c.broken = true
+	}
+	e := c.req.Fail(kind, stripPass(op), r.code, r.last(), nil)
+	e.Temporary = temp
+	return e
+}
+
+// ctxErr returns the current request's context error, if it ended.
+func (c *conn) ctxErr() error {
+	if c.ctx == nil {
+		return nil
+	}
+	return c.ctx.Err()
+}

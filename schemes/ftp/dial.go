@@ -1,0 +1,340 @@
+package ftp
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// tlsMode says how a control connection is protected.
+type tlsMode byte
+
+const (
+	tlsNone     tlsMode = iota
+	tlsImplicit         // ftps://: TLS from the first byte
+	tlsExplicit         // AUTH TLS after the greeting (RFC 4217 §4)
+)
+
+// login holds who to log in as (RFC 1738 §3.2.1).
+type login struct {
+	user, pass string
+	havePass   bool
+}
+
+// dial opens and logs in a control connection for req.
+func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*conn, error) {
+	raw, err := req.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(key.host, key.port))
+	if err != nil {
+		return nil, req.NetError("connect", err)
+	}
+	c := &conn{key: key, raw: raw, absDir: map[string]string{}}
+	c.peer = key.host
+	if a, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
+		// RFC 2577 §3 (FTP bounce): data connections go to the host the
+		// control connection reached, never to an address a reply names.
+		c.peer = a.IP.String()
+	}
+	c.bind(ctx, req)
+	c.trace.TraceLine(schemes.Info, "connected to "+raw.RemoteAddr().String())
+	ok := false
+	defer func() {
+		if !ok {
+			c.unbind()
+			c.close(false)
+		}
+	}()
+	var cfg *tls.Config
+	if key.tls != tlsNone {
+		cfg = req.TLSClientConfig(key.host)
+		// One session cache per control connection: data connections
+		// resume the control connection's session (vsftpd's
+		// require_ssl_reuse).
+		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	}
+	c.setStream(raw)
+	if key.tls == tlsImplicit {
+		if err := c.startTLS(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	// RFC 959 §5.4: 120 precedes 220 when the server is not ready yet.
+	for {
+		r, err := c.readReply("greeting")
+		if err != nil {
+			return nil, err
+		}
+		if r.code == 120 {
+			continue
+		}
+		if r.code != 220 {
+			return nil, c.replyErr("greeting", r)
+		}
+		break
+	}
+	if key.tls == tlsExplicit {
+		r, err := c.cmd("AUTH TLS")
+		if err != nil {
+			return nil, err
+		}
+		if r.code != 234 {
+			e := c.replyErr("AUTH TLS", r)
+			e.Kind = schemes.ErrConnect
+			e.Temporary = false
+			return nil, e
+		}
+		if err := c.startTLS(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.login(lg); err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		// RFC 4217 §9: protect data connections as well.
+		for _, cmd := range []string{"PBSZ 0", "PROT P"} {
+			r, err := c.cmd(cmd)
+			if err != nil {
+				return nil, err
+			}
+			if r.code/100 != 2 {
+				return nil, c.replyErr(cmd, r)
+			}
+		}
+		c.tlsConf = cfg
+	}
+	ok = true
+	return c, nil
+}
+
+// startTLS wraps the control connection in TLS and completes the handshake.
+func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
+	tc := tls.Client(c.raw, cfg)
+	c.trace.TraceLine(schemes.Info, "TLS handshake with "+cfg.ServerName)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.broken = true
+		e := c.req.NetError("TLS handshake", err)
+		var se *schemes.Error
+		if errors.As(e, &se) && se.Kind == schemes.ErrProtocol {
+			se.Kind = schemes.ErrConnect
+		}
+		return e
+	}
+	c.setStream(tc)
+	return nil
+}
+
+// login sends USER and, when asked, PASS (RFC 959 §4.1.1). A password the
+// request lacks is prompted for only when the server asks for one.
+func (c *conn) login(lg login) error {
+	r, err := c.cmd("USER " + lg.user)
+	if err != nil {
+		return err
+	}
+	switch r.code {
+	case 230:
+		return nil
+	case 331, 332:
+	default:
+		return c.loginErr("USER "+lg.user, r)
+	}
+	if r.code == 332 {
+		return c.loginErr("USER "+lg.user, r)
+	}
+	pass := lg.pass
+	if !lg.havePass {
+		if c.req.Prompt == nil {
+			return c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
+				errors.New("the server asks for a password and there is no terminal to ask it on; give it with -u user:password or in .netrc"))
+		}
+		p, err := c.req.Prompt("Enter FTP password for user '" + lg.user + "' on " + c.key.host + ": ")
+		if err != nil {
+			return c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
+		}
+		if err := checkArg(c.req, "password", p); err != nil {
+			return err
+		}
+		pass = p
+	}
+	r, err = c.cmd("PASS " + pass)
+	if err != nil {
+		return err
+	}
+	if r.code == 230 || r.code == 202 {
+		return nil
+	}
+	return c.loginErr("PASS", r)
+}
+
+// loginErr maps a refused login: RFC 959 §4.2 530 and 332 (an account the
+// URL cannot carry) are login failures, 421 stays temporary.
+func (c *conn) loginErr(op string, r reply) error {
+	e := c.replyErr(op, r)
+	if r.code/100 == 5 || r.code == 332 || r.code == 331 {
+		e.Kind = schemes.ErrLoginFailed
+	}
+	return e
+}
+
+// pending is a data connection being set up (RFC 959 §3.2): dialed already
+// in passive mode, or a listener waiting for the server in active mode.
+type pending struct {
+	conn net.Conn
+	ln   net.Listener
+}
+
+// openData prepares a data connection before the transfer command.
+func (c *conn) openData(ctx context.Context) (*pending, error) {
+	if addr := c.req.Option("ftp-port", ""); addr != "" {
+		return c.active(addr)
+	}
+	port, err := c.passive()
+	if err != nil {
+		return nil, err
+	}
+	return c.dialData(ctx, port)
+}
+
+// dialData connects to a passive data port on the control connection's
+// peer.
+func (c *conn) dialData(ctx context.Context, port int) (*pending, error) {
+	d, err := c.req.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(c.peer, strconv.Itoa(port)))
+	if err != nil {
+		return nil, c.netErrData("data connection", err)
+	}
+	if c.tlsConf != nil {
+		// The handshake starts at the first read, after the server's 150:
+		// servers begin their side only then.
+		d = tls.Client(d, c.tlsConf)
+	}
+	c.setData(d)
+	return &pending{conn: d}, nil
+}
+
+// passive asks for a port with EPSV (RFC 2428 §3), falling back to PASV
+// (RFC 959 §4.1.2) once a server refuses EPSV. The address a PASV reply
+// names is ignored: the data connection goes to the control connection's
+// peer (RFC 2577 §3).
+func (c *conn) passive() (int, error) {
+	if !c.noEPSV {
+		r, err := c.cmd("EPSV")
+		if err != nil {
+			return 0, err
+		}
+		if r.code == 229 {
+			port, ok := parseEPSV(r.last())
+			if !ok {
+				c.broken = true
+				return 0, c.req.Fail(schemes.ErrProtocol, "EPSV", r.code, r.last(), errors.New("malformed EPSV reply"))
+			}
+			return port, nil
+		}
+		if r.code == 421 || r.code == 530 {
+			return 0, c.replyErr("EPSV", r)
+		}
+		c.noEPSV = true
+	}
+	r, err := c.cmd("PASV")
+	if err != nil {
+		return 0, err
+	}
+	if r.code != 227 {
+		return 0, c.replyErr("PASV", r)
+	}
+	port, ok := parsePASV(r.last())
+	if !ok {
+		c.broken = true
+		return 0, c.req.Fail(schemes.ErrProtocol, "PASV", r.code, r.last(), errors.New("malformed PASV reply"))
+	}
+	return port, nil
+}
+
+// active listens for the server's data connection (RFC 959 §3.2, curl's
+// -P): addr is "-" for the control connection's local address, or an IP
+// address, optionally with a port.
+func (c *conn) active(addr string) (*pending, error) {
+	host, port := addr, "0"
+	if h, p, err := net.SplitHostPort(addr); err == nil {
+		host, port = h, p
+	}
+	if host == "-" {
+		if a, ok := c.raw.LocalAddr().(*net.TCPAddr); ok {
+			host = a.IP.String()
+		}
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", errors.New("ftp-port must be \"-\" or an IP address"))
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), port))
+	if err != nil {
+		return nil, c.req.NetError("listen", err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	var cmd string
+	if ip4 := ip.To4(); ip4 != nil {
+		cmd = "PORT " + strings.Join([]string{
+			strconv.Itoa(int(ip4[0])), strconv.Itoa(int(ip4[1])), strconv.Itoa(int(ip4[2])), strconv.Itoa(int(ip4[3])),
+			strconv.Itoa(p >> 8), strconv.Itoa(p & 0xff)}, ",")
+	} else {
+		// RFC 2428 §2: EPRT carries IPv6 addresses.
+		cmd = "EPRT |2|" + ip.String() + "|" + strconv.Itoa(p) + "|"
+	}
+	r, err := c.cmd(cmd)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	if r.code/100 != 2 {
+		ln.Close()
+		return nil, c.replyErr(cmd, r)
+	}
+	c.setData(ln)
+	return &pending{ln: ln}, nil
+}
+
+// establish returns the data connection once the server accepted the
+// transfer command: in active mode, it accepts the server's connection, and
+// only from the control connection's peer (RFC 2577 §3).
+func (c *conn) establish(p *pending) (net.Conn, error) {
+	if p.ln == nil {
+		return p.conn, nil
+	}
+	defer p.ln.Close()
+	for {
+		d, err := p.ln.Accept()
+		if err != nil {
+			return nil, c.netErrData("accept", err)
+		}
+		if a, ok := d.RemoteAddr().(*net.TCPAddr); ok && a.IP.String() != c.peer {
+			d.Close()
+			continue
+		}
+		if c.tlsConf != nil {
+			d = tls.Client(d, c.tlsConf)
+		}
+		c.setData(d)
+		return d, nil
+	}
+}
+
+// abort drops a data connection that will not be used.
+func (c *conn) abort(p *pending) {
+	if p.ln != nil {
+		p.ln.Close()
+	}
+	c.closeData()
+}
+
+// netErrData classifies a data connection failure.
+func (c *conn) netErrData(op string, err error) error {
+	if ctxErr := c.ctxErr(); ctxErr != nil {
+		err = ctxErr
+	}
+	c.broken = true
+	return c.req.NetError(op, err)
+}

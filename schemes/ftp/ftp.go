@@ -1,0 +1,760 @@
+// Package ftp fetches ftp: and ftps: URLs by the access algorithm of RFC 1738
+// §3.2 over RFC 959 control and data connections, with TLS per RFC 4217.
+// A Fetcher keeps one logged-in control connection per server and user, so
+// that many URLs on one server cost one login.
+//
+// The client side of RFC 959 is written here on net/textproto, as net/smtp
+// is: RFC 1738 needs what github.com/jlaffaye/ftp does not expose (a CWD with
+// no argument, the raw LIST bytes, streamed NLST and LIST, reply codes of a
+// refused login, a line limit under TLS, a context on data connections).
+package ftp
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// DefaultAnonymousPassword is the password sent with the user "anonymous"
+// when a URL names no user (RFC 1738 §3.2.1, RFC 1635): an e-mail-style
+// string, as the convention asks. The option ftp-anon-pass overrides it.
+const DefaultAnonymousPassword = "urlget@"
+
+// maxIdlePerKey bounds the idle control connections kept per server and
+// user; concurrent fetches beyond it log in anew.
+const maxIdlePerKey = 8
+
+// Fetcher fetches ftp: and ftps: URLs. Its zero value is ready to use; it is
+// safe for concurrent use, and keeps idle control connections until Close.
+//
+// Options read from the request: "ftp-method" (multicwd, the RFC 1738
+// default; singlecwd; nocwd), "ftp-ssl" ("1": explicit AUTH TLS, required),
+// "ftp-port" (active mode: "-" or an IP address; "" for passive),
+// "ftp-anon-pass" (the anonymous password).
+type Fetcher struct {
+	mu   sync.Mutex
+	idle map[connKey][]*conn
+}
+
+// connKey identifies control connections that may serve each other's URLs:
+// the same server, the same login and the same protection.
+type connKey struct {
+	scheme, host, port string
+	user, pass         string
+	hasPass            bool
+	tls                tlsMode
+	tlsConf            *tls.Config
+}
+
+// Close logs out of and closes every idle control connection. The Fetcher
+// stays usable; later fetches connect again.
+func (f *Fetcher) Close() error {
+	f.mu.Lock()
+	idle := f.idle
+	f.idle = nil
+	f.mu.Unlock()
+	for _, cs := range idle {
+		for _, c := range cs {
+			c.close(true)
+		}
+	}
+	return nil
+}
+
+// get returns an idle connection for key, bound to ctx, or dials one.
+func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg login, fresh bool) (*conn, error) {
+	if !fresh {
+		f.mu.Lock()
+		cs := f.idle[key]
+		var c *conn
+		if n := len(cs); n > 0 {
+			c = cs[n-1]
+			cs[n-1] = nil
+			f.idle[key] = cs[:n-1]
+		}
+		f.mu.Unlock()
+		if c != nil {
+			c.reused = true
+			c.bind(ctx, req)
+			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
+			return c, nil
+		}
+	}
+	return dial(ctx, req, key, lg)
+}
+
+// put ends c's request and keeps it for the next URL if it is still sound.
+func (f *Fetcher) put(c *conn) {
+	if !c.unbind() {
+		c.close(false)
+		return
+	}
+	f.mu.Lock()
+	if f.idle == nil {
+		f.idle = map[connKey][]*conn{}
+	}
+	if len(f.idle[c.key]) >= maxIdlePerKey {
+		f.mu.Unlock()
+		c.close(true)
+		return
+	}
+	f.idle[c.key] = append(f.idle[c.key], c)
+	f.mu.Unlock()
+}
+
+// plan is what RFC 1738 §3.2.2 makes of one URL: the CWDs to send from the
+// login directory and the argument of the final command.
+type plan struct {
+	ftp    uri.FTP
+	cwds   []string // CWD arguments in order; "" is a CWD with no argument
+	dirKey string   // identifies the directory cwds lead to; "" = login directory
+	arg    string   // the argument for RETR, SIZE, MDTM, NLST; "" for none
+	listAt string   // LIST/MLSD argument (nocwd), else ""
+	base   string   // URL of the directory names in a listing are relative to
+	nbase  string   // the same for NLST names
+}
+
+// Methods of walking to a file, named as curl names them (--ftp-method).
+const (
+	methodMulti  = "multicwd"  // RFC 1738 §3.2.2: one CWD per segment
+	methodSingle = "singlecwd" // one CWD with the whole directory path
+	methodNone   = "nocwd"     // no CWD: the path goes in the command
+)
+
+func makePlan(req *schemes.Request) (*plan, error) {
+	v, err := req.URL.FTP()
+	if err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	for _, d := range v.Dirs {
+		if err := checkArg(req, "path segment", d); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkArg(req, "file name", v.Name); err != nil {
+		return nil, err
+	}
+	p := &plan{ftp: v}
+	dirURL := directoryURL(req.URL, v.Dirs)
+	p.base, p.nbase = dirURL, dirURL
+	method := req.Option("ftp-method", methodMulti)
+	switch method {
+	case methodMulti, "":
+		p.cwds = v.Dirs
+		p.arg = v.Name
+	case methodSingle:
+		if len(v.Dirs) > 0 {
+			d := strings.Join(v.Dirs, "/")
+			if d == "" {
+				d = "/"
+			}
+			p.cwds = []string{d}
+		}
+		p.arg = v.Name
+	case methodNone:
+		if len(v.Dirs) > 0 {
+			d := strings.Join(v.Dirs, "/")
+			if d == "" {
+				d = "/"
+			}
+			p.listAt = d
+			if v.Name != "" {
+				p.arg = strings.TrimSuffix(d, "/") + "/" + v.Name
+			} else {
+				p.arg = d
+			}
+		} else {
+			p.arg = v.Name
+		}
+		p.nbase = directoryURL(req.URL, nil)
+	default:
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("ftp-method must be multicwd, singlecwd or nocwd, not "+strconv.Quote(method)))
+	}
+	if len(p.cwds) > 0 {
+		var b strings.Builder
+		b.WriteString(method)
+		for _, d := range p.cwds {
+			b.WriteByte(' ')
+			b.WriteString(strconv.Itoa(len(d)))
+			b.WriteByte(':')
+			b.WriteString(d)
+		}
+		p.dirKey = b.String()
+	}
+	return p, nil
+}
+
+// directoryURL builds the URL of the directory dirs name on u's server, to
+// which listed names are appended. The password is left out: listings are
+// printed.
+func directoryURL(u uri.URL, dirs []string) string {
+	var b strings.Builder
+	b.WriteString(u.Scheme())
+	b.WriteString("://")
+	if user, ok := u.RawUser(); ok {
+		b.WriteString(user)
+		b.WriteByte('@')
+	}
+	port, _ := u.Port()
+	b.WriteString(uri.JoinHostPort(u.Hostname(), port))
+	b.WriteByte('/')
+	for _, d := range dirs {
+		b.WriteString(uri.EscapeSegment(d))
+		b.WriteByte('/')
+	}
+	return b.String()
+}
+
+// keyAndLogin works out which connection req needs and how to log in
+// (RFC 1738 §3.2.1: no user means anonymous).
+func keyAndLogin(req *schemes.Request) (connKey, login, error) {
+	var key connKey
+	key.scheme = req.URL.Scheme()
+	key.host = req.URL.Hostname()
+	if key.host == "" {
+		return key, login{}, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("no host"))
+	}
+	key.port, _ = req.URL.Port()
+	if key.port == "" {
+		key.port = uri.DefaultPort(key.scheme)
+	}
+	switch {
+	case key.scheme == "ftps":
+		key.tls = tlsImplicit
+		if p, _ := req.URL.Port(); p == "" {
+			key.port = "990" // RFC 4217 §7 names 990 for implicit FTPS
+		}
+	case req.Option("ftp-ssl", "") == "1":
+		key.tls = tlsExplicit
+	}
+	if key.port == "" {
+		key.port = "21"
+	}
+	if key.tls != tlsNone {
+		key.tlsConf = req.TLSConfig
+	}
+	lg := login{user: "anonymous", pass: req.Option("ftp-anon-pass", DefaultAnonymousPassword), havePass: true}
+	if req.HasUser {
+		lg = login{user: req.User, pass: req.Password, havePass: req.HasPassword}
+	}
+	if err := checkArg(req, "user name", lg.user); err != nil {
+		return key, lg, err
+	}
+	if err := checkArg(req, "password", lg.pass); err != nil {
+		return key, lg, err
+	}
+	key.user, key.pass, key.hasPass = lg.user, lg.pass, lg.havePass
+	return key, lg, nil
+}
+
+// errReconnect says a connection could not return to its login directory.
+var errReconnect = errors.New("could not return to the login directory")
+
+// Fetch retrieves the file or directory listing req.URL names.
+func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	switch s := req.URL.Scheme(); s {
+	case "ftp", "ftps":
+	default:
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("not an ftp URL: scheme "+strconv.Quote(s)))
+	}
+	p, err := makePlan(req)
+	if err != nil {
+		return nil, err
+	}
+	key, lg, err := keyAndLogin(req)
+	if err != nil {
+		return nil, err
+	}
+	fresh := false
+	for {
+		c, err := f.get(ctx, req, key, lg, fresh)
+		if err != nil {
+			return nil, err
+		}
+		wasReused := c.reused
+		attempt := *p // run may rewrite the argument for this connection
+		res, err := f.run(ctx, c, req, &attempt)
+		if err == nil {
+			return res, nil
+		}
+		f.put(c)
+		if wasReused && !fresh && (errors.Is(err, errStale) || errors.Is(err, errReconnect)) {
+			fresh = true
+			continue
+		}
+		var se *schemes.Error
+		if errors.Is(err, errStale) && errors.As(err, &se) {
+			return nil, se
+		}
+		if errors.Is(err, errReconnect) {
+			return nil, req.Fail(schemes.ErrProtocol, "CWD", 0, "", err)
+		}
+		return nil, err
+	}
+}
+
+// run performs RFC 1738 §3.2.2 and §3.2.3 on a logged-in connection. On
+// success the returned resource owns c; on error the caller releases it.
+func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *plan) (*schemes.Resource, error) {
+	v := p.ftp
+	if abs, ok := c.shortcut(p, v.Type != "d" && v.Name != ""); ok {
+		p.arg = abs
+	} else if err := c.navigate(p); err != nil {
+		return nil, err
+	}
+	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name}
+	switch {
+	case req.Head:
+		if err := c.head(p, res); err != nil {
+			return nil, err
+		}
+		f.put(c)
+		return res, nil
+	case v.Type == "d":
+		// RFC 1738 §3.2.3: ;type=d asks for NLST.
+		cmd := "NLST"
+		if p.arg != "" {
+			cmd += " " + p.arg
+		}
+		t, err := f.startTransfer(ctx, c, cmd, 0)
+		if err != nil {
+			return nil, err
+		}
+		res.ContentType = "text/plain"
+		if req.Raw {
+			res.Body = t
+		} else {
+			res.Listing = newListing(t.transfer, p.nbase, true, false)
+			res.NamesOnly = true
+		}
+		return res, nil
+	case v.Name == "":
+		return f.list(ctx, c, req, p, res)
+	}
+	return f.retr(ctx, c, req, p, res)
+}
+
+// list sends MLSD where the server offers it (RFC 3659 §7), else LIST; --raw
+// always asks for LIST, whose bytes are returned as the server sent them.
+func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource) (*schemes.Resource, error) {
+	mlsd := !req.Raw && c.features()["MLST"]
+	cmd := "LIST"
+	if mlsd {
+		cmd = "MLSD"
+	}
+	if p.listAt != "" {
+		cmd += " " + p.listAt
+	}
+	t, err := f.startTransfer(ctx, c, cmd, 0)
+	if err != nil {
+		return nil, err
+	}
+	res.Name = ""
+	if req.Raw {
+		res.Body = t
+		res.ContentType = "text/plain"
+		return res, nil
+	}
+	res.Listing = newListing(t.transfer, p.base, false, mlsd)
+	return res, nil
+}
+
+// retr retrieves a file (RFC 959 §4.1.3 RETR), resuming with REST (RFC 3659
+// §5) when asked, in TYPE A for ;type=a and TYPE I otherwise.
+func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource) (*schemes.Resource, error) {
+	ascii := p.ftp.Type == "a"
+	typ := "I"
+	if ascii {
+		typ = "A"
+	}
+	if err := c.setType(typ); err != nil {
+		return nil, err
+	}
+	offset := req.Offset
+	if offset > 0 {
+		size, err := c.size(p.arg)
+		if err != nil {
+			return nil, err
+		}
+		res.Size = size
+		if size >= 0 && offset >= size {
+			if offset > size {
+				return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", errors.New("resume offset "+strconv.FormatInt(offset, 10)+" is beyond the end of the file ("+strconv.FormatInt(size, 10)+" bytes)"))
+			}
+			f.put(c)
+			res.Offset = offset
+			res.Body = io.NopCloser(strings.NewReader(""))
+			return res, nil
+		}
+	}
+	t, err := f.startTransfer(ctx, c, "RETR "+p.arg, offset)
+	if err != nil {
+		return nil, err
+	}
+	res.Offset = t.offset
+	if res.Size < 0 && t.offset == 0 {
+		res.Size = parseSize150(t.start)
+	}
+	if !ascii && res.Size >= 0 {
+		t.expect = res.Size - t.offset
+	}
+	if req.MaxSize > 0 && res.Size > req.MaxSize {
+		t.Close()
+		return nil, req.Fail(schemes.ErrTooLarge, "RETR "+p.arg, 0, "", errors.New("the file has "+strconv.FormatInt(res.Size, 10)+" bytes, more than the limit of "+strconv.FormatInt(req.MaxSize, 10)))
+	}
+	if ascii {
+		res.Body = newCRLFReader(t)
+	} else {
+		res.Body = t
+	}
+	return res, nil
+}
+
+// startedTransfer is a transfer with what the server said when it began.
+type startedTransfer struct {
+	*transfer
+	start  string // the 1yz reply
+	offset int64  // the REST offset the server accepted
+}
+
+// startTransfer opens a data connection, sends REST when offset > 0, then
+// cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
+func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
+	if c.req.Option("ftp-port", "") == "" && !c.noEPSV {
+		st, fallback, err := f.startPipelined(ctx, c, cmd, offset)
+		if !fallback {
+			return st, err
+		}
+	}
+	pd, err := c.openData(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &startedTransfer{}
+	if offset > 0 {
+		r, err := c.cmd("REST " + strconv.FormatInt(offset, 10))
+		if err != nil {
+			c.abort(pd)
+			return nil, err
+		}
+		if r.code == 350 {
+			st.offset = offset
+		}
+	}
+	r, err := c.cmd(cmd)
+	if err != nil {
+		c.abort(pd)
+		return nil, err
+	}
+	return f.began(c, pd, st, cmd, r)
+}
+
+// startPipelined sends EPSV, REST and the transfer command in one write
+// and reads their replies in order (RFC 959 §4.2 lets a client send ahead:
+// the server reads its commands one at a time). That saves a round trip
+// per file, which is most of the cost of many small files. fallback is
+// true when the server refused EPSV; its other replies have been read and
+// the caller starts again with PASV.
+func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offset int64) (st *startedTransfer, fallback bool, err error) {
+	lines := []string{"EPSV"}
+	rest := "REST " + strconv.FormatInt(offset, 10)
+	if offset > 0 {
+		lines = append(lines, rest)
+	}
+	lines = append(lines, cmd)
+	if err := c.send(lines...); err != nil {
+		return nil, false, err
+	}
+	r, err := c.readReply("EPSV")
+	if err != nil {
+		return nil, false, err
+	}
+	if r.code != 229 {
+		// The server answers the commands sent after EPSV as well: a
+		// transfer command without a data connection is refused (425).
+		for _, l := range lines[1:] {
+			lr, err := c.readReply(l)
+			if err != nil {
+				return nil, false, err
+			}
+			if lr.code/100 == 1 {
+				c.broken = true
+				return nil, false, c.req.Fail(schemes.ErrProtocol, l, lr.code, lr.last(), errors.New("transfer began without a data connection"))
+			}
+		}
+		if r.code == 421 || r.code == 530 {
+			return nil, false, c.replyErr("EPSV", r)
+		}
+		c.noEPSV = true
+		return nil, true, nil
+	}
+	port, ok := parseEPSV(r.last())
+	if !ok {
+		// The commands sent after it are pending: the connection
+		// cannot be reused.
+		c.broken = true
+		return nil, false, c.req.Fail(schemes.ErrProtocol, "EPSV", r.code, r.last(), errors.New("malformed EPSV reply"))
+	}
+	pd, err := c.dialData(ctx, port)
+	if err != nil {
+		c.broken = true
+		return nil, false, err
+	}
+	st = &startedTransfer{}
+	if offset > 0 {
+		r, err := c.readReply(rest)
+		if err != nil {
+			c.abort(pd)
+			return nil, false, err
+		}
+		if r.code == 350 {
+			st.offset = offset
+		}
+	}
+	r, err = c.readReply(cmd)
+	if err != nil {
+		c.abort(pd)
+		return nil, false, err
+	}
+	st, err = f.began(c, pd, st, cmd, r)
+	return st, false, err
+}
+
+// began checks the transfer command's reply and completes the transfer's
+// set-up.
+func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r reply) (*startedTransfer, error) {
+	if r.code/100 != 1 {
+		c.abort(pd)
+		if r.code/100 == 2 {
+			c.broken = true
+			return nil, c.req.Fail(schemes.ErrProtocol, cmd, r.code, r.last(), errors.New("transfer finished before it began"))
+		}
+		return nil, c.replyErr(cmd, r)
+	}
+	d, err := c.establish(pd)
+	if err != nil {
+		return nil, err
+	}
+	st.start = r.last()
+	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1}
+	return st, nil
+}
+
+// head answers -I with SIZE and MDTM (RFC 3659 §4, §3).
+func (c *conn) head(p *plan, res *schemes.Resource) error {
+	if p.ftp.Name == "" {
+		return nil
+	}
+	if err := c.setType("I"); err != nil {
+		return err
+	}
+	size, err := c.size(p.arg)
+	if err != nil {
+		return err
+	}
+	if size >= 0 {
+		res.Size = size
+		res.Header = append(res.Header, [2]string{"Content-Length", strconv.FormatInt(size, 10)})
+	}
+	r, err := c.cmd("MDTM " + p.arg)
+	if err != nil {
+		return err
+	}
+	if r.code == 213 {
+		if t, ok := parseMDTM(r.last()); ok {
+			res.ModTime = t
+			res.Header = append(res.Header, [2]string{"Last-Modified", t.Format("Mon, 02 Jan 2006 15:04:05 GMT")})
+		}
+	} else if r.code == 550 && size < 0 {
+		return c.replyErr("MDTM "+p.arg, r)
+	}
+	if size >= 0 {
+		res.Header = append(res.Header, [2]string{"Accept-Ranges", "bytes"})
+	}
+	return nil
+}
+
+// size sends SIZE; -1 when the server does not support it. A 550 is
+// returned as not found only by the caller that needs it.
+func (c *conn) size(arg string) (int64, error) {
+	r, err := c.cmd("SIZE " + arg)
+	if err != nil {
+		return -1, err
+	}
+	if r.code == 213 {
+		if n, ok := parseSize(r.last()); ok {
+			return n, nil
+		}
+	}
+	if r.code == 421 || r.code == 530 {
+		return -1, c.replyErr("SIZE "+arg, r)
+	}
+	return -1, nil
+}
+
+// setType sends TYPE when the connection is not in that type yet (RFC 959
+// §3.1.1).
+func (c *conn) setType(t string) error {
+	if c.typ == t {
+		return nil
+	}
+	r, err := c.cmd("TYPE " + t)
+	if err != nil {
+		return err
+	}
+	if r.code/100 != 2 {
+		return c.replyErr("TYPE "+t, r)
+	}
+	c.typ = t
+	return nil
+}
+
+// features asks FEAT once per connection (RFC 2389).
+func (c *conn) features() map[string]bool {
+	if c.feat != nil {
+		return c.feat
+	}
+	c.feat = map[string]bool{}
+	r, err := c.cmd("FEAT")
+	if err != nil || r.code != 211 {
+		return c.feat
+	}
+	for _, l := range strings.Split(r.text, "\n") {
+		if len(l) > 1 && l[0] == ' ' {
+			w, _, _ := strings.Cut(strings.TrimSpace(l), " ")
+			c.feat[strings.ToUpper(w)] = true
+		}
+	}
+	return c.feat
+}
+
+// pwd asks for the working directory (RFC 959 §4.1.3).
+func (c *conn) pwd() (string, bool, error) {
+	r, err := c.cmd("PWD")
+	if err != nil {
+		return "", false, err
+	}
+	if r.code != 257 {
+		return "", false, nil
+	}
+	d, ok := parsePWD(r.last())
+	return d, ok, nil
+}
+
+// shortcut returns the absolute path of the file p names when the
+// connection has been in p's directory before and the server named it
+// then in PWD, so that a file elsewhere costs no CWD: "RETR /pub/d3/f"
+// reaches what "CWD pub", "CWD d3", "RETR f" reaches from the login
+// directory (RFC 1738 §3.2.2), on a server whose PWD paths are rooted at
+// "/" (RFC 959 appendix II's Unix convention). Names that begin with "/"
+// are left to the full walk.
+func (c *conn) shortcut(p *plan, fileOp bool) (string, bool) {
+	if !fileOp || c.dirKey == p.dirKey || p.arg == "" || strings.HasPrefix(p.arg, "/") {
+		return "", false
+	}
+	var abs string
+	if p.dirKey == "" {
+		abs = c.loginDir
+	} else {
+		abs = c.absDir[p.dirKey]
+	}
+	if !strings.HasPrefix(abs, "/") {
+		return "", false
+	}
+	if !strings.HasSuffix(abs, "/") {
+		abs += "/"
+	}
+	return abs + p.arg, true
+}
+
+// maxAbsDirs bounds the directories a connection remembers.
+const maxAbsDirs = 1024
+
+// navigate walks from wherever the connection is to the directory p names,
+// relative to the login directory (RFC 1738 §3.2.2). A connection already
+// there stays; one elsewhere goes back to its login directory first, or
+// straight to the absolute directory PWD named for p's CWD sequence when
+// it has been there before.
+func (c *conn) navigate(p *plan) error {
+	if c.dirKey == p.dirKey {
+		return nil
+	}
+	if c.dirKey == "" && !c.haveLogin {
+		d, ok, err := c.pwd()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// Without the login directory the connection cannot
+			// serve another URL after this one.
+			c.loginDir, c.haveLogin = "", true
+		} else {
+			c.loginDir, c.haveLogin = d, true
+		}
+	}
+	if c.dirKey != "" {
+		if c.dirKey != unknownDir && len(c.absDir) < maxAbsDirs {
+			if _, ok := c.absDir[c.dirKey]; !ok {
+				if d, ok, err := c.pwd(); err != nil {
+					return err
+				} else if ok {
+					c.absDir[c.dirKey] = d
+				}
+			}
+		}
+	}
+	if abs, ok := c.absDir[p.dirKey]; ok && p.dirKey != "" {
+		r, err := c.cmd("CWD " + abs)
+		if err != nil {
+			return err
+		}
+		if r.code/100 == 2 {
+			c.dirKey = p.dirKey
+			return nil
+		}
+		delete(c.absDir, p.dirKey)
+	}
+	if c.dirKey != "" {
+		if c.loginDir == "" {
+			return errReconnect
+		}
+		r, err := c.cmd("CWD " + c.loginDir)
+		if err != nil {
+			return err
+		}
+		if r.code/100 != 2 {
+			c.broken = true
+			return errReconnect
+		}
+		c.dirKey = ""
+	}
+	for _, d := range p.cwds {
+		cmd := "CWD " + d
+		if d == "" {
+			// RFC 1738 §3.2.2: an empty segment is a CWD with no
+			// argument, exactly.
+			cmd = "CWD"
+		}
+		r, err := c.cmd(cmd)
+		if err != nil {
+			return err
+		}
+		if r.code/100 != 2 {
+			c.dirKey = unknownDir
+			e := c.replyErr(cmd, r)
+			if d == "" {
+				e.Err = errors.New("RFC 1738 §3.2.2: an empty path segment is a CWD with no argument, which this server refuses; to name an absolute path write %2F, as in ftp://host/%2Fetc/motd")
+			}
+			return e
+		}
+	}
+	c.dirKey = p.dirKey
+	return nil
+}
