@@ -158,8 +158,12 @@ func TestGophernicusSearchAndErrors(t *testing.T) {
 	}
 
 	// gophernicus answers a missing directory with a type-3 menu.
-	_, err := f.Fetch(gopherCtx(t), gopherRequest(t, tr.base+"/1"+tr.sel+"/nothere/"))
+	res, err := f.Fetch(gopherCtx(t), gopherRequest(t, tr.base+"/1"+tr.sel+"/nothere/"))
 	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "not found") {
-		t.Errorf("missing directory: err = %v, want ErrNotFound with the server's message", err)
+		var got []schemes.Entry
+		if err == nil {
+			got = gopherEntries(t, res)
+		}
+		t.Errorf("missing directory: err = %v, entries %+v; want ErrNotFound with the server's message", err, got)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/urlget/urlget/uri"
 )
 
 // The error taxonomy shared by every protocol. A fetcher's error wraps exactly
@@ -187,4 +189,21 @@ func (r *Request) TLSClientConfig(host string) *tls.Config {
 		c.ServerName = host
 	}
 	return c
+}
+
+// ServerURL returns "scheme://user@host:port/" for u: the prefix the URLs
+// of a listing's entries share. The password is left out, since listings
+// are printed; the port only when the URL names one.
+func ServerURL(u uri.URL) string {
+	var b strings.Builder
+	b.WriteString(u.Scheme())
+	b.WriteString("://")
+	if user, ok := u.RawUser(); ok {
+		b.WriteString(user)
+		b.WriteByte('@')
+	}
+	port, _ := u.Port()
+	b.WriteString(uri.JoinHostPort(u.Hostname(), port))
+	b.WriteByte('/')
+	return b.String()
 }

@@ -64,3 +64,15 @@ func TestKindString(t *testing.T) {
 		t.Error("kind names")
 	}
 }
+
+func TestServerURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"ftp://anna:secret@Host.Example:2121/a/b": "ftp://anna@host.example:2121/",
+		"nntp://[::1]/group/7":                    "nntp://[::1]/",
+		"gophers://h/1":                           "gophers://h/",
+	} {
+		if got := ServerURL(uri.MustParse(in)); got != want {
+			t.Errorf("ServerURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

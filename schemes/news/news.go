@@ -215,7 +215,7 @@ func decode(req *schemes.Request) (target, error) {
 		if v.HasArticle {
 			t.kind, t.number = kindArticleByNumber, v.Article
 		}
-		t.nntpBase = nntpBase(u)
+		t.nntpBase = schemes.ServerURL(u)
 	default:
 		return t, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("scheme "+strconv.Quote(scheme)+" is not served by the news fetcher"))
 	}
@@ -230,22 +230,6 @@ func decode(req *schemes.Request) (target, error) {
 		}
 	}
 	return t, nil
-}
-
-// nntpBase is the prefix of the nntp URLs a listing's entries carry: the
-// request's scheme, user (never the password) and server.
-func nntpBase(u uri.URL) string {
-	var b strings.Builder
-	b.WriteString(u.Scheme())
-	b.WriteString("://")
-	if user, ok := u.RawUser(); ok {
-		b.WriteString(user)
-		b.WriteByte('@')
-	}
-	port, _ := u.Port()
-	b.WriteString(uri.JoinHostPort(u.Hostname(), port))
-	b.WriteByte('/')
-	return b.String()
 }
 
 // newsServer finds the server for a news: URL, which names none (RFC 1738
