@@ -137,6 +137,11 @@ func (c *command) run(ctx context.Context, urls []string) int {
 	}
 	c.client = cl
 	defer cl.Close()
+	if f, ok := c.stdout.(*os.File); ok && !c.opts.head {
+		// A reader at the other end of a pipe then takes up to 1 MiB at a
+		// time instead of the default 64 KiB, and both sides switch less.
+		fetch.GrowPipe(f)
+	}
 	if !c.opts.silent && isTerminal(c.stderr) {
 		c.progress = &progressBar{w: c.stderr}
 		cl.Progress = c.progress.update

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gopher: benchmark rows for bench/run: a 1 GiB type-9 item to /dev/null and
-# into a pipe, and 1000 small type-9 items in one invocation, urlget against
+# into a pipe, 1000 small type-9 items in one invocation and 100 processes
+# fetching one each, urlget against
 # curl (which speaks gopher). The server is gophertest's gopherd, built from
 # this tree: it sends files with sendfile(2), so the clients are what is
 # measured.
@@ -39,3 +40,5 @@ url="$base/9/1g.bin"
 bench_row "gopher 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
 bench_row "gopher 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
 bench_row "gopher 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \$(<$list)" "> /dev/null"
+small="$base/9/small/f1"
+bench_row "gopher 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $small" "bench/repeat 100 curl -s $small" "> /dev/null"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # http: benchmark rows for bench/run, against nginx: 1 GiB to /dev/null and
-# into a pipe, and 1000 small files in one invocation. Uses the nginx at
+# into a pipe, 1000 small files in one invocation, and 100 processes
+# fetching one small file each. Uses the nginx at
 # URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
 # with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
 set -euo pipefail
@@ -36,3 +37,5 @@ url="$URLGET_NGINX_URL/bench/1g.bin"
 bench_row "http 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
 bench_row "http 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
 bench_row "http 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \$(<$list)" "> /dev/null"
+small="$URLGET_NGINX_URL/bench/small/f1"
+bench_row "http 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $small" "bench/repeat 100 curl -s $small" "> /dev/null"

@@ -13,6 +13,22 @@ BENCH_ROUNDS="${BENCH_ROUNDS:-3}"
 BENCH_RUNS="${BENCH_RUNS:-3}"
 BENCH_DATA="${BENCH_DATA:-/var/tmp/urlget-bench}"
 
+# BENCH_NULL is what the rows' "> /dev/null" writes to: /dev/null when it
+# is the character device 1:3, else (a container that replaced it with a
+# regular file, where every run would write its gigabyte into memory) a
+# private device node made in $BENCH_TMP, which needs root.
+if [ -z "${BENCH_NULL:-}" ]; then
+	BENCH_NULL=/dev/null
+	if [ "$(stat -L -c %F:%t:%T /dev/null)" != "character special file:1:3" ]; then
+		if mknod -m 0666 "$BENCH_TMP/null" c 1 3 2>/dev/null; then
+			BENCH_NULL="$BENCH_TMP/null"
+		else
+			echo "bench: /dev/null is not the null device here and no other could be made; the rows writing to it measure a file" >&2
+		fi
+	fi
+	export BENCH_NULL
+fi
+
 # bench_header prints the table's header (bench/run calls it once).
 bench_header() {
 	printf '| %-38s | %9s | %9s | %6s | %10s | %10s | %10s | %10s |\n' \
@@ -52,9 +68,10 @@ bench_rss() {
 # bench_row SCENARIO A B SUFFIX
 # A and B are the two tool invocations (a command and its arguments, as bash
 # words); SUFFIX is what follows each, such as "> /dev/null" or
-# "| cat > /dev/null". Prints one table row.
+# "| cat > /dev/null", with /dev/null standing for $BENCH_NULL. Prints one
+# table row.
 bench_row() {
-	local name="$1" a="$2" b="$3" suffix="$4"
+	local name="$1" a="$2" b="$3" suffix="${4//\/dev\/null/$BENCH_NULL}"
 	local id
 	id="$(printf '%s' "$name" | tr -c 'A-Za-z0-9' '_')"
 	local alog="$BENCH_TMP/$id.a.time" blog="$BENCH_TMP/$id.b.time"

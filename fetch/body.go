@@ -52,17 +52,22 @@ func (b *Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteTo copies the body to w in large chunks through io.CopyN, which lets
-// *os.File's ReadFrom use copy_file_range or splice when the body is a file
-// or a connection, so the bytes need not pass through user space.
+// WriteTo copies the body to w in chunks of copyChunk bytes, checking the
+// size limit and reporting progress between chunks. How each chunk moves
+// depends on the two ends (see newSink): copy_file_range or splice through
+// *os.File's ReadFrom into a regular file, splice(2) into a pipe or
+// /dev/null, and otherwise one large reused buffer. Every byte is still
+// read from the source, so truncation and the limit are seen as with Read.
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
+	s := newSink(w, b.rc)
+	defer s.release()
 	var written int64
 	for {
 		chunk := int64(copyChunk)
 		if b.max > 0 && b.max+1-b.n < chunk {
 			chunk = b.max + 1 - b.n
 		}
-		n, err := io.CopyN(w, b.rc, chunk)
+		n, werr, err := s.copyN(b.rc, chunk)
 		written += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {
@@ -74,6 +79,11 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 		}
 		if err != nil {
 			b.report(true)
+			if werr {
+				// The destination failed: the caller classifies it
+				// (a full disk, a closed pipe), not as the transfer's.
+				return written, err
+			}
 			return written, b.wrap(err)
 		}
 		b.report(false)

@@ -1,0 +1,147 @@
+package fetch
+
+import (
+	"io"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// copyBufferSize is the buffer Body.WriteTo reads into when the kernel
+// cannot move the bytes itself: large enough that one read drains what a
+// fast connection has queued and one write fills most of a grown pipe, so
+// the copy costs a few hundred system calls per gigabyte instead of 32 KiB
+// read/write pairs. A copy starts with a buffer of smallBufferSize and
+// takes the large one only once a read fills the small one, so that small
+// bodies and slow sources never touch the memory of the large one.
+const (
+	copyBufferSize  = 1 << 20
+	smallBufferSize = 64 << 10
+)
+
+// copyBuffers and smallBuffers hold the buffers of finished copies, so that
+// a run of many bodies reuses one buffer instead of allocating one per URL.
+var (
+	copyBuffers  = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
+	smallBuffers = sync.Pool{New: func() any { b := make([]byte, smallBufferSize); return &b }}
+)
+
+// sink is one destination of Body.WriteTo, with the fastest way the
+// destination allows to move a chunk of the body there.
+type sink interface {
+	// copyN moves up to n bytes from r. It returns io.EOF when r ended
+	// first. werr tells whether err came from the destination.
+	copyN(r io.Reader, n int64) (written int64, werr bool, err error)
+	// release gives back what the sink holds (buffers, pipes).
+	release()
+}
+
+// newSink chooses how to copy into w. A regular file keeps *os.File's
+// ReadFrom when the source is itself a file or a socket, so that
+// copy_file_range or splice moves the bytes; a pipe or /dev/null is fed by
+// splice(2) where the platform has it (see spliceSink); anything else, and
+// a source with no descriptor of its own, goes through one large buffer.
+func newSink(w io.Writer, src io.Reader) sink {
+	if f, ok := w.(*os.File); ok {
+		if s := kernelSink(f); s != nil {
+			return s
+		}
+		if isRegular(f) && hasDescriptor(src) {
+			return readFromSink{w}
+		}
+		return &bufferSink{w: w}
+	}
+	if _, ok := w.(io.ReaderFrom); ok && hasDescriptor(src) {
+		// A writer that wraps an *os.File (a temporary output file) and
+		// passes ReadFrom on reaches the same kernel copy paths.
+		return readFromSink{w}
+	}
+	return &bufferSink{w: w}
+}
+
+// hasDescriptor reports whether r is a file or a connection whose
+// descriptor *os.File.ReadFrom can hand to copy_file_range or splice.
+func hasDescriptor(r io.Reader) bool {
+	switch r.(type) {
+	case *os.File:
+		return true
+	case syscall.Conn:
+		return true
+	}
+	return false
+}
+
+func isRegular(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// readFromSink lets the destination's ReadFrom do the copy.
+type readFromSink struct{ w io.Writer }
+
+func (s readFromSink) copyN(r io.Reader, n int64) (int64, bool, error) {
+	written, err := io.CopyN(s.w, r, n)
+	return written, false, err
+}
+
+func (readFromSink) release() {}
+
+// bufferSink copies through one pooled buffer of copyBufferSize bytes. With
+// discard set the bytes are read and dropped: writing to /dev/null would
+// only cost a system call.
+type bufferSink struct {
+	w       io.Writer
+	discard bool
+	buf     *[]byte
+	large   bool // buf is from copyBuffers
+}
+
+func (s *bufferSink) copyN(r io.Reader, n int64) (int64, bool, error) {
+	var written int64
+	for written < n {
+		nw, werr, err := s.copyOnce(r, n-written)
+		written += nw
+		if err != nil {
+			return written, werr, err
+		}
+	}
+	return written, false, nil
+}
+
+// copyOnce makes one Read of at most n bytes and writes what it got.
+func (s *bufferSink) copyOnce(r io.Reader, n int64) (int64, bool, error) {
+	if s.buf == nil {
+		s.buf = smallBuffers.Get().(*[]byte)
+	}
+	p := *s.buf
+	if n < int64(len(p)) {
+		p = p[:n]
+	}
+	nr, rerr := r.Read(p)
+	if nr > 0 && !s.discard {
+		nw, werr := s.w.Write(p[:nr])
+		if werr != nil {
+			return int64(nw), true, werr
+		}
+		if nw < nr {
+			return int64(nw), true, io.ErrShortWrite
+		}
+	}
+	if nr == smallBufferSize && !s.large {
+		// The source keeps up with a full buffer: take the large one.
+		smallBuffers.Put(s.buf)
+		s.buf, s.large = copyBuffers.Get().(*[]byte), true
+	}
+	return int64(nr), false, rerr
+}
+
+func (s *bufferSink) release() {
+	switch {
+	case s.buf == nil:
+	case s.large:
+		copyBuffers.Put(s.buf)
+	default:
+		smallBuffers.Put(s.buf)
+	}
+	s.buf, s.large = nil, false
+}

@@ -1,0 +1,273 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// copyData is larger than one copy chunk and not a multiple of any buffer
+// size, so that every path crosses chunk and buffer boundaries.
+var copyData = bytes.Repeat([]byte("0123456789abcdef"), (copyChunk+copyBufferSize)/16+4099)
+
+// bodySources returns the kinds of source WriteTo treats apart: a regular
+// file, a TCP connection from a server on 127.0.0.1, and a reader with no
+// descriptor.
+func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				c.Write(data)
+				c.Close()
+			}()
+		}
+	}()
+	return map[string]func() io.ReadCloser{
+		"file": func() io.ReadCloser {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		},
+		"tcp": func() io.ReadCloser {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.(*net.TCPConn)
+		},
+		"reader": func() io.ReadCloser {
+			return io.NopCloser(bytes.NewReader(data))
+		},
+	}
+}
+
+// fetchBody fetches a body from open through a Client with the given limit,
+// recording the last progress report in last.
+func fetchBody(t *testing.T, open func() io.ReadCloser, size, max int64, last *Progress) *schemes.Resource {
+	t.Helper()
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return &schemes.Resource{Body: open(), Size: size}, nil
+	}}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, MaxSize: max, Progress: func(p Progress) { *last = p }}
+	res, err := c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+// TestWriteToPipe copies every kind of source into a pipe, the destination
+// that splice(2) serves, and checks the bytes and the final progress.
+func TestWriteToPipe(t *testing.T) {
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			var last Progress
+			res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			GrowPipe(pw)
+			got := make(chan []byte)
+			go func() {
+				b, _ := io.ReadAll(pr)
+				got <- b
+			}()
+			n, err := io.Copy(pw, res.Body)
+			pw.Close()
+			if err != nil || n != int64(len(copyData)) {
+				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
+			}
+			if b := <-got; !bytes.Equal(b, copyData) {
+				t.Errorf("the pipe carried %d bytes that differ from the %d sent", len(b), len(copyData))
+			}
+			if !last.Final || last.Done != n {
+				t.Errorf("last progress %+v", last)
+			}
+		})
+	}
+}
+
+// TestWriteToRegularFile copies every kind of source into a regular file.
+func TestWriteToRegularFile(t *testing.T) {
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			var last Progress
+			res := fetchBody(t, open, -1, 0, &last)
+			path := filepath.Join(t.TempDir(), "dst")
+			dst, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := io.Copy(dst, res.Body)
+			dst.Close()
+			if err != nil || n != int64(len(copyData)) {
+				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
+			}
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, copyData) {
+				t.Error("the file differs from the body")
+			}
+			if !last.Final || last.Done != n || last.Total != -1 {
+				t.Errorf("last progress %+v", last)
+			}
+		})
+	}
+}
+
+// TestWriteToDevNull reads the whole body when it is thrown away: the count
+// is the body's length whatever /dev/null is on this system.
+func TestWriteToDevNull(t *testing.T) {
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			var last Progress
+			res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+			null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer null.Close()
+			n, err := io.Copy(null, res.Body)
+			if err != nil || n != int64(len(copyData)) {
+				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
+			}
+			if !last.Final || last.Done != n {
+				t.Errorf("last progress %+v", last)
+			}
+		})
+	}
+}
+
+// TestWriteToPipeLimit cuts a body of unknown size at MaxSize on the splice
+// and buffer paths alike.
+func TestWriteToPipeLimit(t *testing.T) {
+	const max = copyBufferSize + 12345
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			var last Progress
+			res := fetchBody(t, open, -1, max, &last)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			done := make(chan int)
+			go func() {
+				n, _ := io.Copy(io.Discard, pr)
+				done <- int(n)
+			}()
+			n, err := io.Copy(pw, res.Body)
+			pw.Close()
+			if !errors.Is(err, schemes.ErrTooLarge) || n > max+1 {
+				t.Errorf("copied %d with a limit of %d: %v", n, max, err)
+			}
+			if got := <-done; int64(got) != n {
+				t.Errorf("the pipe carried %d bytes, WriteTo counted %d", got, n)
+			}
+		})
+	}
+}
+
+// TestWriteToClosedPipe reports a destination that went away as a write
+// error, which the command maps to exit 23, and not as the transfer's fault.
+func TestWriteToClosedPipe(t *testing.T) {
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			var last Progress
+			res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr.Close()
+			defer pw.Close()
+			_, err = io.Copy(pw, res.Body)
+			if !IsWriteError(err) {
+				t.Errorf("got %v, want a write error", err)
+			}
+			var se *schemes.Error
+			if errors.As(err, &se) {
+				t.Errorf("a write error classified as the transfer's: %v", err)
+			}
+		})
+	}
+}
+
+// TestWriteToWriter copies into a writer that is no file at all.
+func TestWriteToWriter(t *testing.T) {
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			var last Progress
+			res := fetchBody(t, open, -1, 0, &last)
+			var sb strings.Builder
+			n, err := io.Copy(&sb, res.Body)
+			if err != nil || n != int64(len(copyData)) || sb.String() != string(copyData) {
+				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
+			}
+		})
+	}
+}
+
+// BenchmarkBodyWriteTo copies a 64 MiB body from each kind of source into a
+// pipe drained by another goroutine, as `urlget URL | cmd` does; profile it
+// with -cpuprofile to see whether the bytes pass through user space.
+func BenchmarkBodyWriteTo(b *testing.B) {
+	data := bytes.Repeat([]byte{0x5a}, 64<<20)
+	path := filepath.Join(b.TempDir(), "src")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"file", "reader"} {
+		b.Run(name, func(b *testing.B) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pr.Close()
+			GrowPipe(pw)
+			go io.Copy(io.Discard, pr)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var rc io.ReadCloser = io.NopCloser(bytes.NewReader(data))
+				if name == "file" {
+					f, err := os.Open(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					rc = f
+				}
+				body := &Body{rc: rc, ctx: context.Background(), cancel: func() {}, total: -1}
+				if _, err := body.WriteTo(pw); err != nil {
+					b.Fatal(err)
+				}
+				body.Close()
+			}
+			pw.Close()
+		})
+	}
+}
