@@ -147,14 +147,35 @@ func (c *command) run(ctx context.Context, urls []string) int {
 		cl.Progress = c.progress.update
 	}
 	status := exitOK
-	for i, raw := range urls {
-		var spec outputSpec
+	specs := make([]outputSpec, len(urls))
+	for i := range urls {
 		if i < len(c.opts.outputs) {
-			spec = c.opts.outputs[i]
+			specs[i] = c.opts.outputs[i]
 		} else if c.opts.remoteNameAll {
-			spec = outputSpec{remote: true}
+			specs[i] = outputSpec{remote: true}
 		}
-		t := c.one(ctx, raw, spec)
+	}
+	// ahead holds the transfers of the following URLs that were started
+	// early (see prefetchable), in order, so that their connections and
+	// requests overlap the writing of the current body.
+	var ahead []chan *started
+	launched := 0 // URLs started so far, early or not
+	for i, raw := range urls {
+		var st *started
+		if len(ahead) > 0 {
+			st = <-ahead[0]
+			ahead = ahead[1:]
+		} else {
+			st = c.start(ctx, raw, specs[i])
+			launched = i + 1
+		}
+		for st.res != nil && len(ahead) < prefetchDepth && launched < len(urls) && c.prefetchable(urls[launched]) {
+			ch := make(chan *started, 1)
+			go func(raw string, spec outputSpec) { ch <- c.start(ctx, raw, spec) }(urls[launched], specs[launched])
+			ahead = append(ahead, ch)
+			launched++
+		}
+		t := c.finish(ctx, st)
 		if t.err != nil && ctx.Err() != nil {
 			t.err = &schemes.Error{URL: maskedURL(raw), Kind: errInterrupted, Err: t.err}
 		}
@@ -169,6 +190,11 @@ func (c *command) run(ctx context.Context, urls []string) int {
 			c.writeOut(t)
 		}
 		if ctx.Err() != nil {
+			for _, ch := range ahead {
+				if st := <-ch; st.res != nil {
+					closeRes(st.res)
+				}
+			}
 			return exitInterrupted
 		}
 	}
@@ -179,50 +205,95 @@ func oneLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
-// one fetches one URL to stdout or to its output file.
-func (c *command) one(ctx context.Context, raw string, spec outputSpec) (t transfer) {
-	t = transfer{url: raw, start: time.Now(), size: 0}
-	defer func() { t.end = time.Now() }()
+// prefetchSchemes are the schemes whose next URL may be started while the
+// current body is written: each transfer is a connection of its own (gopher)
+// or net/http's pool holds the connections (http), so starting one early
+// changes nothing on the wire but the timing. Schemes with a session (FTP's
+// login directory, an NNTP session) are left in strict order so that a run
+// logs in once.
+var prefetchSchemes = map[string]bool{"gopher": true, "gophers": true, "http": true, "https": true}
 
-	target := ""
+// prefetchDepth is how many URLs may be started ahead of the one being
+// written: enough to hide a connection's round trip behind the writing of
+// small bodies, few enough that a run holds only a handful of connections.
+const prefetchDepth = 4
+
+// prefetchable reports whether the URL after the current one may be
+// started ahead. Never with -v, whose trace must not interleave two
+// transfers, nor with -C, whose offset depends on files written in order.
+func (c *command) prefetchable(raw string) bool {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil {
+		return false
+	}
+	i := strings.Index(raw, ":")
+	return i > 0 && prefetchSchemes[strings.ToLower(raw[:i])]
+}
+
+// started is a transfer whose request is made and whose body is not yet
+// written.
+type started struct {
+	t      transfer
+	res    *schemes.Resource
+	target string
+	offset int64
+}
+
+// start resolves the output file name and the resume offset of one URL and
+// makes its request.
+func (c *command) start(ctx context.Context, raw string, spec outputSpec) *started {
+	st := &started{t: transfer{url: raw, start: time.Now()}}
+	t := &st.t
+
 	if spec.file != "" || spec.remote {
 		name, err := c.targetName(raw, spec)
 		if err != nil {
 			t.err = err
-			return t
+			return st
 		}
-		target = name
+		st.target = name
 		t.filename = name
 	}
 
-	var offset int64
 	if c.opts.continueAt == "-" {
-		if target != "" {
-			if fi, err := os.Stat(target); err == nil {
-				offset = fi.Size()
+		if st.target != "" {
+			if fi, err := os.Stat(st.target); err == nil {
+				st.offset = fi.Size()
 			}
 		}
 	} else if c.opts.continueAt != "" {
-		offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
+		st.offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
 	}
 
-	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: offset, Head: c.opts.head, Raw: c.opts.raw})
+	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw})
 	if err != nil {
 		t.err = err
 		var se *schemes.Error
 		if errors.As(err, &se) && se.Code >= 100 && strings.HasPrefix(se.URL, "http") {
 			t.httpCode = se.Code
 		}
-		return t
+		return st
 	}
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
-	if offset > 0 && res.Offset != offset && res.Body != nil {
+	if st.offset > 0 && res.Offset != st.offset && res.Body != nil {
 		res.Body.Close()
 		t.err = &schemes.Error{Kind: schemes.ErrProtocol, URL: res.URL, Err: errRange}
+		return st
+	}
+	st.res = res
+	return st
+}
+
+// finish writes a started transfer's resource to stdout or its output
+// file, atomically.
+func (c *command) finish(ctx context.Context, st *started) (t transfer) {
+	t = st.t
+	defer func() { t.end = time.Now() }()
+	if t.err != nil {
 		return t
 	}
+	res, target, offset := st.res, st.target, st.offset
 
 	var out io.Writer = c.stdout
 	var file *atomicFile
