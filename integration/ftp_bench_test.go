@@ -2,10 +2,12 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -16,6 +18,13 @@ import (
 // benchFetchAll fetches every URL once per iteration through one Fetcher,
 // as one urlget invocation with many URLs does.
 func benchFetchAll(b *testing.B, urls []string, size int64) {
+	benchFetchLanes(b, urls, size, 1)
+}
+
+// benchFetchLanes is benchFetchAll with the URLs dealt round-robin to
+// lanes goroutines sharing the Fetcher, each on a control connection of
+// its own: what a caller that knows the URLs ahead could do.
+func benchFetchLanes(b *testing.B, urls []string, size int64, lanes int) {
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	ctx := context.Background()
@@ -24,18 +33,35 @@ func benchFetchAll(b *testing.B, urls []string, size int64) {
 		reqs[i] = &ftpBenchReq{u}
 	}
 	b.SetBytes(size * int64(len(urls)))
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, r := range reqs {
-			res, err := f.Fetch(ctx, ftpRequest(b, r.url, nil))
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if err != nil || n != size {
-				b.Fatalf("%s: %d bytes, %v", r.url, n, err)
-			}
+		var wg sync.WaitGroup
+		errs := make(chan error, lanes)
+		for l := 0; l < lanes; l++ {
+			wg.Add(1)
+			go func(l int) {
+				defer wg.Done()
+				for j := l; j < len(reqs); j += lanes {
+					r := reqs[j]
+					res, err := f.Fetch(ctx, ftpRequest(b, r.url, nil))
+					if err != nil {
+						errs <- err
+						return
+					}
+					n, err := io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if err != nil || n != size {
+						errs <- fmt.Errorf("%s: %d bytes, %v", r.url, n, err)
+						return
+					}
+				}
+			}(l)
+		}
+		wg.Wait()
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -61,7 +87,8 @@ func BenchmarkFTPSmallFiles(b *testing.B) {
 	benchFetchAll(b, urls, 4096)
 }
 
-// BenchmarkVsftpdSmallFiles does the same against vsftpd, when running.
+// BenchmarkVsftpdSmallFiles does the same against vsftpd, when running,
+// on one control connection and on two at once.
 func BenchmarkVsftpdSmallFiles(b *testing.B) {
 	addr, root := os.Getenv("URLGET_VSFTPD_ADDR"), os.Getenv("URLGET_VSFTPD_ROOT")
 	if addr == "" {
@@ -80,7 +107,9 @@ func BenchmarkVsftpdSmallFiles(b *testing.B) {
 		urls = append(urls, "ftp://"+addr+"/gobench/d"+strconv.Itoa(i%10)+"/f"+strconv.Itoa(i))
 	}
 	b.Cleanup(func() { os.RemoveAll(filepath.Join(root, "gobench")) })
-	benchFetchAll(b, urls, 4096)
+	for _, lanes := range []int{1, 2} {
+		b.Run("lanes="+strconv.Itoa(lanes), func(b *testing.B) { benchFetchLanes(b, urls, 4096, lanes) })
+	}
 }
 
 // BenchmarkVsftpdLarge fetches one 64 MiB file from vsftpd, when running.

@@ -136,6 +136,21 @@ func sessionCommands(cmds []string) []string {
 	return out
 }
 
+// closedCommands closes f and returns every command s received, once the
+// QUIT that Close sends has arrived (boundedly: a command may still be in
+// flight when a fetch returns).
+func closedCommands(t *testing.T, f *ftp.Fetcher, s *ftptest.Server) []string {
+	t.Helper()
+	f.Close()
+	for i := 0; i < 500; i++ {
+		if cmds := s.Commands(); len(cmds) > 0 && cmds[len(cmds)-1] == "QUIT" {
+			return cmds
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return s.Commands()
+}
+
 func checkCommands(t *testing.T, got, want []string) {
 	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -222,7 +237,15 @@ func TestFTPRFC1738Examples(t *testing.T) {
 			} else if body != tt.body {
 				t.Errorf("body %q, want %q", body, tt.body)
 			}
-			checkCommands(t, sessionCommands(s.Commands()), tt.want)
+			// A transfer that ended with its 226 is followed at once by
+			// the EPSV for the connection's next transfer (sent ahead,
+			// its reply read later); Close ends with QUIT.
+			want := append([]string(nil), tt.want...)
+			if tt.errKind == nil {
+				want = append(want, "EPSV")
+			}
+			want = append(want, "QUIT")
+			checkCommands(t, sessionCommands(closedCommands(t, f, s)), want)
 		})
 	}
 }
@@ -246,12 +269,13 @@ func TestFTPLoginDirectory(t *testing.T) {
 			t.Errorf("%s: body %q, want %q", path, body, want)
 		}
 	}
-	checkCommands(t, s.Commands(), []string{
-		"USER user", "PASS secret", "PWD", "CWD rel", "TYPE I", "EPSV", "RETR file",
-		"PWD", "CWD /home/user", "CWD /rel", "EPSV", "RETR file",
+	checkCommands(t, closedCommands(t, f, s), []string{
+		"USER user", "PASS secret", "PWD", "CWD rel", "TYPE I", "EPSV", "RETR file", "EPSV",
+		"PWD", "CWD /home/user", "CWD /rel", "EPSV", "RETR file", "EPSV",
 		// The server named /home/user/rel in PWD before the connection
-		// left it: the file is reached without walking there again.
-		"EPSV", "RETR /home/user/rel/file",
+		// left it: the file is reached without walking there again, on
+		// the port of the EPSV sent ahead.
+		"RETR /home/user/rel/file", "EPSV", "QUIT",
 	})
 	if s.Conns() != 1 {
 		t.Errorf("%d control connections, want 1", s.Conns())
@@ -276,7 +300,7 @@ func TestFTPReuseManyURLs(t *testing.T) {
 			t.Fatalf("%s: body %q, want %q", p, body, want)
 		}
 	}
-	cmds := s.Commands()
+	cmds := closedCommands(t, f, s)
 	users := 0
 	for _, c := range cmds {
 		if strings.HasPrefix(c, "USER ") {
@@ -289,13 +313,82 @@ func TestFTPReuseManyURLs(t *testing.T) {
 	// The first round walks each directory from the login directory;
 	// after it, a file in another directory is named by the absolute path
 	// the server gave in PWD, and the connection stays where it is.
-	checkCommands(t, cmds[2:16], []string{
-		"PWD", "CWD d0", "TYPE I", "EPSV", "RETR f",
-		"PWD", "CWD /", "CWD d1", "EPSV", "RETR f",
+	// Each transfer ends with the EPSV for the next one, sent ahead: a
+	// file reached without CWD uses its port, a walk drops it.
+	checkCommands(t, cmds[2:18], []string{
+		"PWD", "CWD d0", "TYPE I", "EPSV", "RETR f", "EPSV",
+		"PWD", "CWD /", "CWD d1", "EPSV", "RETR f", "EPSV",
 		"PWD", "CWD /", "CWD d2", "CWD sub",
 	})
-	checkCommands(t, cmds[len(cmds)-6:], []string{
-		"EPSV", "RETR /d0/f", "EPSV", "RETR /d1/f", "EPSV", "RETR f",
+	checkCommands(t, cmds[len(cmds)-7:], []string{
+		"RETR /d0/f", "EPSV", "RETR /d1/f", "EPSV", "RETR f", "EPSV", "QUIT",
+	})
+}
+
+// TestFTPEPSVAhead checks the EPSV sent at the end of each transfer for
+// the next one: its port serves the next file; a port the server gave up
+// meanwhile costs a new connection when it refuses the data connection
+// (the server may hold the RETR sent on it), and a new EPSV when the server
+// answers 425 (nothing was transferred).
+func TestFTPEPSVAhead(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	get := func() {
+		t.Helper()
+		if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil)); err != nil || body != "root motd\n" {
+			t.Fatalf("body %q, %v", body, err)
+		}
+	}
+	get()
+	get()
+	if cmds := sessionCommands(s.Commands()); len(cmds) < 5 {
+		t.Fatalf("commands %q", cmds)
+	} else {
+		checkCommands(t, cmds[:5], []string{
+			"TYPE I", "EPSV", "RETR motd", "EPSV",
+			"RETR motd", // on the port of the EPSV sent ahead
+		})
+	}
+	// The server drops the port of the EPSV sent ahead (once it has set
+	// it up: the EPSV may still be in flight when the fetch returns).
+	for i := 0; i < 500 && s.ExpirePassive() == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	get()
+	if s.Conns() != 2 {
+		t.Errorf("%d control connections after a refused port, want 2", s.Conns())
+	}
+	// The RETR sent on the dropped connection reaches the server at some
+	// point among the new connection's commands, which end with the EPSV
+	// sent ahead.
+	settled := func() bool {
+		cmds := s.Commands()
+		n := strings.Count(strings.Join(cmds, "\n")+"\n", "RETR motd\n")
+		return n == 4 && cmds[len(cmds)-1] == "EPSV"
+	}
+	for i := 0; i < 500 && !settled(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmds := sessionCommands(s.Commands())
+	if len(cmds) < 6 {
+		t.Fatalf("commands %q", cmds)
+	}
+	rest := cmds[6:]
+	for i, c := range rest {
+		if c == "RETR motd" {
+			rest = append(append([]string(nil), rest[:i]...), rest[i+1:]...)
+			break
+		}
+	}
+	checkCommands(t, rest, []string{"TYPE I", "EPSV", "RETR motd", "EPSV"})
+	s.ResetCommands()
+	s.ReplyOnce("RETR", "425 Can't open data connection.")
+	get()
+	checkCommands(t, sessionCommands(closedCommands(t, f, s)), []string{
+		"RETR motd", // 425: nothing was transferred; a new EPSV
+		"EPSV", "RETR motd", "EPSV",
+		"QUIT",
 	})
 }
 
@@ -360,7 +453,7 @@ func TestFTPListingFormats(t *testing.T) {
 		if !strings.HasSuffix(body, " only.txt\r\n") || !strings.HasPrefix(body, "-rw-r--r--") {
 			t.Errorf("raw listing %q", body)
 		}
-		checkCommands(t, sessionCommands(s.Commands()), []string{"PWD", "CWD one", "EPSV", "LIST"})
+		checkCommands(t, sessionCommands(closedCommands(t, f, s)), []string{"PWD", "CWD one", "EPSV", "LIST", "EPSV", "QUIT"})
 	})
 }
 
@@ -392,9 +485,9 @@ func TestFTPHeadAndResume(t *testing.T) {
 	if res.Offset != 1000 || len(b) != 256*1024-1000 || b[0] != byte(1000%256) {
 		t.Errorf("resume: offset %d, %d bytes", res.Offset, len(b))
 	}
-	checkCommands(t, sessionCommands(s.Commands()), []string{
+	checkCommands(t, sessionCommands(closedCommands(t, f, s)), []string{
 		"PWD", "CWD bin", "TYPE I", "SIZE all.bin", "MDTM all.bin",
-		"SIZE all.bin", "EPSV", "REST 1000", "RETR all.bin",
+		"SIZE all.bin", "EPSV", "REST 1000", "RETR all.bin", "EPSV", "QUIT",
 	})
 }
 
@@ -511,7 +604,9 @@ func TestFTPTLS(t *testing.T) {
 			}
 		}
 		f.Close()
-		want := []string{"PBSZ 0", "PROT P", "PWD", "CWD bin", "TYPE I", "EPSV", "RETR all.bin", "EPSV", "RETR all.bin", "QUIT"}
+		// The second transfer runs on the port of the EPSV sent ahead
+		// at the end of the first.
+		want := []string{"PBSZ 0", "PROT P", "PWD", "CWD bin", "TYPE I", "EPSV", "RETR all.bin", "EPSV", "RETR all.bin", "EPSV", "QUIT"}
 		if !implicit {
 			want = append([]string{"AUTH TLS"}, want...)
 		}

@@ -18,7 +18,10 @@
 start_vsftpd() {
 	local dir="${URLGET_CI_DIR:?URLGET_CI_DIR must be set}/vsftpd"
 	local port="${URLGET_VSFTPD_PORT:-2121}"
-	local user="${URLGET_VSFTPD_USER:-urlgetftp}"
+	# One system account per port: the account's home names the instance's
+	# chroot, so instances started side by side (CI, the benchmark) must
+	# not share an account, or the last one started takes it from the rest.
+	local user="${URLGET_VSFTPD_USER:-urlgetftp$port}"
 	local pass="urlget-ftp-test"
 	if ! [ -x /usr/sbin/vsftpd ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq vsftpd openssl >/dev/null

@@ -93,6 +93,7 @@ type Server struct {
 
 	ln    net.Listener
 	mu    sync.Mutex
+	once  map[string]string // ReplyOnce's replies not yet used
 	cmds  []string
 	conns map[net.Conn]bool
 	nconn int
@@ -204,6 +205,37 @@ func (s *Server) ExpireConns() {
 		}
 		c.Close()
 	}
+	s.mu.Unlock()
+}
+
+// ExpirePassive closes every passive port a client asked for and has not
+// used yet, as servers do when a port stays unused too long: a client
+// that connects to it is refused. It returns how many it closed.
+func (s *Server) ExpirePassive() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if cl, ok := c.(closerConn); ok {
+			if _, ok := cl.Closer.(net.Listener); ok {
+				cl.Close()
+				delete(s.conns, c)
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// ReplyOnce makes the server answer the next command with the given verb,
+// on any connection, with line instead of acting on it, as Reply does for
+// every such command.
+func (s *Server) ReplyOnce(verb, line string) {
+	s.mu.Lock()
+	if s.once == nil {
+		s.once = map[string]string{}
+	}
+	s.once[verb] = line
 	s.mu.Unlock()
 }
 
@@ -361,6 +393,14 @@ func (ss *session) run() {
 			return
 		}
 		if rep, ok := ss.s.Reply[verb]; ok {
+			ss.reply("%s", rep)
+			continue
+		}
+		ss.s.mu.Lock()
+		rep, ok := ss.s.once[verb]
+		delete(ss.s.once, verb)
+		ss.s.mu.Unlock()
+		if ok {
 			ss.reply("%s", rep)
 			continue
 		}

@@ -27,6 +27,7 @@ type transfer struct {
 	expect int64 // bytes the transfer must carry, -1 when unknown
 	done   bool
 	err    error
+	ahead  bool // passive (EPSV or PASV): the next EPSV may go out early
 }
 
 // Read reads the data connection; at its end it checks the final reply.
@@ -116,6 +117,8 @@ func (t *transfer) end(err error) {
 				fmt.Errorf("received %d of %d bytes", t.n, t.expect))
 			e.Temporary = true
 			t.err = e
+		} else if t.ahead {
+			t.c.sendAhead()
 		}
 	default:
 		e := t.c.replyErr(t.op, r)

@@ -60,14 +60,16 @@ type conn struct {
 	req   *schemes.Request
 
 	// Directory state (RFC 1738 §3.2.2 is relative to the login directory).
-	loginDir  string
-	haveLogin bool
-	dirKey    string            // which CWD sequence led here; "" = login directory
-	absDir    map[string]string // CWD sequence → absolute directory the server named in PWD
-	typ       string            // current TYPE, "" until one is sent
-	feat      map[string]bool   // FEAT keywords, nil until asked
-	noEPSV    bool              // the server refused EPSV once: use PASV
-	reused    bool              // the connection served an earlier request
+	loginDir   string
+	haveLogin  bool
+	dirKey     string            // which CWD sequence led here; "" = login directory
+	absDir     map[string]string // CWD sequence → absolute directory the server named in PWD
+	typ        string            // current TYPE, "" until one is sent
+	feat       map[string]bool   // FEAT keywords, nil until asked
+	noEPSV     bool              // the server refused EPSV once: use PASV
+	epsvAhead  bool              // an EPSV went out ahead of need; its reply is unread
+	aheadUntil time.Time         // until when the port it names is used
+	reused     bool              // the connection served an earlier request
 
 	ctx      context.Context // the current request's context
 	answered bool            // the server replied during the current request
@@ -174,6 +176,15 @@ func checkArg(req *schemes.Request, what, v string) error {
 // validated before (checkArg), and are checked again here so that no path
 // can put a line end into a command.
 func (c *conn) send(lines ...string) error {
+	if err := c.settle(); err != nil {
+		return err
+	}
+	return c.write(lines...)
+}
+
+// write is send without settling an EPSV sent ahead: for the transfer
+// command that uses its port.
+func (c *conn) write(lines ...string) error {
 	for _, l := range lines {
 		if strings.ContainsAny(l, "\r\n\x00") || strings.IndexByte(l, 0xFF) >= 0 {
 			return c.req.Fail(schemes.ErrBadURL, l, 0, "", errors.New("command holds a forbidden byte"))
@@ -190,6 +201,52 @@ func (c *conn) send(lines ...string) error {
 		return c.netErr(lines[0], err)
 	}
 	return nil
+}
+
+// sendAhead sends EPSV for the connection's next transfer as soon as the
+// current one has ended with its 226 (RFC 959 §5.4: the client waits for
+// that second reply), without waiting for EPSV's own reply: the server sets
+// the passive port up (RFC 2428 §3) while the caller is still busy with the
+// bytes it received. The next transfer command goes out with that reply
+// still unread (startPipelined); any other command reads it first
+// (settle). A failed write leaves the connection broken, and the next
+// request dials anew.
+func (c *conn) sendAhead() {
+	if c.broken || c.noEPSV || c.epsvAhead {
+		return
+	}
+	if err := c.send("EPSV"); err == nil {
+		c.epsvAhead = true
+		c.aheadUntil = time.Now().Add(aheadFor)
+	}
+}
+
+// aheadFor is how long the port of an EPSV sent ahead is used. A
+// connection left idle longer asks for a new port: the longer a port waits,
+// the likelier the server gave it up and another session took the number.
+const aheadFor = 5 * time.Second
+
+// settle reads the reply to an EPSV sent ahead when another command must
+// go out before a transfer: the port it named is left unused, and the
+// server replaces it at the next EPSV (RFC 2428 §3).
+func (c *conn) settle() error {
+	if !c.epsvAhead {
+		return nil
+	}
+	_, err := c.readAhead()
+	return err
+}
+
+// readAhead reads the reply to the EPSV sent ahead. That reply may have
+// arrived before the current request began, so it does not show that the
+// server still holds the connection: a failure after it on a reused
+// connection is still a stale connection, to be replaced (errStale).
+func (c *conn) readAhead() (reply, error) {
+	c.epsvAhead = false
+	answered := c.answered
+	r, err := c.readReply("EPSV")
+	c.answered = answered
+	return r, err
 }
 
 // readReply reads one reply, single- or multi-line (RFC 959 §4.2), bounded

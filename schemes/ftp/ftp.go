@@ -13,10 +13,12 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -196,15 +198,7 @@ func makePlan(req *schemes.Request) (*plan, error) {
 // printed.
 func directoryURL(u uri.URL, dirs []string) string {
 	var b strings.Builder
-	b.WriteString(u.Scheme())
-	b.WriteString("://")
-	if user, ok := u.RawUser(); ok {
-		b.WriteString(user)
-		b.WriteByte('@')
-	}
-	port, _ := u.Port()
-	b.WriteString(uri.JoinHostPort(u.Hostname(), port))
-	b.WriteByte('/')
+	b.WriteString(schemes.ServerURL(u))
 	for _, d := range dirs {
 		b.WriteString(uri.EscapeSegment(d))
 		b.WriteByte('/')
@@ -428,7 +422,13 @@ type startedTransfer struct {
 // cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
 func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
 	if c.req.Option("ftp-port", "") == "" && !c.noEPSV {
-		st, fallback, err := f.startPipelined(ctx, c, cmd, offset)
+		if c.epsvAhead && time.Now().Before(c.aheadUntil) {
+			st, fallback, err := f.startPipelined(ctx, c, cmd, offset, true)
+			if !fallback {
+				return st, err
+			}
+		}
+		st, fallback, err := f.startPipelined(ctx, c, cmd, offset, false)
 		if !fallback {
 			return st, err
 		}
@@ -457,29 +457,54 @@ func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset
 }
 
 // startPipelined sends EPSV, REST and the transfer command in one write
-// and reads their replies in order (RFC 959 §4.2 lets a client send ahead:
-// the server reads its commands one at a time). That saves a round trip
-// per file, which is most of the cost of many small files. fallback is
-// true when the server refused EPSV; its other replies have been read and
-// the caller starts again with PASV.
-func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offset int64) (st *startedTransfer, fallback bool, err error) {
-	lines := []string{"EPSV"}
+// and reads their replies in order; with ahead, the EPSV is the one sent
+// at the end of the previous transfer (sendAhead), whose reply is still
+// unread, so that the server set the port up while the caller was busy.
+// RFC 959 §5.4 would have the client wait for EPSV's reply first; servers
+// read their commands one at a time and answer each in turn, so sending
+// ahead only matters when EPSV is refused, which is handled here. The
+// transfer command reaches the server before the data connection is made,
+// so that the server prepares the file while the client connects.
+//
+// fallback is true when the caller must start over: the server refused
+// EPSV (its other replies have been read; the caller uses PASV), or, for
+// an EPSV sent ahead, answered the transfer command with 425, the port
+// having expired (nothing was transferred; the caller sends a new EPSV). A
+// port sent ahead that refuses the connection belongs to a server that
+// gave up the session, or holds it with the command pending: the
+// connection is dropped as stale, and the caller dials anew.
+func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offset int64, ahead bool) (st *startedTransfer, fallback bool, err error) {
+	var lines []string
+	if !ahead {
+		lines = append(lines, "EPSV")
+	}
 	rest := "REST " + strconv.FormatInt(offset, 10)
 	if offset > 0 {
 		lines = append(lines, rest)
 	}
 	lines = append(lines, cmd)
-	if err := c.send(lines...); err != nil {
-		return nil, false, err
+	var r reply
+	if ahead {
+		if err := c.write(lines...); err != nil {
+			return nil, false, err
+		}
+		r, err = c.readAhead()
+	} else {
+		if err := c.send(lines...); err != nil {
+			return nil, false, err
+		}
+		r, err = c.readReply("EPSV")
 	}
-	r, err := c.readReply("EPSV")
 	if err != nil {
 		return nil, false, err
 	}
 	if r.code != 229 {
 		// The server answers the commands sent after EPSV as well: a
 		// transfer command without a data connection is refused (425).
-		for _, l := range lines[1:] {
+		for _, l := range lines {
+			if l == "EPSV" {
+				continue
+			}
 			lr, err := c.readReply(l)
 			if err != nil {
 				return nil, false, err
@@ -492,7 +517,9 @@ func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offse
 		if r.code == 421 || r.code == 530 {
 			return nil, false, c.replyErr("EPSV", r)
 		}
-		c.noEPSV = true
+		if !ahead {
+			c.noEPSV = true
+		}
 		return nil, true, nil
 	}
 	port, ok := parseEPSV(r.last())
@@ -505,6 +532,9 @@ func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offse
 	pd, err := c.dialData(ctx, port)
 	if err != nil {
 		c.broken = true
+		if ahead && ctx.Err() == nil && c.reused {
+			err = fmt.Errorf("%w: %w", errStale, err)
+		}
 		return nil, false, err
 	}
 	st = &startedTransfer{}
@@ -522,6 +552,12 @@ func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offse
 	if err != nil {
 		c.abort(pd)
 		return nil, false, err
+	}
+	if ahead && r.code == 425 {
+		// RFC 959 §4.2: 425 is "can't open data connection": the port
+		// expired. Nothing was transferred; ask for a new one.
+		c.abort(pd)
+		return nil, true, nil
 	}
 	st, err = f.began(c, pd, st, cmd, r)
 	return st, false, err
@@ -543,7 +579,7 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 		return nil, err
 	}
 	st.start = r.last()
-	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1}
+	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil}
 	return st, nil
 }
 
