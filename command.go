@@ -319,6 +319,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		out = file
 	}
 
+	if c.progress != nil {
+		// The bar is drawn only when the body goes to a file (-o, -O, or a
+		// redirected stdout): on a terminal it would mix with the body.
+		c.progress.setActive(file != nil || !isTerminal(c.stdout))
+	}
 	n, err := c.emit(res, out)
 	t.size = n
 	if c.progress != nil {

@@ -22,16 +22,27 @@ func umask() uint32 {
 // progressBar draws one line on a terminal's stderr while a body arrives:
 // percentage when the size is known, bytes and rate always.
 type progressBar struct {
-	w     io.Writer
-	mu    sync.Mutex
-	start time.Time
-	last  time.Time
-	shown bool
+	w        io.Writer
+	mu       sync.Mutex
+	start    time.Time
+	last     time.Time
+	shown    bool
+	inactive bool // the current body goes to the terminal: draw nothing
+}
+
+// setActive says whether the next transfer's progress is drawn.
+func (p *progressBar) setActive(on bool) {
+	p.mu.Lock()
+	p.inactive = !on
+	p.mu.Unlock()
 }
 
 func (p *progressBar) update(pr fetch.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.inactive {
+		return
+	}
 	now := time.Now()
 	if p.start.IsZero() {
 		p.start = now

@@ -26,6 +26,16 @@ func TestProgressBar(t *testing.T) {
 	if !strings.HasSuffix(out, "\n") {
 		t.Error("finish must end the line")
 	}
+	// A body going to the terminal draws nothing.
+	buf.Reset()
+	p.setActive(false)
+	p.update(fetch.Progress{Done: 10, Total: 100, Final: true})
+	p.finish()
+	if buf.Len() != 0 {
+		t.Errorf("inactive bar drew %q", buf.String())
+	}
+	p.setActive(true)
+
 	// Unknown size: bytes only.
 	buf.Reset()
 	p.update(fetch.Progress{Done: 3000, Total: -1, Final: true})
