@@ -61,6 +61,9 @@ func (b *Body) Read(p []byte) (int, error) {
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	s := newSink(w, b.rc)
 	defer s.release()
+	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
+		return b.delegate(wt, s, w)
+	}
 	var written int64
 	for {
 		chunk := int64(copyChunk)
@@ -85,6 +88,86 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 				return written, err
 			}
 			return written, b.wrap(err)
+		}
+		b.report(false)
+	}
+}
+
+// delegate lets a fetcher's own WriteTo drive the copy, for bodies that
+// must see their end themselves (FTP checks the 226 reply and the byte
+// count once the data connection ends) yet can offer the raw connection:
+// the fetcher hands it to chunkWriter.ReadFrom, which moves it with the
+// same sink, limit and progress as the loop in WriteTo.
+func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
+	cw := &chunkWriter{b: b, s: s, w: w}
+	n, err := wt.WriteTo(cw)
+	b.report(true)
+	switch {
+	case cw.limit != nil:
+		return n, cw.limit
+	case err == nil:
+		return n, nil
+	case cw.werr != nil && errors.Is(err, cw.werr):
+		// The destination failed: the caller classifies it.
+		return n, err
+	}
+	return n, b.wrap(err)
+}
+
+// chunkWriter is the destination a fetcher's WriteTo sees. ReadFrom copies
+// a raw source through the sink in copyChunk pieces, so that splice and
+// copy_file_range stay in use; Write takes the bytes a fetcher already
+// holds in memory.
+type chunkWriter struct {
+	b     *Body
+	s     sink
+	w     io.Writer
+	werr  error // the destination's error, if it failed
+	limit error // the size limit was passed
+}
+
+func (c *chunkWriter) Write(p []byte) (int, error) {
+	b := c.b
+	if b.max > 0 && b.n+int64(len(p)) > b.max {
+		p = p[:b.max-b.n]
+		c.limit = b.tooLarge()
+	}
+	n, err := c.w.Write(p)
+	b.n += int64(n)
+	if err != nil {
+		c.werr = err
+		return n, err
+	}
+	if c.limit != nil {
+		return n, c.limit
+	}
+	b.report(false)
+	return n, nil
+}
+
+func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
+	b := c.b
+	var total int64
+	for {
+		chunk := int64(copyChunk)
+		if b.max > 0 && b.max+1-b.n < chunk {
+			chunk = b.max + 1 - b.n
+		}
+		n, werr, err := c.s.copyN(r, chunk)
+		total += n
+		b.n += n
+		if b.max > 0 && b.n > b.max {
+			c.limit = b.tooLarge()
+			return total, c.limit
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			if werr {
+				c.werr = err
+			}
+			return total, err
 		}
 		b.report(false)
 	}

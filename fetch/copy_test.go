@@ -62,6 +62,88 @@ func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
 		"reader": func() io.ReadCloser {
 			return io.NopCloser(bytes.NewReader(data))
 		},
+		"checked": func() io.ReadCloser {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &checkedBody{c: c.(*net.TCPConn), want: int64(len(data))}
+		},
+	}
+}
+
+// errShortBody is what checkedBody reports when its connection ended early.
+var errShortBody = errors.New("the connection ended before the announced length")
+
+// checkedBody is a body that must see its own end, as FTP's does (the 226
+// reply, the byte count): it hides its connection's descriptor but offers
+// the connection to the destination's ReadFrom in its WriteTo.
+type checkedBody struct {
+	c    *net.TCPConn
+	n    int64
+	want int64
+}
+
+func (b *checkedBody) Read(p []byte) (int, error) {
+	n, err := b.c.Read(p)
+	b.n += int64(n)
+	if err == io.EOF && b.n < b.want {
+		err = errShortBody
+	}
+	return n, err
+}
+
+func (b *checkedBody) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	var err error
+	if rf, ok := w.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(b.c)
+	} else {
+		n, err = io.Copy(w, b.c)
+	}
+	b.n += n
+	if err == nil && b.n < b.want {
+		err = errShortBody
+	}
+	return n, err
+}
+
+func (b *checkedBody) Close() error { return b.c.Close() }
+
+// TestWriteToCheckedBodyEndsShort makes sure a body that checks its own end
+// still reports a short transfer when the copy goes through the kernel.
+func TestWriteToCheckedBodyEndsShort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Write(copyData[:len(copyData)/2])
+			c.Close()
+		}
+	}()
+	open := func() io.ReadCloser {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &checkedBody{c: c.(*net.TCPConn), want: int64(len(copyData))}
+	}
+	var last Progress
+	res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go io.Copy(io.Discard, pr)
+	n, err := io.Copy(pw, res.Body)
+	pw.Close()
+	if !errors.Is(err, errShortBody) || n != int64(len(copyData)/2) {
+		t.Errorf("copied %d, %v; want %d and the body's own error", n, err, len(copyData)/2)
 	}
 }
 
