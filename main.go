@@ -159,7 +159,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.SortFlags = false
 	var help, showVersion bool
 	var ftpMethod, ftpPort, ftpAnonPass, nntpServer string
-	var maxArticles int
+	var maxArticles, maxRedirs int
+	var userAgent string
 	var sslReqd bool
 	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
 	rn := fs.VarPF(outputList{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL's body to a local file named like the remote one")
@@ -195,6 +196,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&ftpAnonPass, "ftp-anon-pass", "", "password for anonymous FTP (default: urlget@)")
 	fs.StringVar(&nntpServer, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
 	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
+	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
+	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	fs.Usage = func() {
@@ -251,6 +254,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	default:
 		return usage("--ftp-method must be multicwd, singlecwd or nocwd, not %q", ftpMethod)
 	}
+	if maxRedirs < 0 {
+		return usage("--max-redirs must not be negative")
+	}
 	if maxArticles < 1 {
 		return usage("--max-articles must be at least 1")
 	}
@@ -268,6 +274,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		o.options["ftp-ssl"] = "1"
 	}
 	o.options["max-articles"] = strconv.Itoa(maxArticles)
+	if fs.Changed("user-agent") {
+		o.options["user-agent"] = userAgent
+	}
+	if fs.Changed("max-redirs") {
+		o.options["max-redirs"] = strconv.Itoa(maxRedirs)
+	}
 	return o, urls, 0
 }
 

@@ -161,6 +161,9 @@ func scriptHTTPHandler() http.Handler {
 		}
 		fmt.Fprintf(w, "ok after %d tries\n", n)
 	})
+	mux.HandleFunc("/ua", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "agent=%s\n", r.UserAgent())
+	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/hello.txt", http.StatusFound)
 	})
