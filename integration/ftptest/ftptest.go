@@ -6,17 +6,12 @@ package ftptest
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/big"
 	"net"
 	"path"
 	"sort"
@@ -24,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlget/urlget/integration/internal/testnet"
 )
 
 // Server is an FTP server listening on 127.0.0.1. Set its fields between
@@ -91,14 +88,15 @@ type Server struct {
 	implicit bool
 	certDER  []byte
 
-	ln    net.Listener
-	mu    sync.Mutex
-	once  map[string]string // ReplyOnce's replies not yet used
-	cmds  []string
-	conns map[net.Conn]bool
-	nconn int
-	wg    sync.WaitGroup
-	done  chan struct{}
+	l    *testnet.Listener // control connections
+	cmds testnet.Recorder[string]
+	mu   sync.Mutex        // guards once, data and closed
+	once map[string]string // ReplyOnce's replies not yet used
+	// data holds the passive listeners and data connections open now,
+	// so that Close, DropConns and ExpirePassive reach them too.
+	data   map[io.Closer]bool
+	closed bool
+	done   chan struct{}
 }
 
 // NewServer starts a server for fsys with anonymous login allowed.
@@ -111,7 +109,7 @@ func NewServer(fsys fs.FS) *Server {
 // NewUnstartedServer returns a server for fsys, with anonymous login
 // allowed, that the caller configures and then starts.
 func NewUnstartedServer(fsys fs.FS) *Server {
-	return &Server{FS: fsys, Anonymous: true, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	return &Server{FS: fsys, Anonymous: true, data: map[io.Closer]bool{}, done: make(chan struct{})}
 }
 
 // Start listens on 127.0.0.1:0 and serves.
@@ -120,41 +118,25 @@ func (s *Server) Start() {
 	if err != nil {
 		panic("ftptest: listen: " + err.Error())
 	}
-	s.ln = ln
 	s.Addr = ln.Addr().String()
 	scheme := "ftp"
 	if s.implicit {
 		scheme = "ftps"
 	}
 	s.URL = scheme + "://" + s.Addr
-	s.wg.Add(1)
-	go s.serve()
+	s.l = testnet.Serve(ln, func(c net.Conn, _ int) {
+		ss := &session{s: s, raw: c, cwd: "/", typ: 'A'}
+		ss.run()
+	})
 }
 
 // StartTLS starts the server with a fresh self-signed certificate for
 // 127.0.0.1: implicit TLS (ftps://) when implicit is set, else AUTH TLS
 // (RFC 4217). ClientTLSConfig returns a configuration that trusts it.
 func (s *Server) StartTLS(implicit bool) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "ftptest"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:     []string{"localhost"},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		panic(err)
-	}
-	s.certDER = der
-	s.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	cert, leaf := testnet.SelfSigned("ftptest")
+	s.certDER = leaf.Raw
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.implicit = implicit
 	s.Start()
 }
@@ -175,37 +157,41 @@ func (s *Server) ClientTLSConfig() *tls.Config {
 // Close stops the server and closes every connection.
 func (s *Server) Close() {
 	close(s.done)
-	s.ln.Close()
 	s.mu.Lock()
-	for c := range s.conns {
+	s.closed = true
+	s.closeData()
+	s.mu.Unlock()
+	s.l.Close()
+}
+
+// closeData closes every passive listener and data connection; s.mu is
+// held.
+func (s *Server) closeData() {
+	for c := range s.data {
 		c.Close()
 	}
-	s.mu.Unlock()
-	s.wg.Wait()
 }
 
 // DropConns closes every open connection, as a server restarting or
 // timing out idle clients does; the server keeps listening.
 func (s *Server) DropConns() {
 	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
+	s.closeData()
 	s.mu.Unlock()
+	s.l.DropConns()
 }
 
 // ExpireConns sends "421 Timeout." on every open control connection and
 // closes it, as vsftpd does when a client stays idle too long.
 func (s *Server) ExpireConns() {
 	s.mu.Lock()
-	for c := range s.conns {
-		if _, ok := c.(closerConn); !ok {
-			c.SetWriteDeadline(time.Now().Add(time.Second))
-			c.Write([]byte("421 Timeout.\r\n"))
-		}
+	s.closeData()
+	s.mu.Unlock()
+	for _, c := range s.l.Conns() {
+		c.SetWriteDeadline(time.Now().Add(time.Second))
+		c.Write([]byte("421 Timeout.\r\n"))
 		c.Close()
 	}
-	s.mu.Unlock()
 }
 
 // ExpirePassive closes every passive port a client asked for and has not
@@ -215,13 +201,11 @@ func (s *Server) ExpirePassive() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for c := range s.conns {
-		if cl, ok := c.(closerConn); ok {
-			if _, ok := cl.Closer.(net.Listener); ok {
-				cl.Close()
-				delete(s.conns, c)
-				n++
-			}
+	for c := range s.data {
+		if _, ok := c.(net.Listener); ok {
+			c.Close()
+			delete(s.data, c)
+			n++
 		}
 	}
 	return n
@@ -242,75 +226,36 @@ func (s *Server) ReplyOnce(verb, line string) {
 // Commands returns every command line received so far, on every
 // connection, in order, without line ends.
 func (s *Server) Commands() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.cmds...)
+	return s.cmds.All()
 }
 
 // ResetCommands forgets the commands recorded so far.
 func (s *Server) ResetCommands() {
-	s.mu.Lock()
-	s.cmds = nil
-	s.mu.Unlock()
+	s.cmds.Reset()
 }
 
 // Conns returns how many control connections the server has accepted.
 func (s *Server) Conns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.nconn
+	return s.l.Accepted()
 }
 
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.conns[c] = true
-		s.nconn++
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer func() {
-				s.mu.Lock()
-				delete(s.conns, c)
-				s.mu.Unlock()
-				c.Close()
-			}()
-			ss := &session{s: s, raw: c, cwd: "/", typ: 'A'}
-			ss.run()
-		}()
-	}
-}
-
-// track registers a data connection or listener so that Close ends it.
+// track registers a data connection or listener so that Close ends it;
+// the returned function closes it and forgets it.
 func (s *Server) track(c io.Closer) func() {
-	cl := closerConn{c}
 	s.mu.Lock()
-	s.conns[cl] = true
+	if s.closed {
+		c.Close()
+	} else {
+		s.data[c] = true
+	}
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
-		delete(s.conns, cl)
+		delete(s.data, c)
 		s.mu.Unlock()
 		c.Close()
 	}
 }
-
-// closerConn lets a listener sit in the connection set.
-type closerConn struct{ io.Closer }
-
-func (closerConn) Read([]byte) (int, error)         { return 0, io.EOF }
-func (closerConn) Write([]byte) (int, error)        { return 0, io.EOF }
-func (closerConn) LocalAddr() net.Addr              { return nil }
-func (closerConn) RemoteAddr() net.Addr             { return nil }
-func (closerConn) SetDeadline(time.Time) error      { return nil }
-func (closerConn) SetReadDeadline(time.Time) error  { return nil }
-func (closerConn) SetWriteDeadline(time.Time) error { return nil }
 
 // session is one control connection.
 type session struct {
@@ -379,9 +324,7 @@ func (ss *session) run() {
 		if err != nil {
 			return
 		}
-		ss.s.mu.Lock()
-		ss.s.cmds = append(ss.s.cmds, line)
-		ss.s.mu.Unlock()
+		ss.s.cmds.Record(line)
 		verb, arg, hasArg := strings.Cut(line, " ")
 		verb = strings.ToUpper(verb)
 		if ss.s.Stall[verb] {

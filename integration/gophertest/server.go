@@ -6,18 +6,15 @@ package gophertest
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlget/urlget/integration/internal/testnet"
 )
 
 // Request is one request as the server received it.
@@ -76,11 +73,9 @@ type Server struct {
 	port    string
 	cert    *x509.Certificate
 
-	mu       sync.Mutex
-	requests []Request
-	conns    map[net.Conn]struct{}
+	l        *testnet.Listener
+	requests testnet.Recorder[Request]
 	closed   chan struct{}
-	wg       sync.WaitGroup
 	once     sync.Once
 }
 
@@ -93,7 +88,7 @@ func NewServer(h Handler) *Server {
 // NewTLSServer starts a gophers: server (gopher over TLS) with a
 // certificate made for 127.0.0.1, ::1 and localhost; ClientTLSConfig trusts it.
 func NewTLSServer(h Handler) *Server {
-	cert, leaf := selfSigned()
+	cert, leaf := testnet.SelfSigned("gophertest")
 	s := start(h, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	s.cert = leaf
 	return s
@@ -117,11 +112,9 @@ func start(h Handler, tlsConf *tls.Config) *Server {
 		handler:  h,
 		host:     host,
 		port:     port,
-		conns:    map[net.Conn]struct{}{},
 		closed:   make(chan struct{}),
 	}
-	s.wg.Add(1)
-	go s.serve()
+	s.l = testnet.Serve(ln, func(c net.Conn, _ int) { s.handle(c) })
 	return s
 }
 
@@ -138,9 +131,7 @@ func (s *Server) ClientTLSConfig() *tls.Config {
 
 // Requests returns the requests received so far, in the order they came.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+	return s.requests.All()
 }
 
 // Closed is closed when Close is called; handlers that stall wait on it.
@@ -151,46 +142,12 @@ func (s *Server) Closed() <-chan struct{} { return s.closed }
 func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closed)
-		s.Listener.Close()
-		s.mu.Lock()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
+		s.l.Close()
 	})
 }
 
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.Listener.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		select {
-		case <-s.closed:
-			s.mu.Unlock()
-			c.Close()
-			return
-		default:
-		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.handle(c)
-	}
-}
-
+// handle answers one connection; the listener closes it afterwards.
 func (s *Server) handle(c net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
 	var conn net.Conn = c
 	if s.TLS != nil {
 		tc := tls.Server(c, s.TLS)
@@ -206,9 +163,7 @@ func (s *Server) handle(c net.Conn) {
 		return
 	}
 	req.Host, req.Port = s.host, s.port
-	s.mu.Lock()
-	s.requests = append(s.requests, *req)
-	s.mu.Unlock()
+	s.requests.Record(*req)
 	s.handler.ServeGopher(conn, req)
 	if tc, ok := conn.(*tls.Conn); ok {
 		_ = tc.CloseWrite()
@@ -289,33 +244,4 @@ func readLine(br *bufio.Reader) (string, error) {
 	}
 	line = strings.TrimSuffix(line, "\n")
 	return strings.TrimSuffix(line, "\r"), nil
-}
-
-// selfSigned makes a certificate for the loopback names, valid for a day.
-func selfSigned() (tls.Certificate, *x509.Certificate) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic("gophertest: " + err.Error())
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "gophertest"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		panic("gophertest: " + err.Error())
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		panic("gophertest: " + err.Error())
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, leaf
 }

@@ -10,21 +10,18 @@ package nntptest
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlget/urlget/integration/internal/testnet"
 )
 
 // Article is one article a server holds.
@@ -167,16 +164,12 @@ type Server struct {
 	Certificate *x509.Certificate
 
 	cfg      Config
-	ln       net.Listener
+	l        *testnet.Listener
 	groups   map[string]*Group
 	byID     map[string]*Article
-	mu       sync.Mutex
-	commands []string
-	conns    int
+	commands testnet.Recorder[string]
+	mu       sync.Mutex // guards played
 	played   map[int]bool
-	open     map[net.Conn]bool
-	wg       sync.WaitGroup
-	closed   bool
 }
 
 // NewServer starts a server on 127.0.0.1. The caller closes it.
@@ -188,7 +181,7 @@ func NewServer(cfg Config) *Server {
 // over TLS on port 563, RFC 8143) with a fresh self-signed certificate for
 // 127.0.0.1; ClientTLSConfig trusts it.
 func NewTLSServer(cfg Config) *Server {
-	cert, leaf := selfSigned()
+	cert, leaf := testnet.SelfSigned("nntptest")
 	s := start(cfg, &tls.Config{Certificates: []tls.Certificate{cert}})
 	s.Certificate = leaf
 	s.URL = "nntps://" + s.Addr
@@ -215,10 +208,8 @@ func start(cfg Config, tc *tls.Config) *Server {
 	s := &Server{
 		Addr:   ln.Addr().String(),
 		cfg:    cfg,
-		ln:     ln,
 		groups: make(map[string]*Group),
 		byID:   make(map[string]*Article),
-		open:   make(map[net.Conn]bool),
 	}
 	s.URL = "nntp://" + s.Addr
 	for gi := range cfg.Groups {
@@ -244,73 +235,29 @@ func start(cfg Config, tc *tls.Config) *Server {
 		}
 		s.groups[g.Name] = g
 	}
-	s.wg.Add(1)
-	go s.serve()
+	s.l = testnet.Serve(ln, func(c net.Conn, _ int) { s.session(c) })
 	return s
 }
 
 // Close stops the server and closes every connection it has open.
 func (s *Server) Close() {
-	s.mu.Lock()
-	s.closed = true
-	for c := range s.open {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.ln.Close()
-	s.wg.Wait()
+	s.l.Close()
 }
 
 // Commands returns every command line received so far, over all
 // connections, in order of arrival.
 func (s *Server) Commands() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.commands...)
+	return s.commands.All()
 }
 
 // ResetCommands forgets the commands recorded so far.
 func (s *Server) ResetCommands() {
-	s.mu.Lock()
-	s.commands = nil
-	s.mu.Unlock()
+	s.commands.Reset()
 }
 
 // Connections returns how many connections the server has accepted.
 func (s *Server) Connections() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conns
-}
-
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			c.Close()
-			return
-		}
-		s.conns++
-		s.open[c] = true
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer func() {
-				s.mu.Lock()
-				delete(s.open, c)
-				s.mu.Unlock()
-				c.Close()
-			}()
-			s.session(c)
-		}()
-	}
+	return s.l.Accepted()
 }
 
 // conn is one client's session state.
@@ -340,9 +287,7 @@ func (s *Server) session(c net.Conn) {
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		s.commands = append(s.commands, line)
-		s.mu.Unlock()
+		s.commands.Record(line)
 		if f, ok := s.fault(line); ok {
 			if !k.fault(f) {
 				return
@@ -663,34 +608,4 @@ func (k *conn) list(args []string) bool {
 		return k.block("215 order of fields in overview database", lines)
 	}
 	return k.reply("503 no such list")
-}
-
-// selfSigned makes a short-lived certificate for 127.0.0.1, ::1 and
-// localhost.
-func selfSigned() (tls.Certificate, *x509.Certificate) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic("nntptest: " + err.Error())
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: "nntptest"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		panic("nntptest: " + err.Error())
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		panic("nntptest: " + err.Error())
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, leaf
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/urlget/urlget/integration/internal/testnet"
 )
 
 // Replay is a server that plays back one recorded freeWAIS-sf conversation
@@ -29,15 +31,13 @@ type Replay struct {
 	// Addr is "127.0.0.1:port".
 	Addr string
 
-	ln        net.Listener
+	l         *testnet.Listener
 	exchanges []exchange
 	initReply []byte
 
-	mu    sync.Mutex
-	next  int
-	errs  []error
-	conns map[net.Conn]bool
-	wg    sync.WaitGroup
+	mu   sync.Mutex
+	next int
+	errs []error
 }
 
 type exchange struct {
@@ -54,7 +54,7 @@ func NewReplay(dir string) (*Replay, error) {
 		return nil, fmt.Errorf("waistest: no recorded requests in %s", dir)
 	}
 	sort.Strings(names)
-	r := &Replay{conns: map[net.Conn]bool{}}
+	r := &Replay{}
 	for _, n := range names {
 		req, err := os.ReadFile(n)
 		if err != nil {
@@ -83,14 +83,12 @@ func NewReplay(dir string) (*Replay, error) {
 		body := (&Server{}).initResponse([]byte{20}, &limit)
 		r.initReply = append(putHeader(nil, hdr, len(body)), body...)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := testnet.Listen(func(c net.Conn, _ int) { r.handle(c) })
 	if err != nil {
 		return nil, err
 	}
-	r.ln, r.Addr = ln, ln.Addr().String()
+	r.l, r.Addr = l, l.Addr().String()
 	r.URL = "wais://" + r.Addr + "/"
-	r.wg.Add(1)
-	go r.serve()
 	return r, nil
 }
 
@@ -98,13 +96,7 @@ func isInit(msg []byte) bool { return len(msg) > headerLen+2 && msg[headerLen+2]
 
 // Close stops the server and waits for its connections to end.
 func (r *Replay) Close() {
-	r.ln.Close()
-	r.mu.Lock()
-	for c := range r.conns {
-		c.Close()
-	}
-	r.mu.Unlock()
-	r.wg.Wait()
+	r.l.Close()
 }
 
 // Err returns the differences found between the client's requests and the
@@ -133,28 +125,6 @@ func (r *Replay) fail(format string, args ...any) {
 	r.mu.Lock()
 	r.errs = append(r.errs, fmt.Errorf(format, args...))
 	r.mu.Unlock()
-}
-
-func (r *Replay) serve() {
-	defer r.wg.Done()
-	for {
-		c, err := r.ln.Accept()
-		if err != nil {
-			return
-		}
-		r.mu.Lock()
-		r.conns[c] = true
-		r.mu.Unlock()
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			r.handle(c)
-			c.Close()
-			r.mu.Lock()
-			delete(r.conns, c)
-			r.mu.Unlock()
-		}()
-	}
 }
 
 func (r *Replay) handle(c net.Conn) {

@@ -14,7 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/urlget/urlget/integration/internal/testnet"
 )
 
 // Document is one document of the test server's database.
@@ -73,15 +74,12 @@ type Server struct {
 	Addr string
 
 	cfg     Config
-	ln      net.Listener
+	l       *testnet.Listener
 	docs    []*doc
 	catalog *doc
 	info    *doc
 
-	mu       sync.Mutex
-	requests []Request
-	conns    map[net.Conn]bool
-	wg       sync.WaitGroup
+	requests testnet.Recorder[Request]
 }
 
 // Request is one message the server received.
@@ -124,7 +122,8 @@ func NewServer(cfg Config) *Server {
 	if err != nil {
 		panic("waistest: " + err.Error())
 	}
-	s := &Server{cfg: cfg, ln: ln, Addr: ln.Addr().String(), conns: map[net.Conn]bool{}}
+	s := &Server{cfg: cfg, Addr: ln.Addr().String()}
+	s.requests.Limit = maxKept
 	s.URL = "wais://" + s.Addr + "/" + cfg.Database
 	server := cfg.HostName + ":" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	dbPath := "/waistest/db/" + cfg.Database
@@ -162,49 +161,18 @@ func NewServer(cfg Config) *Server {
 	s.catalog = pseudo("cat", "TEXT", "Catalog for database: "+cfg.Database, []byte(cat.String()))
 	s.info = pseudo("src", "WSRC", "Information on database: "+cfg.Database,
 		[]byte(fmt.Sprintf("(:source\n   :version  3\n   :database-name \"%s\"\n)\n", dbPath)))
-	s.wg.Add(1)
-	go s.serve()
+	s.l = testnet.Serve(ln, func(c net.Conn, n int) { s.handle(n, c) })
 	return s
 }
 
 // Close stops the server and waits for its connections to end.
 func (s *Server) Close() {
-	s.ln.Close()
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	s.l.Close()
 }
 
 // Requests returns the messages received so far, in order.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for n := 0; ; n++ {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.conns[c] = true
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func(n int) {
-			defer s.wg.Done()
-			s.handle(n, c)
-			c.Close()
-			s.mu.Lock()
-			delete(s.conns, c)
-			s.mu.Unlock()
-		}(n)
-	}
+	return s.requests.All()
 }
 
 // handle answers one connection: one reply per request until the client
@@ -219,11 +187,7 @@ func (s *Server) handle(connNo int, c net.Conn) {
 		}
 		r := Request{Conn: connNo, Raw: append(append([]byte{}, hdr[:]...), body...)}
 		rep, keep := s.answer(&r, body, &limit)
-		s.mu.Lock()
-		if len(s.requests) < maxKept {
-			s.requests = append(s.requests, r)
-		}
-		s.mu.Unlock()
+		s.requests.Record(r)
 		if !keep {
 			// FORMAT.md §5.6: the server's child dies on a retrieval
 			// without a type term; the client sees the connection close.
