@@ -20,6 +20,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
+	urlhttp "github.com/urlget/urlget/schemes/http"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -39,6 +40,7 @@ const (
 	exitWrite          = 23 // writing the output failed
 	exitTimeout        = 28 // a timeout expired
 	exitRange          = 33 // the server cannot resume (-C)
+	exitRedirects      = 47 // more redirects than --max-redirs
 	exitTooLarge       = 63 // larger than --max-filesize
 	exitLoginDenied    = 67 // the server refused the login
 	exitNotFound       = 78 // the resource does not exist
@@ -63,6 +65,8 @@ func exitCode(err error) int {
 		return exitRange
 	case errors.Is(err, schemes.ErrWrite), fetch.IsWriteError(err):
 		return exitWrite
+	case errors.Is(err, urlhttp.ErrTooManyRedirects):
+		return exitRedirects
 	case errors.Is(err, schemes.ErrBadURL):
 		return exitBadURL
 	case errors.Is(err, schemes.ErrNotRetrievable):

@@ -26,6 +26,11 @@ import (
 	"github.com/urlget/urlget/uri"
 )
 
+// ErrTooManyRedirects is the cause, under schemes.ErrProtocol, of a fetch
+// that met more redirects than it may follow; the command exits with curl's
+// 47 for it.
+var ErrTooManyRedirects = errors.New("too many redirects")
+
 // MaxRedirects is how many redirects a fetch follows before it gives up,
 // the limit curl's --max-redirs and wget's --max-redirect default to. The
 // request option "max-redirs" overrides it.
@@ -140,7 +145,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
 				return req.Fail(schemes.ErrProtocol, method, 0, "",
-					fmt.Errorf("stopped after %d redirects", maxRedirects))
+					fmt.Errorf("stopped after %d redirects: %w", maxRedirects, ErrTooManyRedirects))
 			}
 			// Only http and https may follow: a Location of file: or any
 			// other scheme would let a server read local files or reach
