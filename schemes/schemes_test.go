@@ -76,3 +76,20 @@ func TestServerURL(t *testing.T) {
 		}
 	}
 }
+
+func TestTypeByExtension(t *testing.T) {
+	for ext, want := range map[string]string{
+		"":      "",
+		".":     "",
+		".txt":  "text/plain; charset=utf-8",
+		".TXT":  "text/plain; charset=utf-8",
+		".json": "application/json",
+		".png":  "image/png",
+		// Not in the built-in table: the mime package's own built-ins.
+		".wasm": "application/wasm",
+	} {
+		if got := TypeByExtension(ext); got != want {
+			t.Errorf("TypeByExtension(%q) = %q, want %q", ext, got, want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -103,7 +102,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 
 	res.Name = filepath.Base(name)
-	res.ContentType = mime.TypeByExtension(filepath.Ext(name))
+	res.ContentType = schemes.TypeByExtension(filepath.Ext(name))
 	if st.Mode().IsRegular() {
 		res.Size = st.Size()
 		res.Header = append(res.Header,

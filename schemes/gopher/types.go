@@ -1,7 +1,6 @@
 package gopher
 
 import (
-	"mime"
 	"path"
 
 	"github.com/urlget/urlget/schemes"
@@ -111,7 +110,7 @@ func contentType(t byte, sel string) string {
 		return "text/calendar"
 	}
 	if ext := path.Ext(sel); ext != "" {
-		if ct := mime.TypeByExtension(ext); ct != "" {
+		if ct := schemes.TypeByExtension(ext); ct != "" {
 			return ct
 		}
 	}
