@@ -1,8 +1,12 @@
 # Gophernicus for the gopher integration tests. Sourced by .ci/run.
 #
 # gophernicus is an inetd-style server (one process per connection, talking
-# on stdin/stdout); socat listens on 127.0.0.1:${URLGET_GOPHERNICUS_PORT:-17070}
-# and starts one for each connection. It serves ${URLGET_CI_DIR}/gophernicus/root,
+# on stdin/stdout); tcpserver (ucspi-tcp) listens on
+# 127.0.0.1:${URLGET_GOPHERNICUS_PORT:-17070} and starts one for each
+# connection with the socket itself as its stdin and stdout. (socat relays
+# through pipes instead, and when the child exits at once, as gophernicus
+# does after an error menu, it sometimes closes the connection before
+# relaying the last bytes.) It serves ${URLGET_CI_DIR}/gophernicus/root,
 # which holds nothing but an executable cgi-bin directory: the tests generate
 # the tree they fetch (gophermap, menus, text, binary, a search script).
 #
@@ -11,14 +15,14 @@
 URLGET_GOPHERNICUS_PORT="${URLGET_GOPHERNICUS_PORT:-17070}"
 
 gophernicus_installed() {
-	dpkg-query -W -f='${Status}\n' gophernicus socat 2>/dev/null | grep -c 'install ok installed' | grep -qx 2
+	dpkg-query -W -f='${Status}\n' gophernicus ucspi-tcp 2>/dev/null | grep -c 'install ok installed' | grep -qx 2
 }
 
 start_gophernicus() {
 	if ! gophernicus_installed; then
 		# The exit status also reflects unrelated half-configured packages;
 		# what matters is whether these two are installed afterwards.
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gophernicus socat >/dev/null || true
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gophernicus ucspi-tcp >/dev/null || true
 		gophernicus_installed || { echo "gophernicus: apt-get install failed" >&2; return 1; }
 	fi
 	local dir="${URLGET_CI_DIR}/gophernicus"
@@ -28,14 +32,15 @@ start_gophernicus() {
 	# -nv: no virtual hosts, so selectors map to the root as given;
 	# -nr: it runs as root here; -ns: no syslog; -nh/-nf: no menu header or
 	# footer; -nd: no dates and sizes in generated menus; -nu: no ~user trees.
-	socat "TCP-LISTEN:${URLGET_GOPHERNICUS_PORT},bind=127.0.0.1,reuseaddr,fork" \
-		"EXEC:/usr/sbin/gophernicus -h 127.0.0.1 -p ${URLGET_GOPHERNICUS_PORT} -r $root -nv -nr -ns -nh -nf -nd -nu" \
-		>"$dir/socat.log" 2>&1 &
+	# -q: quiet; -H, -R: no DNS or ident look-ups of the peer.
+	tcpserver -q -H -R -l localhost 127.0.0.1 "${URLGET_GOPHERNICUS_PORT}" \
+		/usr/sbin/gophernicus -h 127.0.0.1 -p "${URLGET_GOPHERNICUS_PORT}" -r "$root" -nv -nr -ns -nh -nf -nd -nu \
+		>"$dir/tcpserver.log" 2>&1 &
 	local pid=$!
 	echo "$pid" >"${URLGET_CI_DIR}/gophernicus.pid"
 	local i
 	for i in $(seq 100); do
-		# socat must still be running: another process on the port would
+		# tcpserver must still be running: another process on the port would
 		# otherwise answer the probe.
 		if kill -0 "$pid" 2>/dev/null && (exec 3<>"/dev/tcp/127.0.0.1/${URLGET_GOPHERNICUS_PORT}") 2>/dev/null; then
 			export URLGET_GOPHERNICUS_ADDR="127.0.0.1:${URLGET_GOPHERNICUS_PORT}"
@@ -45,7 +50,7 @@ start_gophernicus() {
 		sleep 0.1
 	done
 	echo "gophernicus: nothing listens on 127.0.0.1:${URLGET_GOPHERNICUS_PORT}" >&2
-	cat "$dir/socat.log" >&2
+	cat "$dir/tcpserver.log" >&2
 	return 1
 }
 
