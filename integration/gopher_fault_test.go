@@ -23,7 +23,7 @@ func TestGopherTruncated(t *testing.T) {
 	var f gopher.Fetcher
 
 	for _, path := range []string{"/9/bin%09%09+", "/0/text%09%09+"} {
-		res := gopherFetch(t, &f, gopherRequest(t, s.URL+path))
+		res := mustFetch(t, &f, gopherRequest(t, s.URL+path))
 		_, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if !errors.Is(err, schemes.ErrTruncated) {
@@ -32,7 +32,7 @@ func TestGopherTruncated(t *testing.T) {
 	}
 
 	// The same through io.Copy into a file (WriteTo and splice).
-	res := gopherFetch(t, &f, gopherRequest(t, s.URL+"/9/bin%09%09+"))
+	res := mustFetch(t, &f, gopherRequest(t, s.URL+"/9/bin%09%09+"))
 	if res.Size != 1000 {
 		t.Errorf("Size = %d, want the announced 1000", res.Size)
 	}
@@ -47,7 +47,7 @@ func TestGopherTruncated(t *testing.T) {
 		t.Errorf("io.Copy: %d bytes, err = %v, want 600 and ErrTruncated", n, err)
 	}
 
-	res = gopherFetch(t, &f, gopherRequest(t, s.URL+"/1/menu%09%09+"))
+	res = mustFetch(t, &f, gopherRequest(t, s.URL+"/1/menu%09%09+"))
 	defer res.Listing.Close()
 	var lerr error
 	for lerr == nil {
@@ -60,7 +60,7 @@ func TestGopherTruncated(t *testing.T) {
 	// A Gopher+ length over the caller's limit fails before any transfer.
 	req := gopherRequest(t, s.URL+"/9/bin%09%09+")
 	req.MaxSize = 999
-	if _, err := f.Fetch(gopherCtx(t), req); !errors.Is(err, schemes.ErrTooLarge) {
+	if _, err := f.Fetch(testCtx(t), req); !errors.Is(err, schemes.ErrTooLarge) {
 		t.Errorf("MaxSize: err = %v, want ErrTooLarge", err)
 	}
 }
@@ -116,7 +116,7 @@ func TestGopherEndless(t *testing.T) {
 	// An endless menu line is a protocol violation, not a growing buffer.
 	var f gopher.Fetcher
 	for _, path := range []string{"/1/line", "/1/plusline%09%09+"} {
-		res, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+path))
+		res, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+path))
 		if err == nil {
 			for err == nil {
 				_, err = res.Listing.Next()
@@ -130,7 +130,7 @@ func TestGopherEndless(t *testing.T) {
 
 	// An endless menu ends at the line limit.
 	f = gopher.Fetcher{MaxMenuLines: 5000}
-	res := gopherFetch(t, &f, gopherRequest(t, s.URL+"/1/menu"))
+	res := mustFetch(t, &f, gopherRequest(t, s.URL+"/1/menu"))
 	defer res.Listing.Close()
 	n := 0
 	var err error

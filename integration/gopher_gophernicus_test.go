@@ -76,7 +76,7 @@ func gophernicus(t *testing.T) gophernicusTree {
 func TestGophernicusMenu(t *testing.T) {
 	tr := gophernicus(t)
 	var f gopher.Fetcher
-	es := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, tr.base+"/1"+tr.sel+"/")))
+	es := readEntries(t, mustFetch(t, &f, gopherRequest(t, tr.base+"/1"+tr.sel+"/")))
 	want := map[string]string{
 		"Hello":  tr.base + "/0" + tr.sel + "/hello.txt",
 		"Spaces": tr.base + "/0" + tr.sel + "/name%20with%20spaces.txt",
@@ -99,15 +99,15 @@ func TestGophernicusMenu(t *testing.T) {
 
 	// Every entry's URL fetches what it names; a generated menu lists a
 	// sub-directory.
-	text := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, got["Hello"])))
+	text := readBody(t, mustFetch(t, &f, gopherRequest(t, got["Hello"])))
 	// gophernicus neither dot-doubles nor terminates: lines come as written.
 	if want := "Hello from gophernicus\n.a line starting with a dot\n.two dots\nend\n"; string(text) != want {
 		t.Errorf("text = %q, want %q", text, want)
 	}
-	if b := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, got["Spaces"]))); string(b) != "spaced out\n" {
+	if b := readBody(t, mustFetch(t, &f, gopherRequest(t, got["Spaces"]))); string(b) != "spaced out\n" {
 		t.Errorf("name with spaces = %q", b)
 	}
-	sub := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, got["Sub"])))
+	sub := readEntries(t, mustFetch(t, &f, gopherRequest(t, got["Sub"])))
 	var names []string
 	for _, e := range sub {
 		names = append(names, e.Name)
@@ -119,7 +119,7 @@ func TestGophernicusMenu(t *testing.T) {
 	// --raw: the menu as gophernicus sent it.
 	req := gopherRequest(t, tr.base+"/1"+tr.sel+"/")
 	req.Raw = true
-	raw := gopherBody(t, gopherFetch(t, &f, req))
+	raw := readBody(t, mustFetch(t, &f, req))
 	if !bytes.HasPrefix(raw, []byte("iWelcome to the urlget test tree\t")) || !bytes.HasSuffix(raw, []byte("\r\n.\r\n")) {
 		t.Errorf("raw menu = %q", raw)
 	}
@@ -128,7 +128,7 @@ func TestGophernicusMenu(t *testing.T) {
 func TestGophernicusBinary(t *testing.T) {
 	tr := gophernicus(t)
 	var f gopher.Fetcher
-	res := gopherFetch(t, &f, gopherRequest(t, tr.base+"/9"+tr.sel+"/blob.bin"))
+	res := mustFetch(t, &f, gopherRequest(t, tr.base+"/9"+tr.sel+"/blob.bin"))
 	out, err := os.Create(filepath.Join(t.TempDir(), "blob"))
 	if err != nil {
 		t.Fatal(err)
@@ -149,20 +149,20 @@ func TestGophernicusSearchAndErrors(t *testing.T) {
 
 	req := gopherRequest(t, tr.base+"/7"+tr.search)
 	req.Search, req.HasSearch = "gold bars", true
-	es := gopherEntries(t, gopherFetch(t, &f, req))
+	es := readEntries(t, mustFetch(t, &f, req))
 	if len(es) != 2 || es[0].Name != "You searched for: gold bars" || es[1].URL != tr.base+"/0"+tr.sel+"/hello.txt" {
 		t.Errorf("search result = %+v", es)
 	}
-	if _, err := f.Fetch(gopherCtx(t), gopherRequest(t, tr.base+"/7"+tr.search)); !errors.Is(err, schemes.ErrNotRetrievable) {
+	if _, err := f.Fetch(testCtx(t), gopherRequest(t, tr.base+"/7"+tr.search)); !errors.Is(err, schemes.ErrNotRetrievable) {
 		t.Errorf("search without terms: err = %v", err)
 	}
 
 	// gophernicus answers a missing directory with a type-3 menu.
-	res, err := f.Fetch(gopherCtx(t), gopherRequest(t, tr.base+"/1"+tr.sel+"/nothere/"))
+	res, err := f.Fetch(testCtx(t), gopherRequest(t, tr.base+"/1"+tr.sel+"/nothere/"))
 	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "not found") {
 		var got []schemes.Entry
 		if err == nil {
-			got = gopherEntries(t, res)
+			got = readEntries(t, res)
 		}
 		t.Errorf("missing directory: err = %v, entries %+v; want ErrNotFound with the server's message", err, got)
 	}

@@ -55,16 +55,16 @@ func TestGopherPlusViews(t *testing.T) {
 	var f gopher.Fetcher
 
 	// RFC 1738 §3.4.4: "+" is the default view.
-	res := gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09+"))
+	res := mustFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09+"))
 	gopherSent(t, s, "/plus\t+\r\n")
-	if got, want := string(gopherBody(t, res)), "Plain text\n.not a terminator\nline 3\n"; got != want {
+	if got, want := string(readBody(t, res)), "Plain text\n.not a terminator\nline 3\n"; got != want {
 		t.Errorf("default view = %q, want %q", got, want)
 	}
 
 	// RFC 1738 §3.4.8: an alternate view and language, sent as given.
-	res = gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09+application/postscript%20Es_ES"))
+	res = mustFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09+application/postscript%20Es_ES"))
 	gopherSent(t, s, "/plus\t+application/postscript Es_ES\r\n")
-	if got, want := string(gopherBody(t, res)), "%!PS\r\n.\r\nbinary view"; got != want {
+	if got, want := string(readBody(t, res)), "%!PS\r\n.\r\nbinary view"; got != want {
 		t.Errorf("alternate view = %q, want %q", got, want)
 	}
 	if res.ContentType != "application/postscript" || res.Size != int64(len("%!PS\r\n.\r\nbinary view")) {
@@ -72,7 +72,7 @@ func TestGopherPlusViews(t *testing.T) {
 	}
 
 	// A view the item does not have: the "--1" error block, code 1.
-	_, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+"/0/plus%09%09+image/gif"))
+	_, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/0/plus%09%09+image/gif"))
 	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "No view image/gif") {
 		t.Errorf("missing view: err = %v", err)
 	}
@@ -83,7 +83,7 @@ func TestGopherPlusAttributes(t *testing.T) {
 	var f gopher.Fetcher
 
 	// RFC 1738 §3.4.6: "!" asks for all of an item's attributes.
-	body := string(gopherBody(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09!"))))
+	body := string(readBody(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09!"))))
 	gopherSent(t, s, "/plus\t!\r\n")
 	for _, want := range []string{"+INFO: 0A Gopher+ item\t/plus\t", "+ABSTRACT:\n What this item is about.\n", "+VIEWS:\n text/plain: <1k>\n"} {
 		if !strings.Contains(body, want) {
@@ -95,16 +95,16 @@ func TestGopherPlusAttributes(t *testing.T) {
 	}
 
 	// RFC 1738 §3.4.7: named attributes.
-	body = string(gopherBody(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09!+ABSTRACT%20+VIEWS"))))
+	body = string(readBody(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/0/plus%09%09!+ABSTRACT%20+VIEWS"))))
 	gopherSent(t, s, "/plus\t!+ABSTRACT +VIEWS\r\n")
 	if strings.Contains(body, "+INFO") || !strings.Contains(body, "+ABSTRACT") || !strings.Contains(body, "+VIEWS") {
 		t.Errorf("named attributes = %q", body)
 	}
 
 	// "$": the attributes of every item of a directory.
-	res := gopherFetch(t, &f, gopherRequest(t, s.URL+"/1/dir%09%09$"))
+	res := mustFetch(t, &f, gopherRequest(t, s.URL+"/1/dir%09%09$"))
 	gopherSent(t, s, "/dir\t$\r\n")
-	if body := string(gopherBody(t, res)); !strings.Contains(body, "+INFO: 0A Gopher+ item") {
+	if body := string(readBody(t, res)); !strings.Contains(body, "+INFO: 0A Gopher+ item") {
 		t.Errorf("directory attributes = %q", body)
 	}
 }
@@ -113,14 +113,14 @@ func TestGopherPlusMenuAndSearch(t *testing.T) {
 	s := gopherPlusServer(t)
 	var f gopher.Fetcher
 
-	es := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/1/dir%09%09+")))
+	es := readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/1/dir%09%09+")))
 	gopherSent(t, s, "/dir\t+\r\n")
 	if len(es) != 3 || es[0].Fields["gopher+"] != "+" || es[1].Fields["gopher+"] != "?" || es[2].Fields["gopher+"] != "" {
 		t.Errorf("Gopher+ menu = %+v", es)
 	}
 
 	// A Gopher+ search sends selector, terms and the Gopher+ string.
-	es = gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/7/search%09gold%09+")))
+	es = readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/7/search%09gold%09+")))
 	gopherSent(t, s, "/search\tgold\t+\r\n")
 	if len(es) != 1 || es[0].Name != "found gold" {
 		t.Errorf("Gopher+ search = %+v", es)
@@ -133,13 +133,13 @@ func TestGopherPlusAskForm(t *testing.T) {
 
 	// RFC 1738 §3.4.9: the ASK string is sent exactly as the URL encodes it.
 	u := s.URL + "/0/form%09%09+%091%0D%0A+-1%0D%0AJane%20Doe%0D%0A42%0D%0A.%0D%0A"
-	body := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, u)))
+	body := readBody(t, mustFetch(t, &f, gopherRequest(t, u)))
 	gopherSent(t, s, "/form\t+\t1\r\n+-1\r\nJane Doe\r\n42\r\n.\r\n")
 	if string(body) != "Hello Jane Doe, aged 42.\n" {
 		t.Errorf("form reply = %q", body)
 	}
 	// The form's questions, as the "!" attributes give them.
-	attrs := string(gopherBody(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/form%09%09!"))))
+	attrs := string(readBody(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/0/form%09%09!"))))
 	if !strings.Contains(attrs, "+ASK:\n Ask: Your name?\n Ask: Your age?\n") {
 		t.Errorf("ASK block = %q", attrs)
 	}
@@ -149,20 +149,20 @@ func TestGopherPlusErrorsAndFallback(t *testing.T) {
 	s := gopherPlusServer(t)
 	var f gopher.Fetcher
 
-	_, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+"/0/busy%09%09+"))
+	_, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/0/busy%09%09+"))
 	if !errors.Is(err, schemes.ErrNotRetrievable) || !schemes.IsTemporary(err) || !strings.Contains(err.Error(), "Server busy") {
 		t.Errorf("code 2: err = %v (temporary %v)", err, schemes.IsTemporary(err))
 	}
-	_, err = f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+"/0/moved%09%09+"))
+	_, err = f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/0/moved%09%09+"))
 	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "other.example") {
 		t.Errorf("code 3: err = %v", err)
 	}
-	_, err = f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+"/9/nothing%09%09+"))
+	_, err = f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/9/nothing%09%09+"))
 	if !errors.Is(err, schemes.ErrNotFound) {
 		t.Errorf("missing Gopher+ item: err = %v", err)
 	}
 	// A Gopher0 server answers without a header; the reply is still read.
-	body := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/gopher0%09%09+")))
+	body := readBody(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/0/gopher0%09%09+")))
 	if string(body) != "a Gopher0 server\n" {
 		t.Errorf("Gopher0 fallback = %q", body)
 	}

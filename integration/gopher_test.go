@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/schemes"
@@ -37,55 +35,6 @@ func gopherServer(t *testing.T, h gophertest.Handler) *gophertest.Server {
 	return s
 }
 
-func gopherCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// gopherFetch fetches req and fails the test on error.
-func gopherFetch(t *testing.T, f *gopher.Fetcher, req *schemes.Request) *schemes.Resource {
-	t.Helper()
-	res, err := f.Fetch(gopherCtx(t), req)
-	if err != nil {
-		t.Fatalf("Fetch %s: %v", req.URL, err)
-	}
-	return res
-}
-
-func gopherBody(t *testing.T, res *schemes.Resource) []byte {
-	t.Helper()
-	if res.Body == nil {
-		t.Fatalf("%s: no body (listing %v)", res.URL, res.Listing != nil)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%s: read body: %v", res.URL, err)
-	}
-	return b
-}
-
-func gopherEntries(t *testing.T, res *schemes.Resource) []schemes.Entry {
-	t.Helper()
-	if res.Listing == nil {
-		t.Fatalf("%s: no listing", res.URL)
-	}
-	defer res.Listing.Close()
-	var es []schemes.Entry
-	for {
-		e, err := res.Listing.Next()
-		if err == io.EOF {
-			return es
-		}
-		if err != nil {
-			t.Fatalf("%s: listing: %v", res.URL, err)
-		}
-		es = append(es, e)
-	}
-}
-
 // gopherSent checks the exact bytes of the server's last request.
 func gopherSent(t *testing.T, s *gophertest.Server, want string) {
 	t.Helper()
@@ -105,8 +54,8 @@ func TestGopherText(t *testing.T) {
 	s := gopherServer(t, mux)
 	var f gopher.Fetcher
 
-	res := gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/doc.txt"))
-	if got, want := string(gopherBody(t, res)), "line one\n.dotted\n.kept\n\nlast\n"; got != want {
+	res := mustFetch(t, &f, gopherRequest(t, s.URL+"/0/doc.txt"))
+	if got, want := string(readBody(t, res)), "line one\n.dotted\n.kept\n\nlast\n"; got != want {
 		t.Errorf("text body = %q, want %q", got, want)
 	}
 	gopherSent(t, s, "/doc.txt\r\n")
@@ -114,8 +63,8 @@ func TestGopherText(t *testing.T) {
 		t.Errorf("ContentType %q Name %q, want text/plain doc.txt", res.ContentType, res.Name)
 	}
 
-	res = gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/bare"))
-	if got, want := string(gopherBody(t, res)), "no terminator\nLF only\n"; got != want {
+	res = mustFetch(t, &f, gopherRequest(t, s.URL+"/0/bare"))
+	if got, want := string(readBody(t, res)), "no terminator\nLF only\n"; got != want {
 		t.Errorf("unterminated text = %q, want %q", got, want)
 	}
 }
@@ -130,8 +79,8 @@ func TestGopherBinaryUntouched(t *testing.T) {
 	s := gopherServer(t, mux)
 	var f gopher.Fetcher
 
-	res := gopherFetch(t, &f, gopherRequest(t, s.URL+"/9/blob.bin"))
-	if got := gopherBody(t, res); !bytes.Equal(got, data) {
+	res := mustFetch(t, &f, gopherRequest(t, s.URL+"/9/blob.bin"))
+	if got := readBody(t, res); !bytes.Equal(got, data) {
 		t.Errorf("binary body differs: got %d bytes, want %d", len(got), len(data))
 	}
 	if res.Name != "blob.bin" || res.ContentType != "application/octet-stream" || res.Size != -1 {
@@ -139,7 +88,7 @@ func TestGopherBinaryUntouched(t *testing.T) {
 	}
 
 	// Through a file, the path io.Copy takes for -o: WriteTo, then splice.
-	res = gopherFetch(t, &f, gopherRequest(t, s.URL+"/9/blob.bin"))
+	res = mustFetch(t, &f, gopherRequest(t, s.URL+"/9/blob.bin"))
 	out, err := os.Create(filepath.Join(t.TempDir(), "blob"))
 	if err != nil {
 		t.Fatal(err)
@@ -163,17 +112,17 @@ func TestGopherEmptyPathAndQuestionMark(t *testing.T) {
 	s := gopherServer(t, mux)
 	var f gopher.Fetcher
 
-	es := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, s.URL)))
+	es := readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL)))
 	if len(es) != 1 || es[0].Name != "root" || es[0].Kind != schemes.KindInfo {
 		t.Errorf("root menu = %+v", es)
 	}
 	gopherSent(t, s, "\r\n")
 
-	gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/")))
+	readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/")))
 	gopherSent(t, s, "\r\n")
 
 	// RFC 1738 §3.4: '?' is part of the selector; only %09 separates a search.
-	body := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/0/a?b=c")))
+	body := readBody(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/0/a?b=c")))
 	if string(body) != "query kept\n" {
 		t.Errorf("body = %q", body)
 	}
@@ -207,7 +156,7 @@ func TestGopherMenu(t *testing.T) {
 	host, port, _ := net.SplitHostPort(s.Addr)
 	var f gopher.Fetcher
 
-	es := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/1/menu")))
+	es := readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/1/menu")))
 	gopherSent(t, s, "/menu\r\n")
 	type want struct {
 		kind schemes.Kind
@@ -265,7 +214,7 @@ func TestGopherMenu(t *testing.T) {
 
 	// The URL a menu gives fetches the item it names.
 	mux.Handle("/files/a name?#%.bin", gophertest.Binary([]byte("spaces")))
-	got := gopherBody(t, gopherFetch(t, &f, gopherRequest(t, es[4].URL)))
+	got := readBody(t, mustFetch(t, &f, gopherRequest(t, es[4].URL)))
 	if string(got) != "spaces" {
 		t.Errorf("fetching %s = %q", es[4].URL, got)
 	}
@@ -280,8 +229,8 @@ func TestGopherRawMenu(t *testing.T) {
 	req := gopherRequest(t, s.URL+"/1/m")
 	req.Raw = true
 	var f gopher.Fetcher
-	res := gopherFetch(t, &f, req)
-	if got := string(gopherBody(t, res)); got != menu {
+	res := mustFetch(t, &f, req)
+	if got := string(readBody(t, res)); got != menu {
 		t.Errorf("raw menu = %q, want %q", got, menu)
 	}
 	if res.ContentType != "application/gopher-menu" {
@@ -295,7 +244,7 @@ func TestGopherNotFound(t *testing.T) {
 	s := gopherServer(t, mux)
 	var f gopher.Fetcher
 	for _, path := range []string{"/1/gone", "/0/gone", "/9/gone", "/1/missing", "/9/missing"} {
-		_, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+path))
+		_, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+path))
 		if !errors.Is(err, schemes.ErrNotFound) {
 			t.Errorf("%s: err = %v, want ErrNotFound", path, err)
 			continue
@@ -307,7 +256,7 @@ func TestGopherNotFound(t *testing.T) {
 	// With --raw the not-found is still an error, not the menu's bytes.
 	req := gopherRequest(t, s.URL+"/1/gone")
 	req.Raw = true
-	if _, err := f.Fetch(gopherCtx(t), req); !errors.Is(err, schemes.ErrNotFound) {
+	if _, err := f.Fetch(testCtx(t), req); !errors.Is(err, schemes.ErrNotFound) {
 		t.Errorf("raw: err = %v, want ErrNotFound", err)
 	}
 }
@@ -320,7 +269,7 @@ func TestGopherSearch(t *testing.T) {
 	s := gopherServer(t, mux)
 	var f gopher.Fetcher
 
-	es := gopherEntries(t, gopherFetch(t, &f, gopherRequest(t, s.URL+"/7/search%09foo%20bar")))
+	es := readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/7/search%09foo%20bar")))
 	gopherSent(t, s, "/search\tfoo bar\r\n")
 	if len(es) != 1 || es[0].Name != "hit for foo bar" {
 		t.Errorf("search result = %+v", es)
@@ -329,18 +278,18 @@ func TestGopherSearch(t *testing.T) {
 	// --search gives the terms when the URL has none.
 	req := gopherRequest(t, s.URL+"/7/search")
 	req.Search, req.HasSearch = "from flag", true
-	gopherEntries(t, gopherFetch(t, &f, req))
+	readEntries(t, mustFetch(t, &f, req))
 	gopherSent(t, s, "/search\tfrom flag\r\n")
 
 	// The URL's own terms win over --search.
 	req = gopherRequest(t, s.URL+"/7/search%09in%20url")
 	req.Search, req.HasSearch = "from flag", true
-	gopherEntries(t, gopherFetch(t, &f, req))
+	readEntries(t, mustFetch(t, &f, req))
 	gopherSent(t, s, "/search\tin url\r\n")
 
 	// Without terms nothing is sent and the error says how to give them.
 	n := len(s.Requests())
-	_, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+"/7/search"))
+	_, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/7/search"))
 	if !errors.Is(err, schemes.ErrNotRetrievable) || !strings.Contains(err.Error(), "--search") || !strings.Contains(err.Error(), "%09") {
 		t.Errorf("type 7 without terms: err = %v", err)
 	}
@@ -361,7 +310,7 @@ func TestGopherRefusesControlBytes(t *testing.T) {
 		"/0/a%09%09+%091%0D%0A+-1%0D%0Av%0D%0A", // data block without "."
 		"/0/a%09%09+%091%0D%0A+-1%0D%0Av%09w%0D%0A.%0D%0A", // TAB in a value
 	} {
-		_, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+path))
+		_, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+path))
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%s: err = %v, want ErrBadURL", path, err)
 		}
@@ -380,20 +329,20 @@ func TestGopherHead(t *testing.T) {
 
 	req := gopherRequest(t, s.URL+"/g/img.gif")
 	req.Head = true
-	res := gopherFetch(t, &f, req)
+	res := mustFetch(t, &f, req)
 	if res.Body != nil || res.Listing != nil || res.ContentType != "image/gif" || res.Size != -1 {
 		t.Errorf("head = %+v", res)
 	}
 	// Gopher+ gives the length.
 	req = gopherRequest(t, s.URL+"/g/img.gif%09%09+")
 	req.Head = true
-	res = gopherFetch(t, &f, req)
+	res = mustFetch(t, &f, req)
 	if res.Size != 10 || res.Body != nil {
 		t.Errorf("Gopher+ head: Size %d Body %v", res.Size, res.Body != nil)
 	}
 	req = gopherRequest(t, s.URL+"/1/nothing")
 	req.Head = true
-	if _, err := f.Fetch(gopherCtx(t), req); !errors.Is(err, schemes.ErrNotFound) {
+	if _, err := f.Fetch(testCtx(t), req); !errors.Is(err, schemes.ErrNotFound) {
 		t.Errorf("head of a missing menu: %v", err)
 	}
 }
@@ -401,7 +350,7 @@ func TestGopherHead(t *testing.T) {
 func TestGopherNotRetrievableTypes(t *testing.T) {
 	var f gopher.Fetcher
 	for _, path := range []string{"/8guest", "/Tx", "/2cso", "/ifake", "/3err"} {
-		_, err := f.Fetch(gopherCtx(t), gopherRequest(t, "gopher://127.0.0.1:1"+path))
+		_, err := f.Fetch(testCtx(t), gopherRequest(t, "gopher://127.0.0.1:1"+path))
 		if !errors.Is(err, schemes.ErrNotRetrievable) {
 			t.Errorf("%s: err = %v, want ErrNotRetrievable", path, err)
 		}
@@ -421,19 +370,19 @@ func TestGophersTLS(t *testing.T) {
 
 	req := gopherRequest(t, s.URL+"/")
 	req.TLSConfig = s.ClientTLSConfig()
-	es := gopherEntries(t, gopherFetch(t, &f, req))
+	es := readEntries(t, mustFetch(t, &f, req))
 	if len(es) != 2 || es[0].URL != s.URL+"/0/secret.txt" || es[1].URL != "gopher://gopher.example.org/1/" {
 		t.Fatalf("gophers menu = %+v", es)
 	}
 	req = gopherRequest(t, es[0].URL)
 	req.TLSConfig = s.ClientTLSConfig()
-	if got := gopherBody(t, gopherFetch(t, &f, req)); string(got) != "over TLS\n" {
+	if got := readBody(t, mustFetch(t, &f, req)); string(got) != "over TLS\n" {
 		t.Errorf("gophers text = %q", got)
 	}
 	gopherSent(t, s, "/secret.txt\r\n")
 
 	// An untrusted certificate is a connect error.
-	if _, err := f.Fetch(gopherCtx(t), gopherRequest(t, s.URL+"/")); !errors.Is(err, schemes.ErrConnect) {
+	if _, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/")); !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("untrusted certificate: err = %v, want ErrConnect", err)
 	}
 }

@@ -75,46 +75,12 @@ func newsFetcher(t *testing.T) *news.Fetcher {
 
 func newsFetchBody(t *testing.T, f *news.Fetcher, req *schemes.Request) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := f.Fetch(ctx, req)
-	if err != nil {
-		t.Fatalf("fetch %s: %v", req.URL, err)
-	}
-	if res.Body == nil {
-		t.Fatalf("fetch %s: no body", req.URL)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("read %s: %v", req.URL, err)
-	}
-	return string(b)
+	return string(readBody(t, mustFetch(t, f, req)))
 }
 
 func newsFetchListing(t *testing.T, f *news.Fetcher, req *schemes.Request) []schemes.Entry {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := f.Fetch(ctx, req)
-	if err != nil {
-		t.Fatalf("fetch %s: %v", req.URL, err)
-	}
-	if res.Listing == nil {
-		t.Fatalf("fetch %s: no listing", req.URL)
-	}
-	defer res.Listing.Close()
-	var out []schemes.Entry
-	for {
-		e, err := res.Listing.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("listing %s: %v", req.URL, err)
-		}
-		out = append(out, e)
-	}
+	return readEntries(t, mustFetch(t, f, req))
 }
 
 func newsCommands(t *testing.T, s *nntptest.Server, want ...string) {

@@ -34,7 +34,7 @@ func waisFaultURL(t *testing.T, k int, fault func(reply []byte) ([]byte, bool)) 
 // second piece; the body ends in a truncated error after the first.
 func TestWAISFaultClosedMidDocument(t *testing.T) {
 	u := waisFaultURL(t, 2, func(reply []byte) ([]byte, bool) { return reply[:len(reply)/2], true })
-	res := waisFetch(t, &wais.Fetcher{}, waisRequest(t, u))
+	res := mustFetch(t, &wais.Fetcher{}, waisRequest(t, u))
 	defer res.Body.Close()
 	n, err := io.Copy(io.Discard, res.Body)
 	if !errors.Is(err, schemes.ErrTruncated) || n != 65536 {
@@ -46,7 +46,7 @@ func TestWAISFaultClosedMidDocument(t *testing.T) {
 // as freeWAIS-sf's child does when it crashes (p11).
 func TestWAISFaultClosedBeforeReply(t *testing.T) {
 	u := waisFaultURL(t, 1, func([]byte) ([]byte, bool) { return nil, true })
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, u))
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, u))
 	if !errors.Is(err, schemes.ErrTruncated) {
 		t.Errorf("err = %v, want truncated", err)
 	}
@@ -60,7 +60,7 @@ func TestWAISFaultHugeHeader(t *testing.T) {
 	})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, u))
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, u))
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, schemes.ErrProtocol) || !strings.Contains(err.Error(), "1000000000") {
 		t.Errorf("err = %v, want a protocol error naming the length", err)
@@ -89,7 +89,7 @@ func TestWAISFaultGarbage(t *testing.T) {
 				}
 				return append(h, body...), false
 			})
-			_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, u))
+			_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, u))
 			if !errors.Is(err, schemes.ErrProtocol) {
 				t.Errorf("err = %v, want a protocol error", err)
 			}
@@ -100,7 +100,7 @@ func TestWAISFaultGarbage(t *testing.T) {
 // TestWAISFaultBadHeader: a reply whose header is not a WAIS header.
 func TestWAISFaultBadHeader(t *testing.T) {
 	u := waisFaultURL(t, 1, func([]byte) ([]byte, bool) { return []byte("HTTP/1.0 400 Bad Request\r\n\r\n"), true })
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, u))
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, u))
 	if !errors.Is(err, schemes.ErrProtocol) {
 		t.Errorf("err = %v, want a protocol error", err)
 	}
@@ -110,7 +110,7 @@ func TestWAISFaultBadHeader(t *testing.T) {
 func TestWAISFaultCancel(t *testing.T) {
 	s := waisServer(t, waistest.Config{})
 	u := waisHit(t, &wais.Fetcher{}, s.URL+"?bigword", "big.txt")
-	ctx, cancel := context.WithCancel(waisCtx(t))
+	ctx, cancel := context.WithCancel(testCtx(t))
 	res, err := (&wais.Fetcher{}).Fetch(ctx, waisRequest(t, u))
 	if err != nil {
 		t.Fatal(err)

@@ -69,7 +69,7 @@ func TestWAISServerSearch(t *testing.T) {
 	}
 	// Every hit is retrievable by its URL.
 	for i, want := range []string{"The river runs to the sea.\nA second river line.\n", "<p>river notes</p>\n"} {
-		res := waisFetch(t, f, waisRequest(t, got[i].URL))
+		res := mustFetch(t, f, waisRequest(t, got[i].URL))
 		b, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err != nil || string(b) != want {
@@ -94,7 +94,7 @@ func TestWAISServerSearch(t *testing.T) {
 func TestWAISServerSearchFlag(t *testing.T) {
 	s := waisServer(t, waistest.Config{})
 	f := &wais.Fetcher{}
-	_, err := f.Fetch(waisCtx(t), waisRequest(t, s.URL))
+	_, err := f.Fetch(testCtx(t), waisRequest(t, s.URL))
 	if !errors.Is(err, schemes.ErrNotRetrievable) || !strings.Contains(err.Error(), "?terms") || !strings.Contains(err.Error(), "--search") {
 		t.Errorf("err = %v, want not retrievable with how to search", err)
 	}
@@ -103,7 +103,7 @@ func TestWAISServerSearchFlag(t *testing.T) {
 	}
 	req := waisRequest(t, s.URL)
 	req.Search, req.HasSearch = "sea", true
-	res := waisFetch(t, f, req)
+	res := mustFetch(t, f, req)
 	e, err := res.Listing.Next()
 	if err != nil || !strings.HasPrefix(e.Name, "sea.txt") {
 		t.Errorf("first hit %+v, %v", e, err)
@@ -115,7 +115,7 @@ func TestWAISServerSearchFlag(t *testing.T) {
 
 func TestWAISServerMissingDatabase(t *testing.T) {
 	s := waisServer(t, waistest.Config{})
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, "wais://"+s.Addr+"/other?river"))
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, "wais://"+s.Addr+"/other?river"))
 	if !errors.Is(err, schemes.ErrNotFound) {
 		t.Errorf("err = %v, want not found", err)
 	}
@@ -163,7 +163,7 @@ func TestWAISServerUnknownLength(t *testing.T) {
 	f := &wais.Fetcher{PieceSize: 70000}
 	u := waisHit(t, f, s.URL+"?bigword", "big.txt")
 	i := strings.Index(u, "/200000/")
-	res := waisFetch(t, f, waisRequest(t, u[:i]+"/"+u[i+len("/200000/"):]))
+	res := mustFetch(t, f, waisRequest(t, u[:i]+"/"+u[i+len("/200000/"):]))
 	defer res.Body.Close()
 	got, err := io.ReadAll(res.Body)
 	if err != nil || !bytes.Equal(got, waisDocs()[3].Text) || res.Size != -1 {
@@ -220,7 +220,7 @@ func TestWAISServerResume(t *testing.T) {
 	u := waisHit(t, f, s.URL+"?bigword", "big.txt")
 	req := waisRequest(t, u)
 	req.Offset = 150000
-	res := waisFetch(t, f, req)
+	res := mustFetch(t, f, req)
 	defer res.Body.Close()
 	got, err := io.ReadAll(res.Body)
 	if err != nil || res.Offset != 150000 || !bytes.Equal(got, waisDocs()[3].Text[150000:]) {
@@ -234,18 +234,18 @@ func TestWAISServerHeadRawMaxSize(t *testing.T) {
 	u := waisHit(t, f, s.URL+"?bigword", "big.txt")
 	req := waisRequest(t, u)
 	req.Head = true
-	res := waisFetch(t, f, req)
+	res := mustFetch(t, f, req)
 	if res.Body != nil || res.Size != 200000 || res.Name != "big.txt" {
 		t.Errorf("head: %+v", res)
 	}
 	req = waisRequest(t, u)
 	req.MaxSize = 1000
-	if _, err := f.Fetch(waisCtx(t), req); !errors.Is(err, schemes.ErrTooLarge) {
+	if _, err := f.Fetch(testCtx(t), req); !errors.Is(err, schemes.ErrTooLarge) {
 		t.Errorf("max size: %v", err)
 	}
 	req = waisRequest(t, s.URL+"?sea")
 	req.Raw = true
-	res = waisFetch(t, f, req)
+	res = mustFetch(t, f, req)
 	b, _ := io.ReadAll(res.Body)
 	if len(b) < 25 || string(b[10:12]) != "z2" || !bytes.Contains(b, []byte("sea.txt")) {
 		t.Errorf("raw: %q", b)
@@ -260,7 +260,7 @@ func TestWAISDefaultPort(t *testing.T) {
 		addr = a
 		return nil, errors.New("refused by the test")
 	})
-	if _, err := (&wais.Fetcher{}).Fetch(waisCtx(t), req); err == nil || addr != "127.0.0.1:210" {
+	if _, err := (&wais.Fetcher{}).Fetch(testCtx(t), req); err == nil || addr != "127.0.0.1:210" {
 		t.Errorf("dialed %q, %v", addr, err)
 	}
 }
@@ -280,7 +280,7 @@ func TestWAISBadURLs(t *testing.T) {
 		s.URL + "/TEXT/12/2=a;x",
 		s.URL + "/TE%0AXT/12/2=a;",
 	} {
-		_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, u))
+		_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, u))
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%s: %v, want bad URL", u, err)
 		}

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/schemes"
@@ -31,13 +29,6 @@ func waisRequest(t testing.TB, rawURL string) *schemes.Request {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
 	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
-}
-
-func waisCtx(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // waisReplay starts a replay of one recorded connection and, when the
@@ -61,42 +52,16 @@ func waisReplay(t *testing.T, folder string) *waistest.Replay {
 	return r
 }
 
-func waisFetch(t testing.TB, f *wais.Fetcher, req *schemes.Request) *schemes.Resource {
-	t.Helper()
-	res, err := f.Fetch(waisCtx(t), req)
-	if err != nil {
-		t.Fatalf("Fetch %s: %v", req.URL, err)
-	}
-	return res
-}
-
 // waisList fetches a search URL and returns its entries.
 func waisList(t testing.TB, f *wais.Fetcher, rawURL string) []schemes.Entry {
 	t.Helper()
-	res := waisFetch(t, f, waisRequest(t, rawURL))
-	if res.Listing == nil {
-		t.Fatalf("%s: no listing", rawURL)
-	}
-	defer res.Listing.Close()
-	var out []schemes.Entry
-	for range 1000 {
-		e, err := res.Listing.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: Next: %v", rawURL, err)
-		}
-		out = append(out, e)
-	}
-	t.Fatalf("%s: listing does not end", rawURL)
-	return nil
+	return readEntries(t, mustFetch(t, f, waisRequest(t, rawURL)))
 }
 
 // waisGet fetches a document URL and returns its bytes.
 func waisGet(t testing.TB, f *wais.Fetcher, rawURL string) []byte {
 	t.Helper()
-	res := waisFetch(t, f, waisRequest(t, rawURL))
+	res := mustFetch(t, f, waisRequest(t, rawURL))
 	if res.Body == nil {
 		t.Fatalf("%s: no body", rawURL)
 	}
@@ -196,7 +161,7 @@ func TestWAISReplayRetrieveLarge(t *testing.T) {
 	if len(hits) != 1 {
 		t.Fatalf("%d hits", len(hits))
 	}
-	res := waisFetch(t, f, waisRequest(t, hits[0].URL))
+	res := mustFetch(t, f, waisRequest(t, hits[0].URL))
 	defer res.Body.Close()
 	if res.Size != 150078 || res.Name != "16-leviathan.txt" || res.ContentType != "text/plain" {
 		t.Errorf("resource size %d name %q type %q", res.Size, res.Name, res.ContentType)
@@ -217,7 +182,7 @@ func TestWAISReplayPiece64K(t *testing.T) {
 	const levi = "0%20150078%20/srv/wais/corpus/16-leviathan.txt"
 	u := r.URL + "urlgettest/TEXT/150078/1=wais.example%3A2210;2=/srv/wais/db/urlgettest;3=" + levi +
 		";4=wais.example%3A2210;5=/srv/wais/db/urlgettest;6=" + levi + ";7=%00;"
-	res := waisFetch(t, &wais.Fetcher{}, waisRequest(t, u))
+	res := mustFetch(t, &wais.Fetcher{}, waisRequest(t, u))
 	buf := make([]byte, 65536)
 	if _, err := io.ReadFull(res.Body, buf); err != nil {
 		t.Fatal(err)
@@ -248,7 +213,7 @@ func TestWAISReplayNoHits(t *testing.T) {
 
 func TestWAISReplayMissingDatabase(t *testing.T) {
 	r := waisReplay(t, "s5-search-nodb")
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, r.URL+"nosuchdb?aardvark"))
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, r.URL+"nosuchdb?aardvark"))
 	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "not available") {
 		t.Fatalf("err = %v, want not found with the server's text", err)
 	}
@@ -283,7 +248,7 @@ const lynxAardvarkID = "1=wais.example%3A2210;2=/srv/wais/db/urlgettest;3=0%2024
 // then a truncated error.
 func TestWAISReplayRangePastEnd(t *testing.T) {
 	r := waisReplay(t, "probes/p6-range-end-past-eof")
-	res := waisFetch(t, &wais.Fetcher{}, waisRequest(t, r.URL+"urlgettest/TEXT/1000/"+lynxAardvarkID))
+	res := mustFetch(t, &wais.Fetcher{}, waisRequest(t, r.URL+"urlgettest/TEXT/1000/"+lynxAardvarkID))
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if !bytes.Equal(b, waisCorpus(t, "corpus/01-aardvark.txt")) || !errors.Is(err, schemes.ErrTruncated) {
@@ -296,7 +261,7 @@ func TestWAISReplayResumePastEnd(t *testing.T) {
 	r := waisReplay(t, "probes/p7-range-start-past-eof")
 	req := waisRequest(t, r.URL+"urlgettest/TEXT/1000/"+lynxAardvarkID)
 	req.Offset = 500
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), req)
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), req)
 	if !errors.Is(err, schemes.ErrNotRetrievable) {
 		t.Errorf("err = %v, want not retrievable", err)
 	}
@@ -307,7 +272,7 @@ func TestWAISReplayStartAtEnd(t *testing.T) {
 	r := waisReplay(t, "probes/p13-range-start-at-eof")
 	req := waisRequest(t, r.URL+"urlgettest/TEXT/10246/"+lynxAardvarkID)
 	req.Offset = 246
-	res := waisFetch(t, &wais.Fetcher{}, req)
+	res := mustFetch(t, &wais.Fetcher{}, req)
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if len(b) != 0 || !errors.Is(err, schemes.ErrTruncated) || res.Offset != 246 {
@@ -319,7 +284,7 @@ func TestWAISReplayStartAtEnd(t *testing.T) {
 // not found.
 func TestWAISReplayUnknownDocument(t *testing.T) {
 	r := waisReplay(t, "probes/p8-unknown-docid")
-	_, err := (&wais.Fetcher{}).Fetch(waisCtx(t), waisRequest(t, r.URL+"urlgettest/TEXT/10/2=urlgettest;3=0%2010%20/etc/not-in-the-index;"))
+	_, err := (&wais.Fetcher{}).Fetch(testCtx(t), waisRequest(t, r.URL+"urlgettest/TEXT/10/2=urlgettest;3=0%2010%20/etc/not-in-the-index;"))
 	if !errors.Is(err, schemes.ErrNotFound) || !strings.Contains(err.Error(), "Missing DocID") {
 		t.Errorf("err = %v, want not found", err)
 	}
