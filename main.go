@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
+	_ "github.com/urlget/urlget/internal/oneproc" // GOMAXPROCS=1, set at initialization
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -34,16 +34,12 @@ func main() {
 }
 
 // tuneRuntime fits the Go runtime to a command that moves one transfer at a
-// time, unless the user set GOMAXPROCS or GOGC: one P, so that net/http's
-// reader and writer goroutines hand each response over on one thread
-// instead of waking another through a futex; and a GC target of a quarter
-// of the live heap, which is tiny here, so that a run of many URLs collects
-// its garbage before the default 4 MiB minimum heap adds to the resident
-// set (the kernel copies the bodies and allocates nothing in the heap).
+// time, unless the user set GOGC: a GC target of a quarter of the live
+// heap, which is tiny here, so that a run of many URLs collects its garbage
+// before the default 4 MiB minimum heap adds to the resident set (the
+// kernel copies the bodies and allocates nothing in the heap). GOMAXPROCS
+// is set to 1 earlier, by package oneproc.
 func tuneRuntime() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(25)
 	}

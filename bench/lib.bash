@@ -69,9 +69,13 @@ bench_rss() {
 # A and B are the two tool invocations (a command and its arguments, as bash
 # words); SUFFIX is what follows each, such as "> /dev/null" or
 # "| cat > /dev/null", with /dev/null standing for $BENCH_NULL. Prints one
-# table row.
+# table row, or nothing when BENCH_ROWS (an extended regular expression) is
+# set and does not match SCENARIO.
 bench_row() {
 	local name="$1" a="$2" b="$3" suffix="${4//\/dev\/null/$BENCH_NULL}"
+	if [ -n "${BENCH_ROWS:-}" ] && ! [[ "$name" =~ $BENCH_ROWS ]]; then
+		return 0
+	fi
 	local id
 	id="$(printf '%s' "$name" | tr -c 'A-Za-z0-9' '_')"
 	local alog="$BENCH_TMP/$id.a.time" blog="$BENCH_TMP/$id.b.time"
