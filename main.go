@@ -30,6 +30,8 @@ const version = "0.1.0"
 
 func main() {
 	tuneRuntime()
+	_, holdCPU = syscall.Getenv("GOMAXPROCS")
+	holdCPU = !holdCPU
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -66,6 +68,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	holdLocalCPU(urls)
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr}
 	return c.run(ctx, urls)
 }

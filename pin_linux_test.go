@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestPinToCurrentCPU runs the test binary again, to hold that process
+// and not this one, and checks every thread's allowed CPUs.
+func TestPinToCurrentCPU(t *testing.T) {
+	if os.Getenv("URLGET_TEST_PIN") == "1" {
+		holdCPU = true
+		holdLocalCPU([]string{"file:///a", "http://127.0.0.1/b"})
+		// A thread started after the hold inherits it.
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(done)
+		}()
+		<-done
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
+			if err != nil {
+				continue // the thread ended
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+					os.Stdout.WriteString(strings.TrimSpace(v) + "\n")
+				}
+			}
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPinToCurrentCPU$")
+	cmd.Env = append(os.Environ(), "URLGET_TEST_PIN=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var lists []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l != "" && !strings.HasPrefix(l, "PASS") && !strings.HasPrefix(l, "ok") {
+			lists = append(lists, l)
+		}
+	}
+	if len(lists) < 2 {
+		t.Fatalf("want the allowed CPUs of at least two threads, got %q", out)
+	}
+	for _, l := range lists {
+		if strings.ContainsAny(l, ",-") || l != lists[0] {
+			t.Errorf("threads allowed on %q, want one CPU, the same for all", lists)
+			break
+		}
+	}
+}
+
+func TestHoldLocalCPUSkips(t *testing.T) {
+	// Nothing observable must happen in these cases; the affinity of
+	// the test process stays as it was.
+	before := allowedCPUs(t)
+	holdCPU = true
+	defer func() { holdCPU = false }()
+	holdLocalCPU([]string{"http://127.0.0.1/"})                        // one URL
+	holdLocalCPU([]string{"http://127.0.0.1/", "http://example.com/"}) // not all local
+	if after := allowedCPUs(t); after != before {
+		t.Errorf("allowed CPUs changed from %q to %q", before, after)
+	}
+}
+
+func allowedCPUs(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatal("no Cpus_allowed_list in /proc/self/status")
+	return ""
+}
