@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -66,10 +65,10 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	holdLocalCPU(urls)
-	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr}
+	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
 	return c.run(ctx, urls)
 }
 
