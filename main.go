@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -28,10 +29,26 @@ import (
 const version = "0.1.0"
 
 func main() {
+	holdCPU = !restoreGOMAXPROCS()
 	tuneRuntime()
-	_, holdCPU = syscall.Getenv("GOMAXPROCS")
-	holdCPU = !holdCPU
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// restoreGOMAXPROCS undoes package oneproc's GOMAXPROCS=1 when the
+// environment sets GOMAXPROCS, as the runtime would have read it: its value
+// when that is a positive integer, else the number of CPUs. It returns
+// whether the variable is set.
+func restoreGOMAXPROCS() bool {
+	v, set := syscall.Getenv("GOMAXPROCS")
+	if !set {
+		return false
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		n = runtime.NumCPU()
+	}
+	runtime.GOMAXPROCS(n)
+	return true
 }
 
 // tuneRuntime fits the Go runtime to a command that moves one transfer at a
