@@ -65,9 +65,10 @@ func TestHoldLocalCPUSkips(t *testing.T) {
 	// Nothing observable must happen in these cases; the affinity of
 	// the test process stays as it was.
 	before := allowedCPUs(t)
+	holdLocalCPU([]string{"http://127.0.0.1/"}) // holdCPU off, as when GOMAXPROCS is set
 	holdCPU = true
 	defer func() { holdCPU = false }()
-	holdLocalCPU([]string{"http://127.0.0.1/"})                        // one URL
+	holdLocalCPU(nil)
 	holdLocalCPU([]string{"http://127.0.0.1/", "http://example.com/"}) // not all local
 	if after := allowedCPUs(t); after != before {
 		t.Errorf("allowed CPUs changed from %q to %q", before, after)
