@@ -58,14 +58,32 @@ func (b *Body) Read(p []byte) (int, error) {
 // *os.File's ReadFrom into a regular file, splice(2) into a pipe or
 // /dev/null, and otherwise one large reused buffer. Every byte is still
 // read from the source, so truncation and the limit are seen as with Read.
+//
+// Into a destination nobody watches fill (a regular file, /dev/null) and
+// with no progress to report, a body that is the rest of a socket is read
+// in large batches (batchReceive): the copy then sleeps and wakes a few
+// thousand times per gigabyte instead of at every few segments.
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	s := newSink(w, b.rc)
 	defer s.release()
+	batch := b.progress == nil && quietDestination(w)
 	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
-		return b.delegate(wt, s, w)
+		return b.delegate(wt, s, w, batch)
 	}
 	var written int64
+	var undo func()
+	defer func() {
+		if undo != nil {
+			undo()
+		}
+	}()
 	for {
+		if batch {
+			// A body may expose its socket only once the bytes it
+			// read ahead are out (see spliceSink.copyN): try again
+			// at the next chunk while it says it may.
+			undo, batch = batchReceive(b.rc)
+		}
 		chunk := int64(copyChunk)
 		if b.max > 0 && b.max+1-b.n < chunk {
 			chunk = b.max + 1 - b.n
@@ -98,8 +116,8 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 // count once the data connection ends) yet can offer the raw connection:
 // the fetcher hands it to chunkWriter.ReadFrom, which moves it with the
 // same sink, limit and progress as the loop in WriteTo.
-func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
-	cw := &chunkWriter{b: b, s: s, w: w}
+func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer, batch bool) (int64, error) {
+	cw := &chunkWriter{b: b, s: s, w: w, batch: batch}
 	n, err := wt.WriteTo(cw)
 	b.report(true)
 	switch {
@@ -124,6 +142,7 @@ type chunkWriter struct {
 	w     io.Writer
 	werr  error // the destination's error, if it failed
 	limit error // the size limit was passed
+	batch bool  // read a raw source in large batches (see Body.WriteTo)
 }
 
 func (c *chunkWriter) Write(p []byte) (int, error) {
@@ -147,6 +166,11 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
+	if c.batch {
+		if undo, _ := batchReceive(r); undo != nil {
+			defer undo()
+		}
+	}
 	var total int64
 	for {
 		chunk := int64(copyChunk)

@@ -154,7 +154,10 @@ func fetchBody(t *testing.T, open func() io.ReadCloser, size, max int64, last *P
 	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
 		return &schemes.Resource{Body: open(), Size: size}, nil
 	}}
-	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, MaxSize: max, Progress: func(p Progress) { *last = p }}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, MaxSize: max}
+	if last != nil {
+		c.Progress = func(p Progress) { *last = p }
+	}
 	res, err := c.Fetch(context.Background(), "t://h/")
 	if err != nil {
 		t.Fatal(err)

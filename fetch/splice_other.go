@@ -2,7 +2,10 @@
 
 package fetch
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // GrowPipe enlarges the pipe f refers to where the platform allows it; here
 // it cannot, and reports false.
@@ -11,3 +14,10 @@ func GrowPipe(f *os.File) bool { return false }
 // kernelSink has no splice(2) to offer on this platform: every destination
 // other than a regular file goes through the copy buffer.
 func kernelSink(f *os.File) sink { return nil }
+
+// batchReceive has no SO_RCVLOWAT to set on this platform.
+func batchReceive(src io.Reader) (undo func(), retry bool) { return nil, false }
+
+// quietDestination is false here: with no batching to gain, no
+// destination needs telling apart.
+func quietDestination(w io.Writer) bool { return false }

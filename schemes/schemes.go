@@ -197,6 +197,13 @@ type Resource struct {
 	URL string
 
 	// Body streams the resource's bytes from Offset on. The caller closes it.
+	//
+	// A Body (or the reader its WriteTo hands to an io.ReaderFrom) may
+	// implement syscall.Conn to let the kernel move the bytes. It must do
+	// so only while the rest of the connection is the rest of the body,
+	// ended by the peer closing it: the copy may then splice from the
+	// socket, and may ask the kernel to wake it only for large batches
+	// (SO_RCVLOWAT), which the end of the stream always ends.
 	Body io.ReadCloser
 
 	// Listing streams the entries of a directory, menu, group or search

@@ -1,0 +1,204 @@
+package fetch
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWriteToQuietBatches copies every kind of source, with no progress to
+// report, into the destinations that batch the socket's wake-ups: the
+// bytes must be the same as on every other path.
+func TestWriteToQuietBatches(t *testing.T) {
+	for name, open := range bodySources(t, copyData) {
+		t.Run(name, func(t *testing.T) {
+			res := fetchBody(t, open, -1, 0, nil)
+			path := filepath.Join(t.TempDir(), "dst")
+			dst, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := io.Copy(dst, res.Body)
+			dst.Close()
+			if err != nil || n != int64(len(copyData)) {
+				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
+			}
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, copyData) {
+				t.Error("the file differs from the body")
+			}
+		})
+	}
+}
+
+// TestWriteToQuietSlowSender sends less than a batch, pauses, sends a
+// little more and closes: the close must wake the copy, and every byte
+// must arrive, however far below the low-water mark the stream stays.
+func TestWriteToQuietSlowSender(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("first part, "))
+			time.Sleep(200 * time.Millisecond)
+			c.Write([]byte("second part"))
+			c.Close()
+		}
+	}()
+	for _, kind := range []string{"tcp", "checked"} {
+		open := func() io.ReadCloser {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kind == "checked" {
+				return &checkedBody{c: c.(*net.TCPConn), want: 23}
+			}
+			return c.(*net.TCPConn)
+		}
+		res := fetchBody(t, open, -1, 0, nil)
+		path := filepath.Join(t.TempDir(), "dst")
+		dst, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(dst, res.Body)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the copy did not end when the sender closed", kind)
+		}
+		dst.Close()
+		if b, _ := os.ReadFile(path); string(b) != "first part, second part" {
+			t.Errorf("%s: got %q", kind, b)
+		}
+	}
+}
+
+// TestBatchReceive checks the low-water mark is set on a stream socket and
+// put back by undo, and that other sources are left alone.
+func TestBatchReceive(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			defer c.Close()
+			io.Copy(io.Discard, c)
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tc := c.(*net.TCPConn)
+	lowat := func() int {
+		rc, err := tc.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v int
+		var gerr error
+		rc.Control(func(fd uintptr) {
+			v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT)
+		})
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		return v
+	}
+	undo, _ := batchReceive(tc)
+	if undo == nil {
+		t.Fatal("no low-water mark set on a TCP connection")
+	}
+	if v := lowat(); v != receiveBatch {
+		t.Errorf("SO_RCVLOWAT = %d, want %d", v, receiveBatch)
+	}
+	undo()
+	if v := lowat(); v != 1 {
+		t.Errorf("SO_RCVLOWAT after undo = %d, want 1", v)
+	}
+	f, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for name, r := range map[string]io.Reader{
+		"a regular file": f,
+		"a length limit": &io.LimitedReader{R: tc, N: 10}, // not ended by the close
+		"a plain reader": bytes.NewReader(nil),
+	} {
+		if undo, retry := batchReceive(r); undo != nil || retry {
+			t.Errorf("%s: set %v, retry %v; want neither", name, undo != nil, retry)
+		}
+	}
+}
+
+// fileWrapper is a writer over a file that can Stat itself, as the
+// command's temporary output file is.
+type fileWrapper struct{ *os.File }
+
+func TestQuietDestination(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	var buf bytes.Buffer
+	for name, c := range map[string]struct {
+		w    io.Writer
+		want bool
+	}{
+		"regular file": {f, true},
+		"wrapped file": {fileWrapper{f}, true},
+		"pipe":         {pw, false},
+		"in memory":    {&buf, false},
+	} {
+		if got := quietDestination(c.w); got != c.want {
+			t.Errorf("%s: quiet = %v, want %v", name, got, c.want)
+		}
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	// /dev/null is quiet whether it is the null device or, as in some
+	// containers, a regular file.
+	if !quietDestination(null) {
+		t.Errorf("%s: not quiet", os.DevNull)
+	}
+	if zero, err := os.OpenFile("/dev/zero", os.O_WRONLY, 0); err == nil {
+		defer zero.Close()
+		if fi, _ := zero.Stat(); fi.Mode()&os.ModeCharDevice != 0 && quietDestination(zero) {
+			t.Error("/dev/zero, a device other than null, reported quiet")
+		}
+	}
+}
