@@ -11,51 +11,15 @@ import (
 	"time"
 )
 
-// TestWriteToQuietBatches copies every kind of source, with no progress to
-// report, into the destinations that batch the socket's wake-ups: the
-// bytes must be the same as on every other path.
-func TestWriteToQuietBatches(t *testing.T) {
-	for name, open := range bodySources(t, copyData) {
-		t.Run(name, func(t *testing.T) {
-			res := fetchBody(t, open, -1, 0, nil)
-			path := filepath.Join(t.TempDir(), "dst")
-			dst, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := io.Copy(dst, res.Body)
-			dst.Close()
-			if err != nil || n != int64(len(copyData)) {
-				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
-			}
-			if b, _ := os.ReadFile(path); !bytes.Equal(b, copyData) {
-				t.Error("the file differs from the body")
-			}
-		})
-	}
-}
-
 // TestWriteToQuietSlowSender sends less than a batch, pauses, sends a
 // little more and closes: the close must wake the copy, and every byte
 // must arrive, however far below the low-water mark the stream stays.
 func TestWriteToQuietSlowSender(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("first part, "))
-			time.Sleep(200 * time.Millisecond)
-			c.Write([]byte("second part"))
-			c.Close()
-		}
-	}()
+	ln := serveTCP(t, func(c net.Conn) {
+		c.Write([]byte("first part, "))
+		time.Sleep(200 * time.Millisecond)
+		c.Write([]byte("second part"))
+	})
 	for _, kind := range []string{"tcp", "checked"} {
 		open := func() io.ReadCloser {
 			c, err := net.Dial("tcp", ln.Addr().String())
@@ -96,17 +60,7 @@ func TestWriteToQuietSlowSender(t *testing.T) {
 // TestBatchReceive checks the low-water mark is set on a stream socket and
 // put back by undo, and that other sources are left alone.
 func TestBatchReceive(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			defer c.Close()
-			io.Copy(io.Discard, c)
-		}
-	}()
+	ln := serveTCP(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
