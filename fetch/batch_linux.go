@@ -4,16 +4,9 @@ import (
 	"io"
 	"os"
 	"syscall"
-)
 
-// receiveBatch is the SO_RCVLOWAT a copy into a quiet destination asks
-// for (socket(7)): the kernel wakes the copy once this much waits in the
-// socket, or the peer closes it, instead of at every segment. On the
-// benchmark machine a 1 GiB gopher body into /dev/null took 0.29 s of CPU
-// and 0.53 s with the default of one byte, 12,000 context switches; 0.22 s
-// and 0.30 s at 64 KiB; 0.13 s and 0.24 s at 256 KiB, 3,800 switches; at
-// 1 MiB the CPU fell further but the sender stalled (0.40 s).
-const receiveBatch = 256 << 10
+	"github.com/urlget/urlget/schemes"
+)
 
 // batchReceive sets SO_RCVLOWAT on src's socket when src is a stream
 // socket itself (syscall.Conn), whose end is the peer closing it (see
@@ -31,20 +24,10 @@ func batchReceive(src io.Reader) (undo func(), retry bool) {
 	if err != nil {
 		return nil, true
 	}
-	set := false
-	if err := rc.Control(func(fd uintptr) {
-		if t, err := syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TYPE); err != nil || t != syscall.SOCK_STREAM {
-			return
-		}
-		set = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, receiveBatch) == nil
-	}); err != nil || !set {
+	if !schemes.SetReceiveLowWater(rc, receiveBatch) {
 		return nil, false
 	}
-	return func() {
-		_ = rc.Control(func(fd uintptr) {
-			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, 1)
-		})
-	}, false
+	return func() { schemes.SetReceiveLowWater(rc, 1) }, false
 }
 
 // quietDestination reports whether nobody sees w fill as the bytes come:

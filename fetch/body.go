@@ -67,6 +67,12 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	s := newSink(w, b.rc)
 	defer s.release()
 	batch := b.progress == nil && quietDestination(w)
+	if br, ok := b.rc.(schemes.BatchReceiver); ok && batch {
+		// The body knows where it ends in its connection (an HTTP
+		// Content-Length) and keeps the mark below that itself.
+		br.BatchReceive(receiveBatch)
+		batch = false
+	}
 	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
 		return b.delegate(wt, s, w, batch)
 	}

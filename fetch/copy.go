@@ -19,6 +19,15 @@ const (
 	smallBufferSize = 64 << 10
 )
 
+// receiveBatch is the SO_RCVLOWAT a copy into a quiet destination asks
+// for (socket(7)): the kernel wakes the copy once this much waits in the
+// socket, or the peer closes it, instead of at every segment. On the
+// benchmark machine a 1 GiB gopher body into /dev/null took 0.29 s of CPU
+// and 0.53 s with the default of one byte, 12,000 context switches; 0.22 s
+// and 0.30 s at 64 KiB; 0.13 s and 0.24 s at 256 KiB, 3,800 switches; at
+// 1 MiB the CPU fell further but the sender stalled (0.40 s).
+const receiveBatch = 256 << 10
+
 // copyBuffers and smallBuffers hold the buffers of finished copies, so that
 // a run of many bodies reuses one buffer instead of allocating one per URL.
 var (

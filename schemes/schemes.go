@@ -190,6 +190,15 @@ type Listing interface {
 	Close() error
 }
 
+// BatchReceiver is implemented by a Body that can have its reads woken
+// only once n bytes wait on its connection (SetReceiveLowWater), as far as
+// its own framing allows: a body that ends before the connection does must
+// keep the mark below what is still to come, so that its last bytes never
+// wait. The copy asks for it when nobody watches the output fill.
+type BatchReceiver interface {
+	BatchReceive(n int)
+}
+
 // Resource is what a Fetcher returns: a byte stream or a listing. Exactly one
 // of Body and Listing is set, or neither when the request asked for Head.
 type Resource struct {

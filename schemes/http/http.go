@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/schemes"
@@ -81,6 +83,10 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			ForceAttemptHTTP2:   true,
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
+			// Named, not left to the default, because body.lowWater
+			// relies on it: no more of a body than this waits in the
+			// transport's buffer rather than in the socket.
+			ReadBufferSize: readBufferSize,
 		}
 	}
 	return f.transport
@@ -165,15 +171,21 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			return nil
 		},
 	}
+	// The connection of the last request, the one the final response
+	// came on (GotConn runs in RoundTrip, on this goroutine for HTTP/1).
+	var conn net.Conn
+	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
+	}))
 	resp, err := client.Do(hreq)
 	if err != nil {
 		return nil, doError(ctx, req, method, err)
 	}
-	return f.resource(ctx, req, resp)
+	return f.resource(ctx, req, resp, conn)
 }
 
 // resource turns a response into a Resource or an error.
-func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http.Response) (*schemes.Resource, error) {
+func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http.Response, conn net.Conn) (*schemes.Resource, error) {
 	method := resp.Request.Method
 	res := &schemes.Resource{
 		URL:         resp.Request.URL.Redacted(),
@@ -232,7 +244,15 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		resp.Body.Close()
 		return res, nil
 	}
-	res.Body = &body{rc: resp.Body, ctx: ctx, req: req}
+	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
+	if sc, ok := conn.(syscall.Conn); ok && resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
+		// A plain TCP connection (TLS hides the socket) and a body of
+		// known length: one whose end the socket can be told (BatchReceive).
+		if rc, err := sc.SyscallConn(); err == nil {
+			b.raw, b.remain = rc, resp.ContentLength
+		}
+	}
+	res.Body = b
 	return res, nil
 }
 
@@ -438,15 +458,60 @@ type body struct {
 	rc  io.ReadCloser
 	ctx context.Context
 	req *schemes.Request
+
+	// For BatchReceive: the connection's socket when the body's length
+	// is known and nothing but TCP lies between (nil otherwise), the
+	// bytes of the body not yet read, the batch asked for and the
+	// SO_RCVLOWAT now set.
+	raw    syscall.RawConn
+	remain int64
+	batch  int
+	lowat  int
 }
+
+// readBufferSize is the Transport's read buffer: at most this much of a
+// body is read from the socket ahead of the body's reader.
+const readBufferSize = 4 << 10
 
 // Read reads from the response body.
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	b.remain -= int64(n)
+	if b.lowat > 1 {
+		b.lowWater()
+	}
 	if err != nil && err != io.EOF {
 		err = b.classify(err)
 	}
 	return n, err
+}
+
+// BatchReceive asks that reads be woken only once n bytes wait on the
+// connection (schemes.BatchReceiver), for as long as the rest of the body
+// holds that many; a body without a known length on a plain TCP connection
+// ignores it.
+func (b *body) BatchReceive(n int) {
+	if b.raw != nil {
+		b.batch = n
+		b.lowWater()
+	}
+}
+
+// lowWater keeps the socket's low-water mark at the batch while the socket
+// has at least that much of the body still to receive, and at one byte
+// after: the connection stays open after the body (RFC 9112 §9.3), so
+// nothing but the body's own bytes would reach a higher mark, and the
+// connection goes back to the pool with the mark at one byte for the next
+// response. The socket still has to receive at least remain minus what the
+// Transport's buffer may hold.
+func (b *body) lowWater() {
+	want := 1
+	if b.batch > 1 && b.remain-readBufferSize >= int64(b.batch) {
+		want = b.batch
+	}
+	if want != b.lowat && schemes.SetReceiveLowWater(b.raw, want) {
+		b.lowat = want
+	}
 }
 
 func (b *body) classify(err error) error {
@@ -462,6 +527,10 @@ func (b *body) classify(err error) error {
 // Close closes the response body, returning its connection for reuse when
 // the body was read to the end.
 func (b *body) Close() error {
+	if b.lowat > 1 {
+		b.batch = 0
+		b.lowWater()
+	}
 	return b.rc.Close()
 }
 
