@@ -6,18 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
 )
-
-// umask returns the process's file mode creation mask.
-func umask() uint32 {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
-	return uint32(m)
-}
 
 // progressBar draws one line on a terminal's stderr while a body arrives:
 // percentage when the size is known, bytes and rate always.
