@@ -1,10 +1,10 @@
 // Package oneproc sets GOMAXPROCS to 1 while the program's packages are
-// initialized. The program gives a GOMAXPROCS set in the environment back
-// itself, later: reading the environment here would need package syscall,
-// and so wait for it.
-// A command that moves one transfer at a time gains nothing from a second
-// P, and loses by it: net/http's reader and writer goroutines would hand
-// each response over by waking another thread through a futex.
+// initialized. A command that moves one transfer at a time gains nothing
+// from a second P, and loses by it: net/http's reader and writer goroutines
+// would hand each response over by waking another thread through a futex.
+// The command gives a GOMAXPROCS set in the environment back itself, later:
+// reading the environment here would need package syscall, and so wait for
+// it (below).
 //
 // It is a package of its own, imported for its side effect and importing
 // nothing but runtime, so that the change happens as early as it can:
