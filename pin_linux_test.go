@@ -26,15 +26,9 @@ func TestPinToCurrentCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, task := range tasks {
-			b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
-			if err != nil {
-				continue // the thread ended
-			}
-			for _, l := range strings.Split(string(b), "\n") {
-				if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
-					os.Stdout.WriteString(strings.TrimSpace(v) + "\n")
-				}
-			}
+			if list, ok := cpusAllowed("/proc/self/task/" + task.Name() + "/status"); ok {
+				os.Stdout.WriteString(list + "\n")
+			} // else the thread ended
 		}
 		return
 	}
@@ -77,15 +71,23 @@ func TestHoldLocalCPUSkips(t *testing.T) {
 
 func allowedCPUs(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	list, ok := cpusAllowed("/proc/self/status")
+	if !ok {
+		t.Fatal("no Cpus_allowed_list in /proc/self/status")
+	}
+	return list
+}
+
+// cpusAllowed reads the Cpus_allowed_list line of a proc(5) status file.
+func cpusAllowed(status string) (string, bool) {
+	b, err := os.ReadFile(status)
 	if err != nil {
-		t.Fatal(err)
+		return "", false
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
-			return strings.TrimSpace(v)
+			return strings.TrimSpace(v), true
 		}
 	}
-	t.Fatal("no Cpus_allowed_list in /proc/self/status")
-	return ""
+	return "", false
 }
