@@ -21,7 +21,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
-	_ "github.com/urlget/urlget/internal/oneproc" // GOMAXPROCS=1, set at initialization
+	_ "github.com/urlget/urlget/internal/oneproc"  // GOMAXPROCS=1, set at initialization
+	_ "github.com/urlget/urlget/internal/prefault" // the next heap pages, mapped at once
 	"github.com/urlget/urlget/schemes"
 )
 

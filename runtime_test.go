@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +31,36 @@ func TestRestoreGOMAXPROCS(t *testing.T) {
 	}
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("unset GOMAXPROCS: runtime has %d, want 1", n)
+	}
+}
+
+// TestInitOrder checks the places in package initialization that packages
+// oneproc and prefault are written for: prefault right after oneproc, both
+// before package syscall (see their package comments).
+func TestInitOrder(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Each line: "init <package> @<time> ms, ...".
+	at := map[string]int{}
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "init" {
+			at[f[1]] = n
+			n++
+		}
+	}
+	const oneproc, prefault = "github.com/urlget/urlget/internal/oneproc", "github.com/urlget/urlget/internal/prefault"
+	for _, p := range []string{oneproc, prefault, "syscall"} {
+		if _, ok := at[p]; !ok {
+			t.Fatalf("%s not in the initialization trace:\n%s", p, out)
+		}
+	}
+	if at[prefault] != at[oneproc]+1 || at[prefault] > at["syscall"] {
+		t.Errorf("initialized %s %d-th, %s %d-th, syscall %d-th; want prefault right after oneproc, both before syscall",
+			oneproc, at[oneproc]+1, prefault, at[prefault]+1, at["syscall"]+1)
 	}
 }

@@ -1,0 +1,24 @@
+// Package prefault maps in, with one system call at start-up, the heap
+// pages that package initialization and a first fetch are about to touch
+// one page fault at a time.
+//
+// Every page of memory a process writes for the first time costs it a
+// page fault, and a short run writes a few hundred: one small gopher or
+// http fetch faulted about 300 times, some 80 of them on heap pages taken
+// after the runtime's own start-up. On the benchmark machine, a virtual
+// machine where a page fault costs about 11 µs and populating a range with
+// madvise(2) about 2.5 µs a page, having the kernel populate the next
+// 512 KiB of heap at once took 0.5–0.8 ms off each such run (gopher 11.2
+// to 10.4 ms, http 11.3 to 10.6 ms, --version 9.6 to 9.1 ms), for about
+// 0.4 MiB more resident memory in runs that do not use it all.
+//
+// It is a package of its own, imported for its side effect and importing
+// nothing that has an initializer of its own but runtime, so that it is
+// initialized as early as package oneproc and right after it (package
+// initialization order: import paths in order among the packages whose
+// imports are ready; The Go Programming Language Specification, "Package
+// initialization"). After oneproc, because setting GOMAXPROCS to 1 returns
+// the second P's cached spans first. From after package syscall (the
+// fifteenth package), the same call saved half as many faults: the
+// initializers in between each start spans of their own.
+package prefault
