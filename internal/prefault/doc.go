@@ -8,9 +8,8 @@
 // after the runtime's own start-up. On the benchmark machine, a virtual
 // machine where a page fault costs about 11 µs and populating a range with
 // madvise(2) about 2.5 µs a page, having the kernel populate the next
-// 512 KiB of heap at once took 0.5–0.8 ms off each such run (gopher 11.2
-// to 10.4 ms, http 11.3 to 10.6 ms, --version 9.6 to 9.1 ms), for about
-// 0.4 MiB more resident memory in runs that do not use it all.
+// 384 KiB of heap at once took 0.5–0.8 ms off each such run (gopher 11.2
+// to 10.4 ms, http 11.3 to 10.6 ms, --version 9.6 to 9.1 ms).
 //
 // It is a package of its own, imported for its side effect and importing
 // nothing that has an initializer of its own but runtime, so that it is
