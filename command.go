@@ -176,12 +176,12 @@ func (c *command) run(ctx context.Context, urls []string) int {
 			st = <-ahead[0]
 			ahead = ahead[1:]
 		} else {
-			st = c.start(ctx, raw, specs[i])
+			st = c.start(ctx, raw, specs[i], i == len(urls)-1)
 			launched = i + 1
 		}
 		for st.res != nil && len(ahead) < prefetchDepth && launched < len(urls) && c.prefetchable(urls[launched]) {
 			ch := make(chan *started, 1)
-			go func(raw string, spec outputSpec) { ch <- c.start(ctx, raw, spec) }(urls[launched], specs[launched])
+			go func(raw string, spec outputSpec, last bool) { ch <- c.start(ctx, raw, spec, last) }(urls[launched], specs[launched], launched == len(urls)-1)
 			ahead = append(ahead, ch)
 			launched++
 		}
@@ -290,8 +290,8 @@ type started struct {
 }
 
 // start resolves the output file name and the resume offset of one URL and
-// makes its request.
-func (c *command) start(ctx context.Context, raw string, spec outputSpec) *started {
+// makes its request; last tells that no URL of the run follows it.
+func (c *command) start(ctx context.Context, raw string, spec outputSpec, last bool) *started {
 	st := &started{t: transfer{url: raw, start: time.Now()}}
 	t := &st.t
 
@@ -315,7 +315,7 @@ func (c *command) start(ctx context.Context, raw string, spec outputSpec) *start
 		st.offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
 	}
 
-	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw})
+	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last})
 	if err != nil {
 		t.err = err
 		var se *schemes.Error

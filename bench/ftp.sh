@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ftp: benchmark rows for bench/run, against vsftpd: 1 GiB to /dev/null and
-# into a pipe, and 1000 small files in one invocation, all in one directory
-# and interleaved over ten. Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous
+# into a pipe, 1000 small files in one invocation, all in one directory and
+# interleaved over ten, and 100 processes fetching one small file each. Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous
 # root URLGET_VSFTPD_ROOT), or starts a private one with
 # .ci/servers/vsftpd.sh on port ${URLGET_VSFTPD_PORT:-2131}.
 set -euo pipefail
@@ -54,3 +54,4 @@ bench_row "ftp 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
 bench_row "ftp 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
 bench_row "ftp 1000 x 4 KiB, one directory" "$URLGET -s \$(<$one)" "curl -s \$(<$one)" "> /dev/null"
 bench_row "ftp 1000 x 4 KiB, ten directories" "$URLGET -s \$(<$ten)" "curl -s \$(<$ten)" "> /dev/null"
+bench_row "ftp 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $base/one/f1" "bench/repeat 100 curl -s $base/one/f1" "> /dev/null"

@@ -99,6 +99,10 @@ type Request struct {
 	Offset int64  // resume from this byte (curl's -C)
 	Head   bool   // metadata only (curl's -I)
 	Raw    bool   // a listing as the server's own bytes (--raw)
+
+	// Last tells that no request follows this one on the Client; see
+	// schemes.Request.Last.
+	Last bool
 }
 
 // Progress reports a body's transfer so far.
@@ -335,6 +339,7 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Offset:    r.Offset,
 		Head:      r.Head,
 		Raw:       r.Raw,
+		Last:      r.Last,
 		Search:    c.Search,
 		HasSearch: c.HasSearch,
 		Options:   c.Options,

@@ -161,17 +161,7 @@ func checkCommands(t *testing.T, got, want []string) {
 // TestFTPRFC1738Examples checks the command sequence, line by line, for the
 // examples of RFC 1738 §3.2.2 and §3.2.3 and the cases the issue names.
 func TestFTPRFC1738Examples(t *testing.T) {
-	tests := []struct {
-		name     string
-		url      string
-		opts     map[string]string
-		bareCWD  bool
-		mlsd     bool
-		want     []string
-		body     string
-		errKind  error
-		errMatch string
-	}{
+	tests := []ftpExample{
 		{name: "file at the root", url: "/motd",
 			want: []string{"TYPE I", "EPSV", "RETR motd"}, body: "root motd\n"},
 		{name: "relative directory", url: "/etc/motd",
@@ -220,34 +210,66 @@ func TestFTPRFC1738Examples(t *testing.T) {
 			want: []string{"FEAT", "EPSV", "LIST d2"}, body: "sub\n"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newFTPServer(t, func(s *ftptest.Server) { s.AcceptBareCWD = tt.bareCWD; s.MLSD = tt.mlsd })
-			f := &ftp.Fetcher{}
-			defer f.Close()
-			body, err := fetchFTP(t, f, ftpRequest(t, s.URL+tt.url, tt.opts))
-			if tt.errKind != nil {
-				if !errors.Is(err, tt.errKind) {
-					t.Fatalf("error %v, want %v", err, tt.errKind)
-				}
-				if tt.errMatch != "" && !strings.Contains(err.Error(), tt.errMatch) {
-					t.Errorf("error %q does not say %q", err, tt.errMatch)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			} else if body != tt.body {
-				t.Errorf("body %q, want %q", body, tt.body)
+		for _, last := range []bool{false, true} {
+			name := tt.name
+			if last {
+				name += ", last"
 			}
-			// A transfer that ended with its 226 is followed at once by
-			// the EPSV for the connection's next transfer (sent ahead,
-			// its reply read later); Close ends with QUIT.
-			want := append([]string(nil), tt.want...)
-			if tt.errKind == nil {
-				want = append(want, "EPSV")
-			}
-			want = append(want, "QUIT")
-			checkCommands(t, sessionCommands(closedCommands(t, f, s)), want)
-		})
+			t.Run(name, func(t *testing.T) { tt.check(t, last) })
+		}
 	}
+}
+
+// ftpExample is a case of TestFTPRFC1738Examples: a URL path on the test
+// server and the commands its fetch sends after logging in.
+type ftpExample struct {
+	name     string
+	url      string
+	opts     map[string]string
+	bareCWD  bool
+	mlsd     bool
+	want     []string
+	body     string
+	errKind  error
+	errMatch string
+}
+
+// check fetches the example's URL on a fresh connection and checks its
+// commands. As a request of a longer run, the walk starts with PWD (for
+// the URLs that may follow) and a transfer that ended with its 226 is
+// followed at once by the EPSV for the connection's next transfer, sent
+// ahead, its reply read later. As the last request (schemes.Request.Last)
+// it does neither. Close ends with QUIT.
+func (tt ftpExample) check(t *testing.T, last bool) {
+	s := newFTPServer(t, func(s *ftptest.Server) { s.AcceptBareCWD = tt.bareCWD; s.MLSD = tt.mlsd })
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	req := ftpRequest(t, s.URL+tt.url, tt.opts)
+	req.Last = last
+	body, err := fetchFTP(t, f, req)
+	if tt.errKind != nil {
+		if !errors.Is(err, tt.errKind) {
+			t.Fatalf("error %v, want %v", err, tt.errKind)
+		}
+		if tt.errMatch != "" && !strings.Contains(err.Error(), tt.errMatch) {
+			t.Errorf("error %q does not say %q", err, tt.errMatch)
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	} else if body != tt.body {
+		t.Errorf("body %q, want %q", body, tt.body)
+	}
+	var want []string
+	for _, c := range tt.want {
+		if c != "PWD" || !last {
+			want = append(want, c)
+		}
+	}
+	if tt.errKind == nil && !last {
+		want = append(want, "EPSV")
+	}
+	want = append(want, "QUIT")
+	checkCommands(t, sessionCommands(closedCommands(t, f, s)), want)
 }
 
 // TestFTPLoginDirectory checks that paths are relative to the login

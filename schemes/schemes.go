@@ -103,6 +103,12 @@ type Request struct {
 	// fetcher that learns the size up front fails with ErrTooLarge; the
 	// fetch package enforces the limit on the stream as well.
 	MaxSize int64
+
+	// Last tells that no request follows this one on the same client, so
+	// the fetcher need not ready its connection for another: FTP then
+	// skips the PWD that would let a later URL reach its directory
+	// without walking there, and the EPSV it sends ahead after a transfer.
+	Last bool
 }
 
 // Option returns the scheme-specific option name, or def when it is unset.

@@ -579,7 +579,7 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 		return nil, err
 	}
 	st.start = r.last()
-	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil}
+	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.req.Last}
 	return st, nil
 }
 
@@ -717,25 +717,28 @@ const maxAbsDirs = 1024
 // relative to the login directory (RFC 1738 §3.2.2). A connection already
 // there stays; one elsewhere goes back to its login directory first, or
 // straight to the absolute directory PWD named for p's CWD sequence when
-// it has been there before.
+// it has been there before. The PWDs serve later URLs only: the last
+// request of a run (schemes.Request.Last) sends none.
 func (c *conn) navigate(p *plan) error {
 	if c.dirKey == p.dirKey {
 		return nil
 	}
 	if c.dirKey == "" && !c.haveLogin {
-		d, ok, err := c.pwd()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			// Without the login directory the connection cannot
-			// serve another URL after this one.
-			c.loginDir, c.haveLogin = "", true
-		} else {
-			c.loginDir, c.haveLogin = d, true
+		// Without the login directory the connection cannot serve
+		// another URL after this one; with no other to come (Last), it
+		// is not asked for.
+		c.loginDir, c.haveLogin = "", true
+		if !c.req.Last {
+			d, ok, err := c.pwd()
+			if err != nil {
+				return err
+			}
+			if ok {
+				c.loginDir = d
+			}
 		}
 	}
-	if c.dirKey != "" {
+	if c.dirKey != "" && !c.req.Last {
 		if c.dirKey != unknownDir && len(c.absDir) < maxAbsDirs {
 			if _, ok := c.absDir[c.dirKey]; !ok {
 				if d, ok, err := c.pwd(); err != nil {
