@@ -2,7 +2,6 @@ package schemes
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 )
 
@@ -14,8 +13,19 @@ import (
 const MaxLineLength = 8 << 10
 
 // ErrLineTooLong is the cause given when a peer sends a line longer than the
-// limit; the error that carries it is of kind ErrProtocol.
-var ErrLineTooLong = fmt.Errorf("line longer than the limit: %w", ErrProtocol)
+// limit; the error that carries it is of kind ErrProtocol, which it wraps.
+var ErrLineTooLong error = &kindError{"line longer than the limit", ErrProtocol}
+
+// kindError is a message wrapping one of the kinds. Written out rather
+// than made with fmt.Errorf, which at package initialization would run
+// fmt in every process, fetch or not.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg + ": " + e.kind.Error() }
+func (e *kindError) Unwrap() error { return e.kind }
 
 // LineLimitReader returns a reader that passes r's bytes through unchanged
 // but fails with ErrLineTooLong once more than max bytes arrive without a

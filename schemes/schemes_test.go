@@ -3,6 +3,7 @@ package schemes
 import (
 	"errors"
 	"io"
+	"mime"
 	"strings"
 	"testing"
 
@@ -90,6 +91,18 @@ func TestTypeByExtension(t *testing.T) {
 	} {
 		if got := TypeByExtension(ext); got != want {
 			t.Errorf("TypeByExtension(%q) = %q, want %q", ext, got, want)
+		}
+	}
+	// The built-in answers agree with the mime package wherever it has
+	// one (its own table, or the system's where that is installed).
+	for _, ext := range []string{".txt", ".html", ".htm", ".css", ".csv", ".md", ".xml", ".js", ".json",
+		".pdf", ".zip", ".gz", ".tar", ".bin", ".png", ".gif", ".jpg", ".jpeg", ".svg", ".webp"} {
+		got := commonType(ext)
+		if got == "" {
+			t.Errorf("commonType(%q) is empty", ext)
+		}
+		if m := mime.TypeByExtension(ext); m != "" && m != got {
+			t.Errorf("commonType(%q) = %q, the mime package says %q", ext, got, m)
 		}
 	}
 }
