@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"io"
-	"os"
 	"syscall"
 
 	"github.com/urlget/urlget/schemes"
@@ -30,23 +29,10 @@ func batchReceive(src io.Reader) (undo func(), retry bool) {
 	return func() { schemes.SetReceiveLowWater(rc, 1) }, false
 }
 
-// quietDestination reports whether nobody sees w fill as the bytes come:
-// a regular file (an *os.File, or a writer over one that can Stat itself,
-// such as the command's temporary output file) or /dev/null. A pipe or a
-// terminal may have a reader waiting for every byte.
-func quietDestination(w io.Writer) bool {
-	st, ok := w.(interface{ Stat() (os.FileInfo, error) })
-	if !ok {
-		return false
-	}
-	fi, err := st.Stat()
-	if err != nil {
-		return false
-	}
-	if fi.Mode().IsRegular() {
-		return true
-	}
-	sys, ok := fi.Sys().(*syscall.Stat_t)
-	// /dev/null is the character device 1:3 (devices.txt).
-	return ok && fi.Mode()&os.ModeCharDevice != 0 && sys.Rdev == 1<<8|3
+// quiet reports whether nobody sees the destination fill as the bytes
+// come: a regular file (an *os.File, or a writer over one that can Stat
+// itself, such as the command's temporary output file) or /dev/null. A
+// pipe or a terminal may have a reader waiting for every byte.
+func (d destination) quiet() bool {
+	return d.regular || d.null
 }

@@ -113,7 +113,9 @@ func TestBatchReceive(t *testing.T) {
 // command's temporary output file is.
 type fileWrapper struct{ *os.File }
 
-func TestQuietDestination(t *testing.T) {
+// TestDescribe checks how a destination is told apart (one Stat for the
+// choice of copy and for batching) and which ones are quiet.
+func TestDescribe(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	if err != nil {
 		t.Fatal(err)
@@ -127,16 +129,21 @@ func TestQuietDestination(t *testing.T) {
 	defer pw.Close()
 	var buf bytes.Buffer
 	for name, c := range map[string]struct {
-		w    io.Writer
-		want bool
+		w     io.Writer
+		want  destination
+		quiet bool
 	}{
-		"regular file": {f, true},
-		"wrapped file": {fileWrapper{f}, true},
-		"pipe":         {pw, false},
-		"in memory":    {&buf, false},
+		"regular file": {f, destination{file: f, regular: true}, true},
+		"wrapped file": {fileWrapper{f}, destination{regular: true}, true},
+		"pipe":         {pw, destination{file: pw, pipe: true}, false},
+		"in memory":    {&buf, destination{}, false},
 	} {
-		if got := quietDestination(c.w); got != c.want {
-			t.Errorf("%s: quiet = %v, want %v", name, got, c.want)
+		d := describe(c.w)
+		if d != c.want {
+			t.Errorf("%s: described as %+v, want %+v", name, d, c.want)
+		}
+		if d.quiet() != c.quiet {
+			t.Errorf("%s: quiet = %v, want %v", name, d.quiet(), c.quiet)
 		}
 	}
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -146,12 +153,29 @@ func TestQuietDestination(t *testing.T) {
 	defer null.Close()
 	// /dev/null is quiet whether it is the null device or, as in some
 	// containers, a regular file.
-	if !quietDestination(null) {
+	if d := describe(null); !d.quiet() {
 		t.Errorf("%s: not quiet", os.DevNull)
+	} else if fi, _ := null.Stat(); fi.Mode()&os.ModeCharDevice != 0 && !d.null {
+		t.Errorf("%s, a character device, not described as the null device: %+v", os.DevNull, d)
+	}
+	// Where /dev/null is a regular file, a null device of the test's own
+	// (mknod needs root; the CI runs as root) checks the device case.
+	devNull := filepath.Join(t.TempDir(), "null")
+	if err := syscall.Mknod(devNull, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		n, err := os.OpenFile(devNull, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Close()
+		if d := describe(n); !d.null || !d.quiet() {
+			t.Errorf("a null device made with mknod described as %+v", d)
+		}
+	} else if fi, _ := null.Stat(); fi.Mode()&os.ModeCharDevice == 0 {
+		t.Logf("no null device to check: %s is not one and mknod failed (%v)", os.DevNull, err)
 	}
 	if zero, err := os.OpenFile("/dev/zero", os.O_WRONLY, 0); err == nil {
 		defer zero.Close()
-		if fi, _ := zero.Stat(); fi.Mode()&os.ModeCharDevice != 0 && quietDestination(zero) {
+		if fi, _ := zero.Stat(); fi.Mode()&os.ModeCharDevice != 0 && describe(zero).quiet() {
 			t.Error("/dev/zero, a device other than null, reported quiet")
 		}
 	}

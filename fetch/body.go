@@ -64,9 +64,10 @@ func (b *Body) Read(p []byte) (int, error) {
 // in large batches (batchReceive): the copy then sleeps and wakes a few
 // thousand times per gigabyte instead of at every few segments.
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
-	s := newSink(w, b.rc)
+	d := describe(w)
+	s := newSink(w, b.rc, d)
 	defer s.release()
-	batch := b.progress == nil && quietDestination(w)
+	batch := b.progress == nil && d.quiet()
 	if br, ok := b.rc.(schemes.BatchReceiver); ok && batch {
 		// The body knows where it ends in its connection (an HTTP
 		// Content-Length) and keeps the mark below that itself.

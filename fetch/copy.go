@@ -45,17 +45,47 @@ type sink interface {
 	release()
 }
 
-// newSink chooses how to copy into w. A regular file keeps *os.File's
-// ReadFrom when the source is itself a file or a socket, so that
+// destination is what a body is written into, told apart once per body
+// with one fstat(2): newSink picks the copy by it, and it says whether
+// anyone watches the bytes arrive (quiet).
+type destination struct {
+	file    *os.File // w itself, when it is one
+	regular bool     // a regular file: w, or a writer over one that can Stat itself
+	pipe    bool
+	null    bool // the null device
+}
+
+// describe stats w when it can (an *os.File, or a wrapper with a Stat
+// method such as the command's temporary output file).
+func describe(w io.Writer) destination {
+	var d destination
+	d.file, _ = w.(*os.File)
+	st, ok := w.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return d
+	}
+	fi, err := st.Stat()
+	if err != nil {
+		return d
+	}
+	m := fi.Mode()
+	d.regular = m.IsRegular()
+	d.pipe = m&os.ModeNamedPipe != 0
+	d.null = m&os.ModeCharDevice != 0 && isNullDevice(fi)
+	return d
+}
+
+// newSink chooses how to copy into w, described by d. A regular file keeps
+// *os.File's ReadFrom when the source is itself a file or a socket, so that
 // copy_file_range or splice moves the bytes; a pipe or /dev/null is fed by
 // splice(2) where the platform has it (see spliceSink); anything else, and
 // a source with no descriptor of its own, goes through one large buffer.
-func newSink(w io.Writer, src io.Reader) sink {
-	if f, ok := w.(*os.File); ok {
-		if s := kernelSink(f); s != nil {
+func newSink(w io.Writer, src io.Reader, d destination) sink {
+	if d.file != nil {
+		if s := kernelSink(d); s != nil {
 			return s
 		}
-		if isRegular(f) && hasDescriptor(src) {
+		if d.regular && hasDescriptor(src) {
 			return readFromSink{w}
 		}
 		return &bufferSink{w: w}
@@ -78,11 +108,6 @@ func hasDescriptor(r io.Reader) bool {
 		return true
 	}
 	return false
-}
-
-func isRegular(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // readFromSink lets the destination's ReadFrom do the copy.

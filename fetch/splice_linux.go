@@ -30,24 +30,24 @@ func GrowPipe(f *os.File) bool {
 	return errno == 0
 }
 
-// kernelSink returns a spliceSink when f is a pipe or /dev/null, the two
+// kernelSink returns a spliceSink when d is a pipe or /dev/null, the two
 // destinations *os.File.ReadFrom has no kernel path to from a regular file
 // (copy_file_range wants a regular file on both ends), and nil otherwise.
-func kernelSink(f *os.File) sink {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return nil
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFIFO:
-		return &spliceSink{dst: f, fallback: bufferSink{w: f}}
-	case syscall.S_IFCHR:
-		// /dev/null is the character device 1:3 (devices.txt).
-		if st.Rdev == 1<<8|3 {
-			return &spliceSink{dst: f, fallback: bufferSink{w: f, discard: true}}
-		}
+func kernelSink(d destination) sink {
+	switch {
+	case d.pipe:
+		return &spliceSink{dst: d.file, fallback: bufferSink{w: d.file}}
+	case d.null:
+		return &spliceSink{dst: d.file, fallback: bufferSink{w: d.file, discard: true}}
 	}
 	return nil
+}
+
+// isNullDevice reports whether fi, a character device, is /dev/null: the
+// device 1:3 (devices.txt).
+func isNullDevice(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Rdev == 1<<8|3
 }
 
 // spliceSink moves bytes with splice(2): from the source's descriptor into
