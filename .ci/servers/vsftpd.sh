@@ -36,6 +36,8 @@ start_vsftpd() {
 	chmod 0555 "$dir/empty"
 	if ! id "$user" >/dev/null 2>&1; then
 		useradd --no-create-home --shell /bin/sh --home-dir "$dir/chroot/./home/$user" "$user"
+		# stop_vsftpd removes the account again, as it was not there.
+		echo "$user" >"${URLGET_CI_DIR}/vsftpd.user"
 	else
 		usermod --home "$dir/chroot/./home/$user" "$user" >/dev/null 2>&1 || true
 	fi
@@ -122,5 +124,15 @@ stop_vsftpd() {
 	if [ -s "$pidfile" ]; then
 		kill "$(cat "$pidfile")" 2>/dev/null || true
 		rm -f "$pidfile"
+	fi
+	# The account start_vsftpd made, if it made one. Session processes
+	# still ending may hold it for a moment: wait for them, boundedly.
+	local userfile="${URLGET_CI_DIR}/vsftpd.user" i
+	if [ -s "$userfile" ]; then
+		for i in $(seq 1 20); do
+			userdel "$(cat "$userfile")" 2>/dev/null && break
+			sleep 0.1
+		done
+		rm -f "$userfile"
 	fi
 }
