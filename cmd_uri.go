@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -220,75 +217,11 @@ func schemeView(u uri.URL) (*jsonObject, error) {
 			return nil, err
 		}
 		o.str("hsoname", v.HSOName)
-		keys := make([]string, 0, len(v.Fields))
-		for k := range v.Fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var f jsonObject
-		for _, k := range keys {
-			f.str(k, v.Fields[k])
-		}
-		o.raw("fields", f.bytes())
+		o.strMap("fields", v.Fields)
 	default:
 		return nil, nil
 	}
 	return &o, nil
-}
-
-// jsonObject builds a JSON object with its keys in the order they are added,
-// which encoding/json's maps do not keep.
-type jsonObject struct{ b []byte }
-
-func (o *jsonObject) key(k string) {
-	if len(o.b) == 0 {
-		o.b = append(o.b, '{')
-	} else {
-		o.b = append(o.b, ',')
-	}
-	o.b = appendJSONString(o.b, k)
-	o.b = append(o.b, ':')
-}
-
-func (o *jsonObject) str(k, v string) {
-	o.key(k)
-	o.b = appendJSONString(o.b, v)
-}
-
-func (o *jsonObject) strs(k string, v []string) {
-	o.key(k)
-	o.b = append(o.b, '[')
-	for i, s := range v {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		o.b = appendJSONString(o.b, s)
-	}
-	o.b = append(o.b, ']')
-}
-
-func (o *jsonObject) raw(k string, v []byte) {
-	o.key(k)
-	o.b = append(o.b, v...)
-}
-
-func (o *jsonObject) bytes() []byte {
-	if len(o.b) == 0 {
-		return []byte("{}")
-	}
-	return append(o.b[:len(o.b):len(o.b)], '}')
-}
-
-// appendJSONString appends s as a JSON string, without the HTML escaping
-// json.Marshal applies, so that '&' and '<' read as themselves.
-func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(err) // a string always encodes
-	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 // runResolve implements `urlget resolve [--draft2003] [--nonstrict] BASE REF...`.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -470,25 +469,11 @@ func renderHead(res *schemes.Resource, w io.Writer) {
 	fmt.Fprint(w, "\r\n")
 }
 
-// jsonEntry is the --json form of a listing entry.
-type jsonEntry struct {
-	URL         string            `json:"url,omitempty"`
-	Name        string            `json:"name"`
-	Kind        string            `json:"kind"`
-	Size        *int64            `json:"size,omitempty"`
-	Time        string            `json:"time,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Fields      map[string]string `json:"fields,omitempty"`
-	Raw         string            `json:"raw,omitempty"`
-}
-
 // renderListing prints a listing: one JSON object a line with --json; one
 // name a line when the fetcher asks for exactly the server's names (FTP
 // ;type=d); else a table of kind, size, time, name and URL.
 func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, error) {
 	var count int64
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	for {
 		e, err := res.Listing.Next()
 		if err == io.EOF {
@@ -500,15 +485,8 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 		count++
 		switch {
 		case c.opts.json:
-			je := jsonEntry{URL: e.URL, Name: e.Name, Kind: e.Kind.String(), Description: e.Description, Fields: e.Fields, Raw: e.Raw}
-			if e.Size >= 0 {
-				size := e.Size
-				je.Size = &size
-			}
-			if !e.ModTime.IsZero() {
-				je.Time = e.ModTime.UTC().Format(time.RFC3339)
-			}
-			if err := enc.Encode(je); err != nil {
+			w.Write(listingJSON(e))
+			if err := w.WriteByte('\n'); err != nil {
 				return count, err
 			}
 		case res.NamesOnly:
