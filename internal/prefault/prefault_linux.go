@@ -34,26 +34,27 @@ const (
 //go:linkname rawSyscall syscall.RawSyscall
 func rawSyscall(trap, a1, a2, a3 uintptr) (r1, r2, errno uintptr)
 
-// sysMadvise returns madvise's system call number on this architecture
-// (package syscall's SYS_MADVISE), or 0 where it is not known.
-func sysMadvise() uintptr {
+// sysNumbers returns the system call numbers of madvise(2) and mincore(2)
+// on this architecture (package syscall's SYS_MADVISE and SYS_MINCORE),
+// or zeros where they are not known.
+func sysNumbers() (madvise, mincore uintptr) {
 	switch runtime.GOARCH {
 	case "amd64":
-		return 28
+		return 28, 27
 	case "arm64", "loong64", "riscv64":
-		return 233
+		return 233, 232
 	case "386", "s390x":
-		return 219
+		return 219, 218
 	case "arm":
-		return 220
+		return 220, 219
 	case "ppc64", "ppc64le":
-		return 205
+		return 205, 206
 	case "mips", "mipsle":
-		return 4218
+		return 4218, 4217
 	case "mips64", "mips64le":
-		return 5027
+		return 5027, 5026
 	}
-	return 0
+	return 0, 0
 }
 
 // probe holds the probe allocation while init looks at it; storing it in
@@ -67,8 +68,8 @@ var populated struct {
 }
 
 func init() {
-	trap := sysMadvise()
-	if trap == 0 {
+	madvise, mincore := sysNumbers()
+	if madvise == 0 {
 		return
 	}
 	probe = make([]byte, probeSize)
@@ -77,6 +78,7 @@ func init() {
 	// The raw call, without telling the scheduler: nothing else waits to
 	// run this early, and a P handed over while the kernel works would
 	// start a thread to take it.
-	_, _, errno := rawSyscall(trap, top, ahead, madvPopulateWrite)
+	_, _, errno := rawSyscall(madvise, top, ahead, madvPopulateWrite)
 	populated.addr, populated.n, populated.errno = top, ahead, errno
+	populateText(madvise, mincore)
 }
