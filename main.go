@@ -22,7 +22,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/internal/oneproc"  // GOMAXPROCS=1, set at initialization
-	_ "github.com/urlget/urlget/internal/prefault" // the next heap pages, mapped at once
+	_ "github.com/urlget/urlget/internal/prefault" // heap and text mapped in at once, the stack grown early
 	"github.com/urlget/urlget/schemes"
 )
 

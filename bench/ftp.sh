@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ftp: benchmark rows for bench/run, against vsftpd: 1 GiB to /dev/null and
 # into a pipe, 1000 small files in one invocation, all in one directory and
-# interleaved over ten, and 100 processes fetching one small file each. Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous
-# root URLGET_VSFTPD_ROOT), or starts a private one with
-# .ci/servers/vsftpd.sh on port ${URLGET_VSFTPD_PORT:-2131}.
+# interleaved over ten, and 100 processes fetching one small file each.
+# Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous root URLGET_VSFTPD_ROOT),
+# or starts a private one with .ci/servers/vsftpd.sh on port
+# ${URLGET_VSFTPD_PORT:-2131}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.bash

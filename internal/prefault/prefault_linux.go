@@ -22,8 +22,10 @@ const (
 
 	// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14, madvise(2)):
 	// fault the range in writable, as first writes would. Older kernels
-	// answer EINVAL and nothing changes; a range that runs past the heap's
-	// mapping is populated up to its end and answered with ENOMEM.
+	// answer EINVAL and nothing changes. A range that runs past the part
+	// of the heap's arena the runtime has made accessible is populated up
+	// to there and answered with EINVAL (ENOMEM past a hole); the runtime
+	// maps the rest afresh when it needs it.
 	madvPopulateWrite = 23
 )
 

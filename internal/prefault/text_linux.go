@@ -1,8 +1,6 @@
 package prefault
 
-import (
-	"unsafe"
-)
+import "unsafe"
 
 // madvPopulateRead is MADV_POPULATE_READ (Linux 5.14, madvise(2)): map
 // the range in readable, as first reads would.
