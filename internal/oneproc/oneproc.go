@@ -1,7 +1,9 @@
 // Package oneproc sets GOMAXPROCS to 1 while the program's packages are
-// initialized. A command that moves one transfer at a time gains nothing
-// from a second P, and loses by it: net/http's reader and writer goroutines
-// would hand each response over by waking another thread through a futex.
+// initialized, having first grown the stack of the goroutine that runs
+// them, and then main, once to the size a fetch needs (see growStack). A
+// command that moves one transfer at a time gains nothing from a second P,
+// and loses by it: net/http's reader and writer goroutines would hand each
+// response over by waking another thread through a futex.
 // The command gives a GOMAXPROCS set in the environment back itself, later:
 // reading the environment here would need package syscall, and so wait for
 // it (below).
@@ -22,5 +24,6 @@ package oneproc
 import "runtime"
 
 func init() {
+	growStack()
 	runtime.GOMAXPROCS(1)
 }

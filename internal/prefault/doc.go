@@ -1,9 +1,7 @@
 // Package prefault maps in, with one system call at start-up, the heap
 // pages that package initialization and a first fetch are about to touch
 // one page fault at a time, and with another the program's text (see
-// populateText); and it grows the stack of the goroutine that runs the
-// initializers and main once, early, where growing it later would fault
-// too (see growStack).
+// populateText).
 //
 // Every page of memory a process writes for the first time costs it a
 // page fault, and a short run writes a few hundred: one small gopher or

@@ -22,7 +22,7 @@ func TestTextSegment(t *testing.T) {
 	if page != uintptr(os.Getpagesize()) {
 		t.Errorf("page size %d, want %d", page, os.Getpagesize())
 	}
-	pc := reflect.ValueOf(growStack).Pointer()
+	pc := reflect.ValueOf(populateText).Pointer()
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		t.Fatal(err)
