@@ -549,6 +549,12 @@ func (b *docBody) fill() error {
 	op := ""
 	for {
 		op = fmt.Sprintf("retrieve %s bytes [%d,%d)", b.typ, b.pos, b.pos+want)
+		// A cancelled context closes the connection (dial's AfterFunc),
+		// but from a goroutine of its own: until that has run, the next
+		// piece could still be asked for and answered.
+		if cerr := b.s.ctx.Err(); cerr != nil {
+			return b.s.netError("SearchRequest "+op, cerr)
+		}
 		body, err = b.s.exchange("SearchRequest "+op, encodeRetrieval(b.db, b.id, b.typ, unitBytes, b.pos, b.pos+want))
 		if err != errOversize {
 			break
