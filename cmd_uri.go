@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/urlget/urlget/uri"
@@ -161,7 +160,7 @@ func schemeView(u uri.URL) (*jsonObject, error) {
 		}
 		o.str("group", v.Group)
 		if v.HasArticle {
-			o.raw("article", []byte(strconv.FormatInt(v.Article, 10)))
+			o.int("article", v.Article)
 		}
 	case "wais":
 		v, err := u.WAIS()
