@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -48,14 +49,51 @@ func (h *httpTrace) has(line string) bool {
 	return false
 }
 
-// httpRequest builds the request the fetch package would pass for rawURL.
+// httpBothWays runs test twice: as subtest "pool", where requests go
+// through the Fetcher's pooled Transport, and as "last", where httpRequest
+// marks each request the last of its run (schemes.Request.Last), so that a
+// Fetcher's first and only request goes on a connection of its own.
+func httpBothWays(t *testing.T, test func(t *testing.T)) {
+	for _, mode := range []string{"pool", "last"} {
+		t.Run(mode, test)
+	}
+}
+
+// httpLast tells whether t runs under httpBothWays's "last" subtest.
+func httpLast(t *testing.T) bool {
+	return strings.Contains(t.Name()+"/", "/last/")
+}
+
+// httpRequest builds the request the fetch package would pass for rawURL,
+// the last of its run under httpBothWays's "last" subtest.
 func httpRequest(t *testing.T, rawURL string) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(rawURL)
 	if err != nil {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
-	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
+	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}, Last: httpLast(t)}
+}
+
+// stallingServer starts a server that answers each request with what
+// first writes (nothing of a response when first is nil), flushed, and
+// then holds the connection until the client goes or the test ends.
+func stallingServer(t *testing.T, first func(w http.ResponseWriter)) *httptest.Server {
+	release := make(chan struct{})
+	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if first != nil {
+			first(w)
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	// Cleanups run last-added first: the handlers return before the
+	// server's Close waits for them.
+	t.Cleanup(func() { close(release) })
+	return s
 }
 
 // httpFetcher returns a Fetcher closed when the test ends.
@@ -109,83 +147,87 @@ func httpWantKind(t *testing.T, err error, kind error, code int) *schemes.Error 
 }
 
 func TestHTTPGetMetadataAndTrace(t *testing.T) {
-	mod := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
-	var gotURI, gotAE, gotUA string
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotURI, gotAE, gotUA = r.RequestURI, r.Header.Get("Accept-Encoding"), r.Header.Get("User-Agent")
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Last-Modified", mod.Format(http.TimeFormat))
-		w.Header().Set("Content-Length", "5")
-		io.WriteString(w, "hello")
-	}))
-	var tr httpTrace
-	req := httpRequest(t, s.URL+"/a%20dir/r%C3%A9sum%C3%A9%3B1.txt?q=1;x")
-	req.Trace = tr.tracer()
-	res, body, err := httpGet(t, httpFetcher(t), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(body) != "hello" {
-		t.Errorf("body %q", body)
-	}
-	if gotURI != "/a%20dir/r%C3%A9sum%C3%A9%3B1.txt?q=1;x" {
-		t.Errorf("server saw request-target %q, want the URL's path and query as written", gotURI)
-	}
-	if gotAE != "" {
-		t.Errorf("Accept-Encoding %q sent; compression must not be negotiated implicitly", gotAE)
-	}
-	if gotUA != "urlget" {
-		t.Errorf("User-Agent %q", gotUA)
-	}
-	if res.Size != 5 || res.ContentType != "text/plain; charset=utf-8" || !res.ModTime.Equal(mod) || res.Offset != 0 {
-		t.Errorf("metadata: size %d type %q time %v offset %d", res.Size, res.ContentType, res.ModTime, res.Offset)
-	}
-	if res.Name != "résumé;1.txt" {
-		t.Errorf("name %q", res.Name)
-	}
-	if len(res.Header) < 3 || res.Header[0] != [2]string{":status-line", "HTTP/1.1 200 OK"} || res.Header[1] != [2]string{":status", "200"} {
-		t.Errorf("header pairs %q do not start with the status", res.Header)
-	}
-	foundLen := false
-	for _, kv := range res.Header {
-		if kv == [2]string{"Content-Length", "5"} {
-			foundLen = true
-		}
-	}
-	if !foundLen {
-		t.Errorf("header pairs %q lack Content-Length", res.Header)
-	}
-	for _, want := range []string{
-		"> GET /a%20dir/r%C3%A9sum%C3%A9%3B1.txt?q=1;x HTTP/1.1",
-		"> User-Agent: urlget",
-		"< HTTP/1.1 200 OK",
-		"< Content-Length: 5",
-	} {
-		if !tr.has(want) {
-			t.Errorf("trace lacks %q; got %q", want, tr.lines)
-		}
-	}
-}
-
-func TestHTTPContentDispositionName(t *testing.T) {
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Disposition", r.URL.Query().Get("cd"))
-		io.WriteString(w, "x")
-	}))
-	for cd, want := range map[string]string{
-		`attachment; filename="report.pdf"`:           "report.pdf",
-		`attachment; filename="../../etc/passwd"`:     "passwd",
-		`attachment; filename*=UTF-8''na%C3%AFve.txt`: "naïve.txt",
-		`attachment; filename=".."`:                   "get",
-	} {
-		res, _, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/dl/get?cd="+uri.EscapeSegment(cd)))
+	httpBothWays(t, func(t *testing.T) {
+		mod := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+		var gotURI, gotAE, gotUA string
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			gotURI, gotAE, gotUA = r.RequestURI, r.Header.Get("Accept-Encoding"), r.Header.Get("User-Agent")
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Last-Modified", mod.Format(http.TimeFormat))
+			w.Header().Set("Content-Length", "5")
+			io.WriteString(w, "hello")
+		}))
+		var tr httpTrace
+		req := httpRequest(t, s.URL+"/a%20dir/r%C3%A9sum%C3%A9%3B1.txt?q=1;x")
+		req.Trace = tr.tracer()
+		res, body, err := httpGet(t, httpFetcher(t), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Name != want {
-			t.Errorf("Content-Disposition %s: name %q, want %q", cd, res.Name, want)
+		if string(body) != "hello" {
+			t.Errorf("body %q", body)
 		}
-	}
+		if gotURI != "/a%20dir/r%C3%A9sum%C3%A9%3B1.txt?q=1;x" {
+			t.Errorf("server saw request-target %q, want the URL's path and query as written", gotURI)
+		}
+		if gotAE != "" {
+			t.Errorf("Accept-Encoding %q sent; compression must not be negotiated implicitly", gotAE)
+		}
+		if gotUA != "urlget" {
+			t.Errorf("User-Agent %q", gotUA)
+		}
+		if res.Size != 5 || res.ContentType != "text/plain; charset=utf-8" || !res.ModTime.Equal(mod) || res.Offset != 0 {
+			t.Errorf("metadata: size %d type %q time %v offset %d", res.Size, res.ContentType, res.ModTime, res.Offset)
+		}
+		if res.Name != "résumé;1.txt" {
+			t.Errorf("name %q", res.Name)
+		}
+		if len(res.Header) < 3 || res.Header[0] != [2]string{":status-line", "HTTP/1.1 200 OK"} || res.Header[1] != [2]string{":status", "200"} {
+			t.Errorf("header pairs %q do not start with the status", res.Header)
+		}
+		foundLen := false
+		for _, kv := range res.Header {
+			if kv == [2]string{"Content-Length", "5"} {
+				foundLen = true
+			}
+		}
+		if !foundLen {
+			t.Errorf("header pairs %q lack Content-Length", res.Header)
+		}
+		for _, want := range []string{
+			"> GET /a%20dir/r%C3%A9sum%C3%A9%3B1.txt?q=1;x HTTP/1.1",
+			"> User-Agent: urlget",
+			"< HTTP/1.1 200 OK",
+			"< Content-Length: 5",
+		} {
+			if !tr.has(want) {
+				t.Errorf("trace lacks %q; got %q", want, tr.lines)
+			}
+		}
+	})
+}
+
+func TestHTTPContentDispositionName(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Disposition", r.URL.Query().Get("cd"))
+			io.WriteString(w, "x")
+		}))
+		for cd, want := range map[string]string{
+			`attachment; filename="report.pdf"`:           "report.pdf",
+			`attachment; filename="../../etc/passwd"`:     "passwd",
+			`attachment; filename*=UTF-8''na%C3%AFve.txt`: "naïve.txt",
+			`attachment; filename=".."`:                   "get",
+		} {
+			res, _, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/dl/get?cd="+uri.EscapeSegment(cd)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Name != want {
+				t.Errorf("Content-Disposition %s: name %q, want %q", cd, res.Name, want)
+			}
+		}
+	})
 }
 
 // redirectChain serves /r/N as a redirect to /r/N-1 and /r/0 as the body.
@@ -206,403 +248,417 @@ func redirectChain(count *atomic.Int32) http.Handler {
 }
 
 func TestHTTPRedirectChain(t *testing.T) {
-	var count atomic.Int32
-	s := httpServer(t, redirectChain(&count))
-	res, body, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/r/20"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(body) != "end of chain" || res.URL != s.URL+"/r/0" {
-		t.Errorf("body %q, final URL %q", body, res.URL)
-	}
-	if got := count.Load(); got != 21 {
-		t.Errorf("server saw %d requests, want 21", got)
-	}
+	httpBothWays(t, func(t *testing.T) {
+		var count atomic.Int32
+		s := httpServer(t, redirectChain(&count))
+		res, body, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/r/20"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(body) != "end of chain" || res.URL != s.URL+"/r/0" {
+			t.Errorf("body %q, final URL %q", body, res.URL)
+		}
+		if got := count.Load(); got != 21 {
+			t.Errorf("server saw %d requests, want 21", got)
+		}
+	})
 }
 
 func TestHTTPTooManyRedirects(t *testing.T) {
-	var count atomic.Int32
-	s := httpServer(t, redirectChain(&count))
-	_, _, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/r/21"))
-	se := httpWantKind(t, err, schemes.ErrProtocol, 0)
-	if !strings.Contains(se.Error(), "20 redirects") {
-		t.Errorf("error %q does not name the limit", se)
-	}
-	if got := count.Load(); got != 21 {
-		t.Errorf("server saw %d requests, want 21 (the first and 20 redirects)", got)
-	}
+	httpBothWays(t, func(t *testing.T) {
+		var count atomic.Int32
+		s := httpServer(t, redirectChain(&count))
+		_, _, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/r/21"))
+		se := httpWantKind(t, err, schemes.ErrProtocol, 0)
+		if !strings.Contains(se.Error(), "20 redirects") {
+			t.Errorf("error %q does not name the limit", se)
+		}
+		if got := count.Load(); got != 21 {
+			t.Errorf("server saw %d requests, want 21 (the first and 20 redirects)", got)
+		}
 
-	req := httpRequest(t, s.URL+"/r/3")
-	req.Options = map[string]string{"max-redirs": "2"}
-	_, _, err = httpGet(t, httpFetcher(t), req)
-	httpWantKind(t, err, schemes.ErrProtocol, 0)
+		req := httpRequest(t, s.URL+"/r/3")
+		req.Options = map[string]string{"max-redirs": "2"}
+		_, _, err = httpGet(t, httpFetcher(t), req)
+		httpWantKind(t, err, schemes.ErrProtocol, 0)
+	})
 }
 
 func TestHTTPRedirectToFileRefused(t *testing.T) {
-	for _, loc := range []string{"file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/"} {
-		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Location", loc)
-			w.WriteHeader(http.StatusMovedPermanently)
-		}))
-		res, _, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/go"))
-		if res != nil {
-			t.Errorf("%s: got a resource", loc)
+	httpBothWays(t, func(t *testing.T) {
+		for _, loc := range []string{"file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/"} {
+			s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", loc)
+				w.WriteHeader(http.StatusMovedPermanently)
+			}))
+			res, _, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/go"))
+			if res != nil {
+				t.Errorf("%s: got a resource", loc)
+			}
+			se := httpWantKind(t, err, schemes.ErrAccessDenied, 0)
+			if !strings.Contains(se.Error(), "only http and https") {
+				t.Errorf("%s: error %q does not say why", loc, se)
+			}
 		}
-		se := httpWantKind(t, err, schemes.ErrAccessDenied, 0)
-		if !strings.Contains(se.Error(), "only http and https") {
-			t.Errorf("%s: error %q does not say why", loc, se)
-		}
-	}
+	})
 }
 
 func TestHTTPCredentialsNotSentToOtherHost(t *testing.T) {
-	var mu sync.Mutex
-	seen := map[string]string{}
-	record := func(name string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			seen[name+" "+r.URL.Path] = r.Header.Get("Authorization")
-			mu.Unlock()
-			io.WriteString(w, name)
+	httpBothWays(t, func(t *testing.T) {
+		var mu sync.Mutex
+		seen := map[string]string{}
+		record := func(name string) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen[name+" "+r.URL.Path] = r.Header.Get("Authorization")
+				mu.Unlock()
+				io.WriteString(w, name)
+			}
 		}
-	}
-	other := httpServer(t, record("other"))
-	origin := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/away":
-			http.Redirect(w, r, other.URL+"/landed", http.StatusFound)
-		case "/same":
-			http.Redirect(w, r, "/here", http.StatusFound)
-		default:
-			record("origin")(w, r)
+		other := httpServer(t, record("other"))
+		origin := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/away":
+				http.Redirect(w, r, other.URL+"/landed", http.StatusFound)
+			case "/same":
+				http.Redirect(w, r, "/here", http.StatusFound)
+			default:
+				record("origin")(w, r)
+			}
+		}))
+		f := httpFetcher(t)
+		for _, p := range []string{"/away", "/same"} {
+			req := httpRequest(t, origin.URL+p)
+			req.User, req.Password, req.HasUser, req.HasPassword = "alice", "s3cret", true, true
+			if _, _, err := httpGet(t, f, req); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}))
-	f := httpFetcher(t)
-	for _, p := range []string{"/away", "/same"} {
-		req := httpRequest(t, origin.URL+p)
-		req.User, req.Password, req.HasUser, req.HasPassword = "alice", "s3cret", true, true
-		if _, _, err := httpGet(t, f, req); err != nil {
-			t.Fatal(err)
+		mu.Lock()
+		defer mu.Unlock()
+		want := "Basic " + "YWxpY2U6czNjcmV0" // alice:s3cret
+		if got := seen["origin /here"]; got != want {
+			t.Errorf("same-origin redirect: Authorization %q, want %q", got, want)
 		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := "Basic " + "YWxpY2U6czNjcmV0" // alice:s3cret
-	if got := seen["origin /here"]; got != want {
-		t.Errorf("same-origin redirect: Authorization %q, want %q", got, want)
-	}
-	if got, ok := seen["other /landed"]; !ok || got != "" {
-		t.Errorf("cross-host redirect: Authorization %q (request seen: %v), want none", got, ok)
-	}
+		if got, ok := seen["other /landed"]; !ok || got != "" {
+			t.Errorf("cross-host redirect: Authorization %q (request seen: %v), want none", got, ok)
+		}
+	})
 }
 
 func TestHTTPStatusErrors(t *testing.T) {
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
-		if code == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+	httpBothWays(t, func(t *testing.T) {
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+			if code == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+			}
+			http.Error(w, "status page", code)
+		}))
+		f := httpFetcher(t)
+		for _, tc := range []struct {
+			code      int
+			withCreds bool
+			kind      error
+			temporary bool
+		}{
+			{404, false, schemes.ErrNotFound, false},
+			{410, false, schemes.ErrNotFound, false},
+			{401, false, schemes.ErrAccessDenied, false},
+			{401, true, schemes.ErrLoginFailed, false},
+			{403, false, schemes.ErrAccessDenied, false},
+			{400, false, schemes.ErrProtocol, false},
+			{408, false, schemes.ErrProtocol, true},
+			{429, false, schemes.ErrProtocol, true},
+			{500, false, schemes.ErrProtocol, true},
+			{503, false, schemes.ErrProtocol, true},
+		} {
+			req := httpRequest(t, s.URL+"/"+strconv.Itoa(tc.code))
+			if tc.withCreds {
+				req.User, req.Password, req.HasUser, req.HasPassword = "u", "wrong", true, true
+			}
+			res, _, err := httpGet(t, f, req)
+			if res != nil {
+				t.Errorf("%d: got a resource", tc.code)
+			}
+			se := httpWantKind(t, err, tc.kind, tc.code)
+			if se.Temporary != tc.temporary {
+				t.Errorf("%d: Temporary %v, want %v", tc.code, se.Temporary, tc.temporary)
+			}
+			if !strings.Contains(se.Reply, http.StatusText(tc.code)) {
+				t.Errorf("%d: reply %q lacks the status line", tc.code, se.Reply)
+			}
 		}
-		http.Error(w, "status page", code)
-	}))
-	f := httpFetcher(t)
-	for _, tc := range []struct {
-		code      int
-		withCreds bool
-		kind      error
-		temporary bool
-	}{
-		{404, false, schemes.ErrNotFound, false},
-		{410, false, schemes.ErrNotFound, false},
-		{401, false, schemes.ErrAccessDenied, false},
-		{401, true, schemes.ErrLoginFailed, false},
-		{403, false, schemes.ErrAccessDenied, false},
-		{400, false, schemes.ErrProtocol, false},
-		{408, false, schemes.ErrProtocol, true},
-		{429, false, schemes.ErrProtocol, true},
-		{500, false, schemes.ErrProtocol, true},
-		{503, false, schemes.ErrProtocol, true},
-	} {
-		req := httpRequest(t, s.URL+"/"+strconv.Itoa(tc.code))
-		if tc.withCreds {
-			req.User, req.Password, req.HasUser, req.HasPassword = "u", "wrong", true, true
-		}
-		res, _, err := httpGet(t, f, req)
-		if res != nil {
-			t.Errorf("%d: got a resource", tc.code)
-		}
-		se := httpWantKind(t, err, tc.kind, tc.code)
-		if se.Temporary != tc.temporary {
-			t.Errorf("%d: Temporary %v, want %v", tc.code, se.Temporary, tc.temporary)
-		}
-		if !strings.Contains(se.Reply, http.StatusText(tc.code)) {
-			t.Errorf("%d: reply %q lacks the status line", tc.code, se.Reply)
-		}
-	}
+	})
 }
 
 func TestHTTPPromptsForMissingPassword(t *testing.T) {
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, p, _ := r.BasicAuth()
-		io.WriteString(w, u+":"+p)
-	}))
-	req := httpRequest(t, s.URL+"/")
-	req.User, req.HasUser = "bob", true
-	var asked string
-	req.Prompt = func(prompt string) (string, error) { asked = prompt; return "typed", nil }
-	_, body, err := httpGet(t, httpFetcher(t), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(body) != "bob:typed" || !strings.Contains(asked, "bob") {
-		t.Errorf("body %q after prompt %q", body, asked)
-	}
+	httpBothWays(t, func(t *testing.T) {
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u, p, _ := r.BasicAuth()
+			io.WriteString(w, u+":"+p)
+		}))
+		req := httpRequest(t, s.URL+"/")
+		req.User, req.HasUser = "bob", true
+		var asked string
+		req.Prompt = func(prompt string) (string, error) { asked = prompt; return "typed", nil }
+		_, body, err := httpGet(t, httpFetcher(t), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(body) != "bob:typed" || !strings.Contains(asked, "bob") {
+			t.Errorf("body %q after prompt %q", body, asked)
+		}
+	})
 }
 
 func TestHTTPSlowBodyTimesOut(t *testing.T) {
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", "1000")
-		io.WriteString(w, "first bytes")
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-release:
+	httpBothWays(t, func(t *testing.T) {
+		s := stallingServer(t, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, "first bytes")
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		res, err := httpFetcher(t).Fetch(ctx, httpRequest(t, s.URL+"/slow"))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	res, err := httpFetcher(t).Fetch(ctx, httpRequest(t, s.URL+"/slow"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if string(b) != "first bytes" {
-		t.Errorf("read %q before the deadline", b)
-	}
-	se := httpWantKind(t, err, schemes.ErrTimeout, 0)
-	if !se.Temporary {
-		t.Error("a timeout should be temporary")
-	}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if string(b) != "first bytes" {
+			t.Errorf("read %q before the deadline", b)
+		}
+		se := httpWantKind(t, err, schemes.ErrTimeout, 0)
+		if !se.Temporary {
+			t.Error("a timeout should be temporary")
+		}
+	})
 }
 
 func TestHTTPCancelStopsBody(t *testing.T) {
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "some")
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-		case <-release:
+	httpBothWays(t, func(t *testing.T) {
+		s := stallingServer(t, func(w http.ResponseWriter) { io.WriteString(w, "some") })
+		ctx, cancel := context.WithCancel(context.Background())
+		res, err := httpFetcher(t).Fetch(ctx, httpRequest(t, s.URL+"/"))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}))
-	ctx, cancel := context.WithCancel(context.Background())
-	res, err := httpFetcher(t).Fetch(ctx, httpRequest(t, s.URL+"/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	buf := make([]byte, 4)
-	if _, err := io.ReadFull(res.Body, buf); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if _, err := io.ReadAll(res.Body); !errors.Is(err, context.Canceled) {
-		t.Errorf("read after cancel: %v, want context.Canceled", err)
-	}
+		defer res.Body.Close()
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(res.Body, buf); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if _, err := io.ReadAll(res.Body); !errors.Is(err, context.Canceled) {
+			t.Errorf("read after cancel: %v, want context.Canceled", err)
+		}
+	})
 }
 
 func TestHTTPConnectionClosedMidBody(t *testing.T) {
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, bw, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			return
+	httpBothWays(t, func(t *testing.T) {
+		s := httpServer(t, hijacked(func(path string, bw *bufio.ReadWriter, _ net.Conn) {
+			if path == "/chunked" {
+				bw.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nshort")
+			} else {
+				bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
+			}
+		}))
+		for _, p := range []string{"/length", "/chunked"} {
+			res, err := httpFetcher(t).Fetch(context.Background(), httpRequest(t, s.URL+p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = io.ReadAll(res.Body)
+			res.Body.Close()
+			se := httpWantKind(t, err, schemes.ErrTruncated, 0)
+			if !se.Temporary {
+				t.Errorf("%s: a truncated transfer should be temporary", p)
+			}
 		}
-		defer conn.Close()
-		if r.URL.Path == "/chunked" {
-			bw.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nshort")
-		} else {
-			bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
-		}
-		bw.Flush()
-	}))
-	for _, p := range []string{"/length", "/chunked"} {
-		res, err := httpFetcher(t).Fetch(context.Background(), httpRequest(t, s.URL+p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = io.ReadAll(res.Body)
-		res.Body.Close()
-		se := httpWantKind(t, err, schemes.ErrTruncated, 0)
-		if !se.Temporary {
-			t.Errorf("%s: a truncated transfer should be temporary", p)
-		}
-	}
+	})
 }
 
 func TestHTTPRangeResume(t *testing.T) {
-	content := bytes.Repeat([]byte("0123456789"), 100)
-	mod := time.Date(2023, 5, 6, 7, 8, 9, 0, time.UTC)
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/norange" {
-			r.Header.Del("Range")
-		}
-		http.ServeContent(w, r, "data.bin", mod, bytes.NewReader(content))
-	}))
-	f := httpFetcher(t)
+	httpBothWays(t, func(t *testing.T) {
+		content := bytes.Repeat([]byte("0123456789"), 100)
+		mod := time.Date(2023, 5, 6, 7, 8, 9, 0, time.UTC)
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/norange" {
+				r.Header.Del("Range")
+			}
+			http.ServeContent(w, r, "data.bin", mod, bytes.NewReader(content))
+		}))
+		f := httpFetcher(t)
 
-	req := httpRequest(t, s.URL+"/data.bin")
-	req.Offset = 995
-	res, body, err := httpGet(t, f, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Offset != 995 || res.Size != 1000 || string(body) != "56789" {
-		t.Errorf("resume: offset %d size %d body %q", res.Offset, res.Size, body)
-	}
-
-	req = httpRequest(t, s.URL+"/norange")
-	req.Offset = 995
-	res, body, err = httpGet(t, f, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Offset != 0 || res.Size != 1000 || !bytes.Equal(body, content) {
-		t.Errorf("200 to a Range request: offset %d size %d, %d bytes", res.Offset, res.Size, len(body))
-	}
-
-	req = httpRequest(t, s.URL+"/data.bin")
-	req.Offset = 1000
-	res, body, err = httpGet(t, f, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Offset != 1000 || res.Size != 1000 || len(body) != 0 {
-		t.Errorf("resume of a complete file: offset %d size %d body %q", res.Offset, res.Size, body)
-	}
-
-	req = httpRequest(t, s.URL+"/data.bin")
-	req.Offset = 5000
-	_, _, err = httpGet(t, f, req)
-	httpWantKind(t, err, schemes.ErrProtocol, http.StatusRequestedRangeNotSatisfiable)
-}
-
-func TestHTTPHead(t *testing.T) {
-	var method string
-	mod := time.Date(2022, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		method = r.Method
-		http.ServeContent(w, r, "page.html", mod, strings.NewReader("<p>twelve</p>"))
-	}))
-	req := httpRequest(t, s.URL+"/page.html")
-	req.Head = true
-	res, err := httpFetcher(t).Fetch(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if method != http.MethodHead {
-		t.Errorf("method %s", method)
-	}
-	if res.Body != nil || res.Listing != nil {
-		t.Error("HEAD returned a body or listing")
-	}
-	if res.Size != 13 || !strings.HasPrefix(res.ContentType, "text/html") || !res.ModTime.Equal(mod) || res.Name != "page.html" {
-		t.Errorf("size %d type %q time %v name %q", res.Size, res.ContentType, res.ModTime, res.Name)
-	}
-}
-
-func TestHTTPNoTransparentGunzip(t *testing.T) {
-	gz := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(gz)
-	}))
-	_, body, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/z"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, gz) {
-		t.Errorf("body %x, want the gzip bytes as sent", body)
-	}
-}
-
-func TestHTTPMaxSize(t *testing.T) {
-	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", "100")
-		w.Write(make([]byte, 100))
-	}))
-	req := httpRequest(t, s.URL+"/big")
-	req.MaxSize = 99
-	_, _, err := httpGet(t, httpFetcher(t), req)
-	httpWantKind(t, err, schemes.ErrTooLarge, 0)
-}
-
-func TestHTTPConnectionReuse(t *testing.T) {
-	var conns atomic.Int32
-	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, r.URL.Path)
-	}))
-	s.Config.ConnState = func(c net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	s.Start()
-	t.Cleanup(s.Close)
-	f := httpFetcher(t)
-	for i := range 5 {
-		p := fmt.Sprintf("/item%d", i)
-		_, body, err := httpGet(t, f, httpRequest(t, s.URL+p))
+		req := httpRequest(t, s.URL+"/data.bin")
+		req.Offset = 995
+		res, body, err := httpGet(t, f, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(body) != p {
-			t.Errorf("body %q, want %q", body, p)
+		if res.Offset != 995 || res.Size != 1000 || string(body) != "56789" {
+			t.Errorf("resume: offset %d size %d body %q", res.Offset, res.Size, body)
 		}
-	}
-	if got := conns.Load(); got != 1 {
-		t.Errorf("%d connections for 5 sequential fetches, want 1", got)
-	}
+
+		req = httpRequest(t, s.URL+"/norange")
+		req.Offset = 995
+		res, body, err = httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Offset != 0 || res.Size != 1000 || !bytes.Equal(body, content) {
+			t.Errorf("200 to a Range request: offset %d size %d, %d bytes", res.Offset, res.Size, len(body))
+		}
+
+		req = httpRequest(t, s.URL+"/data.bin")
+		req.Offset = 1000
+		res, body, err = httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Offset != 1000 || res.Size != 1000 || len(body) != 0 {
+			t.Errorf("resume of a complete file: offset %d size %d body %q", res.Offset, res.Size, body)
+		}
+
+		req = httpRequest(t, s.URL+"/data.bin")
+		req.Offset = 5000
+		_, _, err = httpGet(t, f, req)
+		httpWantKind(t, err, schemes.ErrProtocol, http.StatusRequestedRangeNotSatisfiable)
+	})
+}
+
+func TestHTTPHead(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		var method string
+		mod := time.Date(2022, 1, 2, 3, 4, 5, 0, time.UTC)
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			method = r.Method
+			http.ServeContent(w, r, "page.html", mod, strings.NewReader("<p>twelve</p>"))
+		}))
+		req := httpRequest(t, s.URL+"/page.html")
+		req.Head = true
+		res, err := httpFetcher(t).Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if method != http.MethodHead {
+			t.Errorf("method %s", method)
+		}
+		if res.Body != nil || res.Listing != nil {
+			t.Error("HEAD returned a body or listing")
+		}
+		if res.Size != 13 || !strings.HasPrefix(res.ContentType, "text/html") || !res.ModTime.Equal(mod) || res.Name != "page.html" {
+			t.Errorf("size %d type %q time %v name %q", res.Size, res.ContentType, res.ModTime, res.Name)
+		}
+	})
+}
+
+func TestHTTPNoTransparentGunzip(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		gz := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz)
+		}))
+		_, body, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/z"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(body, gz) {
+			t.Errorf("body %x, want the gzip bytes as sent", body)
+		}
+	})
+}
+
+func TestHTTPMaxSize(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "100")
+			w.Write(make([]byte, 100))
+		}))
+		req := httpRequest(t, s.URL+"/big")
+		req.MaxSize = 99
+		_, _, err := httpGet(t, httpFetcher(t), req)
+		httpWantKind(t, err, schemes.ErrTooLarge, 0)
+	})
+}
+
+func TestHTTPConnectionReuse(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		var conns atomic.Int32
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, r.URL.Path)
+		}))
+		s.Config.ConnState = func(c net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}
+		s.Start()
+		t.Cleanup(s.Close)
+		f := httpFetcher(t)
+		for i := range 5 {
+			p := fmt.Sprintf("/item%d", i)
+			req := httpRequest(t, s.URL+p)
+			// Only the run's final URL is its last: it finds the
+			// pool's connection and takes it.
+			req.Last = req.Last && i == 4
+			_, body, err := httpGet(t, f, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(body) != p {
+				t.Errorf("body %q, want %q", body, p)
+			}
+		}
+		if got := conns.Load(); got != 1 {
+			t.Errorf("%d connections for 5 sequential fetches, want 1", got)
+		}
+	})
 }
 
 func TestHTTPS(t *testing.T) {
-	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, r.Proto)
-	}))
-	s.EnableHTTP2 = true
-	s.StartTLS()
-	t.Cleanup(s.Close)
-	pool := x509.NewCertPool()
-	pool.AddCert(s.Certificate())
+	httpBothWays(t, func(t *testing.T) {
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, r.Proto)
+		}))
+		s.EnableHTTP2 = true
+		s.StartTLS()
+		t.Cleanup(s.Close)
+		pool := x509.NewCertPool()
+		pool.AddCert(s.Certificate())
 
-	req := httpRequest(t, s.URL+"/secure")
-	req.TLSConfig = &tls.Config{RootCAs: pool}
-	var tr httpTrace
-	req.Trace = tr.tracer()
-	_, body, err := httpGet(t, httpFetcher(t), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(body) != "HTTP/2.0" || !tr.has("> GET /secure HTTP/2") {
-		t.Errorf("body %q, trace %q", body, tr.lines)
-	}
+		req := httpRequest(t, s.URL+"/secure")
+		req.TLSConfig = &tls.Config{RootCAs: pool}
+		var tr httpTrace
+		req.Trace = tr.tracer()
+		_, body, err := httpGet(t, httpFetcher(t), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(body) != "HTTP/2.0" || !tr.has("> GET /secure HTTP/2") {
+			t.Errorf("body %q, trace %q", body, tr.lines)
+		}
 
-	// Without the test CA the certificate is not trusted.
-	_, _, err = httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/secure"))
-	httpWantKind(t, err, schemes.ErrConnect, 0)
+		// Without the test CA the certificate is not trusted.
+		_, _, err = httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/secure"))
+		httpWantKind(t, err, schemes.ErrConnect, 0)
+	})
 }
 
 func TestHTTPConnectionRefused(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, _, err = httpGet(t, httpFetcher(t), httpRequest(t, "http://"+addr+"/"))
-	httpWantKind(t, err, schemes.ErrConnect, 0)
+	httpBothWays(t, func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		_, _, err = httpGet(t, httpFetcher(t), httpRequest(t, "http://"+addr+"/"))
+		httpWantKind(t, err, schemes.ErrConnect, 0)
+	})
 }
 
 // BenchmarkHTTPBulk measures the fetcher's throughput for a 64 MiB body

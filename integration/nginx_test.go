@@ -42,93 +42,97 @@ func nginxServer(t *testing.T) (base, dir, urlDir string) {
 }
 
 func TestNginxFiles(t *testing.T) {
-	_, dir, urlDir := nginxServer(t)
-	big := make([]byte, 8<<20+12345)
-	if _, err := rand.Read(big); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{
-		"big.bin":        big,
-		"with space.txt": []byte("spaced out\n"),
-		"naïve;v=1.txt":  []byte("utf-8 and a semicolon\n"),
-		"empty":          nil,
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+	httpBothWays(t, func(t *testing.T) {
+		_, dir, urlDir := nginxServer(t)
+		big := make([]byte, 8<<20+12345)
+		if _, err := rand.Read(big); err != nil {
 			t.Fatal(err)
 		}
-	}
-	f := httpFetcher(t)
-	for name, data := range files {
-		res, body, err := httpGet(t, f, httpRequest(t, urlDir+"/"+uri.EscapeSegment(name)))
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
+		files := map[string][]byte{
+			"big.bin":        big,
+			"with space.txt": []byte("spaced out\n"),
+			"naïve;v=1.txt":  []byte("utf-8 and a semicolon\n"),
+			"empty":          nil,
 		}
-		if sha256.Sum256(body) != sha256.Sum256(data) {
-			t.Errorf("%s: %d bytes that differ from the %d written", name, len(body), len(data))
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if res.Size != int64(len(data)) || res.Name != name || res.ModTime.IsZero() {
-			t.Errorf("%s: size %d name %q time %v", name, res.Size, res.Name, res.ModTime)
+		f := httpFetcher(t)
+		for name, data := range files {
+			res, body, err := httpGet(t, f, httpRequest(t, urlDir+"/"+uri.EscapeSegment(name)))
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if sha256.Sum256(body) != sha256.Sum256(data) {
+				t.Errorf("%s: %d bytes that differ from the %d written", name, len(body), len(data))
+			}
+			if res.Size != int64(len(data)) || res.Name != name || res.ModTime.IsZero() {
+				t.Errorf("%s: size %d name %q time %v", name, res.Size, res.Name, res.ModTime)
+			}
 		}
-	}
+	})
 }
 
 func TestNginxResumeHeadAndErrors(t *testing.T) {
-	_, dir, urlDir := nginxServer(t)
-	data := bytes.Repeat([]byte("abcdefghij"), 1000)
-	if err := os.WriteFile(filepath.Join(dir, "ten.txt"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mod := time.Date(2020, 2, 29, 12, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(dir, "ten.txt"), mod, mod); err != nil {
-		t.Fatal(err)
-	}
-	f := httpFetcher(t)
+	httpBothWays(t, func(t *testing.T) {
+		_, dir, urlDir := nginxServer(t)
+		data := bytes.Repeat([]byte("abcdefghij"), 1000)
+		if err := os.WriteFile(filepath.Join(dir, "ten.txt"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mod := time.Date(2020, 2, 29, 12, 0, 0, 0, time.UTC)
+		if err := os.Chtimes(filepath.Join(dir, "ten.txt"), mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		f := httpFetcher(t)
 
-	req := httpRequest(t, urlDir+"/ten.txt")
-	req.Offset = 9990
-	res, body, err := httpGet(t, f, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Offset != 9990 || res.Size != 10000 || string(body) != "abcdefghij" {
-		t.Errorf("resume: offset %d size %d body %q", res.Offset, res.Size, body)
-	}
+		req := httpRequest(t, urlDir+"/ten.txt")
+		req.Offset = 9990
+		res, body, err := httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Offset != 9990 || res.Size != 10000 || string(body) != "abcdefghij" {
+			t.Errorf("resume: offset %d size %d body %q", res.Offset, res.Size, body)
+		}
 
-	req = httpRequest(t, urlDir+"/ten.txt")
-	req.Offset = 10000
-	res, body, err = httpGet(t, f, req)
-	if err != nil || res.Offset != 10000 || len(body) != 0 {
-		t.Errorf("resume of a complete file: %v, offset %v, %d bytes", err, res, len(body))
-	}
+		req = httpRequest(t, urlDir+"/ten.txt")
+		req.Offset = 10000
+		res, body, err = httpGet(t, f, req)
+		if err != nil || res.Offset != 10000 || len(body) != 0 {
+			t.Errorf("resume of a complete file: %v, offset %v, %d bytes", err, res, len(body))
+		}
 
-	req = httpRequest(t, urlDir+"/ten.txt")
-	req.Head = true
-	res, _, err = httpGet(t, f, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Body != nil || res.Size != 10000 || res.ContentType != "text/plain" || !res.ModTime.Equal(mod) {
-		t.Errorf("head: size %d type %q time %v", res.Size, res.ContentType, res.ModTime)
-	}
+		req = httpRequest(t, urlDir+"/ten.txt")
+		req.Head = true
+		res, _, err = httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Body != nil || res.Size != 10000 || res.ContentType != "text/plain" || !res.ModTime.Equal(mod) {
+			t.Errorf("head: size %d type %q time %v", res.Size, res.ContentType, res.ModTime)
+		}
 
-	_, _, err = httpGet(t, f, httpRequest(t, urlDir+"/missing.txt"))
-	httpWantKind(t, err, schemes.ErrNotFound, 404)
+		_, _, err = httpGet(t, f, httpRequest(t, urlDir+"/missing.txt"))
+		httpWantKind(t, err, schemes.ErrNotFound, 404)
 
-	// nginx answers a directory without its slash with a 301 to the slash
-	// form, and lists it (autoindex) as HTML.
-	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "sub", "inner file"), []byte("x"), 0o644)
-	res, body, err = httpGet(t, f, httpRequest(t, urlDir+"/sub"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(res.URL, "/sub/") || !strings.Contains(string(body), `href="inner%20file"`) {
-		t.Errorf("directory: final URL %q, body %q", res.URL, body)
-	}
+		// nginx answers a directory without its slash with a 301 to the slash
+		// form, and lists it (autoindex) as HTML.
+		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "sub", "inner file"), []byte("x"), 0o644)
+		res, body, err = httpGet(t, f, httpRequest(t, urlDir+"/sub"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(res.URL, "/sub/") || !strings.Contains(string(body), `href="inner%20file"`) {
+			t.Errorf("directory: final URL %q, body %q", res.URL, body)
+		}
+	})
 }
 
 func TestNginxManySmallFilesOneConnection(t *testing.T) {

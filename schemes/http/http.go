@@ -86,10 +86,28 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// Named, not left to the default, because body.lowWater
 			// relies on it: no more of a body than this waits in the
 			// transport's buffer rather than in the socket.
-			ReadBufferSize: readBufferSize,
+			ReadBufferSize:         readBufferSize,
+			MaxResponseHeaderBytes: maxHeaderBytes,
 		}
 	}
 	return f.transport
+}
+
+// oneShot returns the RoundTripper for a request that is the Fetcher's
+// only one: the last of its run with no connection pooled before it, to a
+// plain http URL. Otherwise it returns nil, and the Transport carries the
+// request.
+func (f *Fetcher) oneShot(req *schemes.Request, target *url.URL) *oneShot {
+	if !req.Last || target.Scheme != "http" {
+		return nil
+	}
+	f.mu.Lock()
+	pooled := f.transport != nil
+	f.mu.Unlock()
+	if pooled {
+		return nil
+	}
+	return &oneShot{dialer: req.Dialer, next: func() http.RoundTripper { return f.transportFor(req) }}
 }
 
 // Fetch sends a GET (a HEAD when req.Head is set) for req.URL and returns
@@ -125,7 +143,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	hreq.URL = target
 	hreq.Host = target.Host
-	hreq.Header.Set("User-Agent", req.Option("user-agent", "urlget"))
+	ua := req.Option("user-agent", "urlget")
+	if err := req.CheckArg("user-agent", ua); err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("User-Agent", ua)
 	hreq.Header.Set("Accept", "*/*")
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
@@ -146,8 +168,15 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 
 	origin := originOf(target)
+	var rt http.RoundTripper
+	shot := f.oneShot(req, target)
+	if shot != nil {
+		rt = shot
+	} else {
+		rt = f.transportFor(req)
+	}
 	client := &http.Client{
-		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
+		Transport: &tracingTransport{rt: rt, trace: req.Trace},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
 				return req.Fail(schemes.ErrProtocol, method, 0, "",
@@ -178,6 +207,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
 	}))
 	resp, err := client.Do(hreq)
+	if shot != nil {
+		shot.finish()
+	}
 	if err != nil {
 		return nil, doError(ctx, req, method, err)
 	}
@@ -203,6 +235,13 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		res.ModTime = t
 	}
 
+	if resp.StatusCode < 200 {
+		// Only a 101 gets here (interim responses are skipped), and
+		// urlget never asks to switch protocols (RFC 9110 §15.2.2).
+		resp.Body.Close()
+		return nil, req.Fail(schemes.ErrProtocol, method, resp.StatusCode, resp.Status,
+			errors.New("switching protocols, which the request did not ask for"))
+	}
 	if resp.StatusCode >= 400 {
 		// RFC 9110 §15.5.17: a 416 to a resume whose offset is exactly the
 		// current length means the file is already complete.
