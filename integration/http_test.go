@@ -264,6 +264,32 @@ func TestHTTPRedirectChain(t *testing.T) {
 	})
 }
 
+func TestHTTPRedirectSendsNoReferer(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		var referers []string
+		var mu sync.Mutex
+		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			referers = append(referers, r.Header.Get("Referer"))
+			mu.Unlock()
+			if r.URL.Path == "/from" {
+				http.Redirect(w, r, "/to", http.StatusFound)
+				return
+			}
+			io.WriteString(w, "arrived")
+		}))
+		_, body, err := httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/from"))
+		if err != nil || string(body) != "arrived" {
+			t.Fatalf("body %q, error %v", body, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(referers) != 2 || referers[0] != "" || referers[1] != "" {
+			t.Errorf("Referer fields %q, want none", referers)
+		}
+	})
+}
+
 func TestHTTPTooManyRedirects(t *testing.T) {
 	httpBothWays(t, func(t *testing.T) {
 		var count atomic.Int32

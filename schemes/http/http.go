@@ -192,6 +192,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			// Credentials go only to the origin they were given for
 			// (scheme, host and port), never to another host a redirect
 			// names, as curl does without --location-trusted.
+			// net/http names the page that redirected in a Referer;
+			// curl sends none unless asked (--referer ";auto"), and
+			// neither does urlget: the next host learns nothing of
+			// where the request came from (RFC 9110 §10.1.3).
+			r.Header.Del("Referer")
 			if hasAuth && originOf(r.URL) == origin {
 				r.SetBasicAuth(user, password)
 			} else {
