@@ -93,11 +93,11 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 	return f.transport
 }
 
-// oneShot returns the RoundTripper for a request that is the Fetcher's
+// oneShotFor returns the RoundTripper for a request that is the Fetcher's
 // only one: the last of its run with no connection pooled before it, to a
 // plain http URL. Otherwise it returns nil, and the Transport carries the
 // request.
-func (f *Fetcher) oneShot(req *schemes.Request, target *url.URL) *oneShot {
+func (f *Fetcher) oneShotFor(req *schemes.Request, target *url.URL) *oneShot {
 	if !req.Last || target.Scheme != "http" {
 		return nil
 	}
@@ -169,7 +169,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 
 	origin := originOf(target)
 	var rt http.RoundTripper
-	shot := f.oneShot(req, target)
+	shot := f.oneShotFor(req, target)
 	if shot != nil {
 		rt = shot
 	} else {
@@ -189,14 +189,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 				return req.Fail(schemes.ErrAccessDenied, method, 0, "",
 					fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", r.URL.Redacted()))
 			}
-			// Credentials go only to the origin they were given for
-			// (scheme, host and port), never to another host a redirect
-			// names, as curl does without --location-trusted.
 			// net/http names the page that redirected in a Referer;
 			// curl sends none unless asked (--referer ";auto"), and
 			// neither does urlget: the next host learns nothing of
 			// where the request came from (RFC 9110 §10.1.3).
 			r.Header.Del("Referer")
+			// Credentials go only to the origin they were given for
+			// (scheme, host and port), never to another host a redirect
+			// names, as curl does without --location-trusted.
 			if hasAuth && originOf(r.URL) == origin {
 				r.SetBasicAuth(user, password)
 			} else {
