@@ -175,12 +175,12 @@ func (c *command) run(ctx context.Context, urls []string) int {
 			st = <-ahead[0]
 			ahead = ahead[1:]
 		} else {
-			st = c.start(ctx, raw, specs[i], i == len(urls)-1)
+			st = c.start(ctx, raw, specs[i], i == len(urls)-1, urls[i+1:min(len(urls), i+1+maxAhead)])
 			launched = i + 1
 		}
 		for st.res != nil && len(ahead) < prefetchDepth && launched < len(urls) && c.prefetchable(urls[launched]) {
 			ch := make(chan *started, 1)
-			go func(raw string, spec outputSpec, last bool) { ch <- c.start(ctx, raw, spec, last) }(urls[launched], specs[launched], launched == len(urls)-1)
+			go func(raw string, spec outputSpec, last bool) { ch <- c.start(ctx, raw, spec, last, nil) }(urls[launched], specs[launched], launched == len(urls)-1)
 			ahead = append(ahead, ch)
 			launched++
 		}
@@ -288,9 +288,14 @@ type started struct {
 	offset int64
 }
 
+// maxAhead is how many of the following URLs a request is told of
+// (fetch.Request.Ahead), enough for NNTP to keep its pipeline full.
+const maxAhead = 32
+
 // start resolves the output file name and the resume offset of one URL and
-// makes its request; last tells that no URL of the run follows it.
-func (c *command) start(ctx context.Context, raw string, spec outputSpec, last bool) *started {
+// makes its request; last tells that no URL of the run follows it, ahead
+// lists the URLs that follow it in order.
+func (c *command) start(ctx context.Context, raw string, spec outputSpec, last bool, ahead []string) *started {
 	st := &started{t: transfer{url: raw, start: time.Now()}}
 	t := &st.t
 
@@ -314,7 +319,7 @@ func (c *command) start(ctx context.Context, raw string, spec outputSpec, last b
 		st.offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
 	}
 
-	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last})
+	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last, Ahead: ahead})
 	if err != nil {
 		t.err = err
 		var se *schemes.Error

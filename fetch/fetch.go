@@ -103,6 +103,10 @@ type Request struct {
 	// Last tells that no request follows this one on the Client; see
 	// schemes.Request.Last.
 	Last bool
+
+	// Ahead lists the URLs the caller will request next, in order, with
+	// the same options; see schemes.Request.Ahead.
+	Ahead []string
 }
 
 // Progress reports a body's transfer so far.
@@ -340,6 +344,7 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Head:      r.Head,
 		Raw:       r.Raw,
 		Last:      r.Last,
+		Ahead:     r.Ahead,
 		Search:    c.Search,
 		HasSearch: c.HasSearch,
 		Options:   c.Options,

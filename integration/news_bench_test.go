@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkNewsArticles fetches 1000 articles of about 2 KiB by message-id
-// over one session, as one invocation of the command does.
+// over one session, as one invocation of the command does: each request
+// told of the 32 that follow, which it pipelines.
 func BenchmarkNewsArticles(b *testing.B) {
 	var articles []nntptest.Article
 	body := strings.Repeat("Line of an article: the quick brown fox jumps over the lazy dog.\n", 28)
@@ -43,10 +44,17 @@ func BenchmarkNewsBigArticle(b *testing.B) {
 func newsBench(b *testing.B, s *nntptest.Server, n int, url func(int) string) {
 	b.ReportAllocs()
 	opts := map[string]string{"nntp-server": s.Addr}
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = url(i)
+	}
 	for b.Loop() {
 		f := &news.Fetcher{}
 		for i := 0; i < n; i++ {
-			res, err := f.Fetch(context.Background(), newsRequest(b, url(i), opts))
+			req := newsRequest(b, urls[i], opts)
+			// The following URLs, as the command tells each request.
+			req.Ahead = urls[i+1 : min(n, i+33)]
+			res, err := f.Fetch(context.Background(), req)
 			if err != nil {
 				b.Fatal(err)
 			}

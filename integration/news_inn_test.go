@@ -144,6 +144,28 @@ func TestNewsINN(t *testing.T) {
 		innCheckArticle(t, got, a)
 	}
 
+	// The same, pipelined (RFC 3977 §3.5) as a run of the command does:
+	// each request told of those after it, a missing one in the middle.
+	urls := []string{}
+	for _, a := range posted {
+		urls = append(urls, "news:"+uri.EscapeSegment(a.id), "news:absent."+uri.EscapeSegment(a.id))
+	}
+	for i, u := range urls {
+		req := newsRequest(t, u, opts)
+		req.Ahead = urls[i+1:]
+		res, err := f.Fetch(context.Background(), req)
+		if i%2 == 1 {
+			if !errors.Is(err, schemes.ErrNotFound) {
+				t.Errorf("pipelined %s: %v, want not found", u, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("pipelined %s: %v", u, err)
+		}
+		innCheckArticle(t, string(readBody(t, res)), posted[i/2])
+	}
+
 	// news:<group>: this run's articles are the newest.
 	entries := newsFetchListing(t, f, newsRequest(t, "news:"+group, opts))
 	if len(entries) != len(posted) {

@@ -373,7 +373,9 @@ func TestNewsAuthinfo(t *testing.T) {
 	if got := newsFetchBody(t, f, req); !strings.Contains(got, ".leading dot") {
 		t.Errorf("article %q", got)
 	}
-	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "AUTHINFO USER reader", "AUTHINFO PASS s3cret pass", "CAPABILITIES", "ARTICLE <first@example.test>")
+	// RFC 4643 §2.1: the server offers AUTHINFO USER, and the user and
+	// password are given: they are sent before any command is refused.
+	newsCommands(t, s, "CAPABILITIES", "AUTHINFO USER reader", "AUTHINFO PASS s3cret pass", "CAPABILITIES", "ARTICLE <first@example.test>")
 	for _, l := range trace {
 		if strings.Contains(l, "s3cret") {
 			t.Errorf("trace shows the password: %q", l)
@@ -392,12 +394,27 @@ func TestNewsAuthinfo(t *testing.T) {
 		}
 	}
 
+	// A password still to be asked for is asked only once the server
+	// refuses a command (480).
+	s.ResetCommands()
 	req = newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr})
 	req.User, req.HasUser = "reader", true
 	req.Prompt = func(string) (string, error) { return "s3cret pass", nil }
 	if got := newsFetchBody(t, newsFetcher(t), req); !strings.Contains(got, "last line") {
 		t.Errorf("article with prompted password %q", got)
 	}
+	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "AUTHINFO USER reader", "AUTHINFO PASS s3cret pass", "CAPABILITIES", "ARTICLE <first@example.test>")
+
+	// A server that does not say it offers AUTHINFO is asked only after
+	// its 480.
+	cfg.NoCapabilities = true
+	s = newNewsServer(t, cfg)
+	req = newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr})
+	req.User, req.Password, req.HasUser, req.HasPassword = "reader", "s3cret pass", true, true
+	if got := newsFetchBody(t, newsFetcher(t), req); !strings.Contains(got, "last line") {
+		t.Errorf("article from a server without CAPABILITIES %q", got)
+	}
+	newsCommands(t, s, "CAPABILITIES", "MODE READER", "ARTICLE <first@example.test>", "AUTHINFO USER reader", "AUTHINFO PASS s3cret pass", "ARTICLE <first@example.test>")
 }
 
 func TestNewsModeReader(t *testing.T) {

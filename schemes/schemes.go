@@ -109,6 +109,13 @@ type Request struct {
 	// skips the PWD that would let a later URL reach its directory
 	// without walking there, and the EPSV it sends ahead after a transfer.
 	Last bool
+
+	// Ahead lists URLs the caller will request next on the same client,
+	// in order, each with this request's options. It is a hint: a fetcher
+	// may send their requests early where its protocol allows (NNTP
+	// pipelines articles by message-id), and must still serve each request
+	// as it comes, whatever was sent ahead.
+	Ahead []string
 }
 
 // Option returns the scheme-specific option name, or def when it is unset.

@@ -168,8 +168,9 @@ type Server struct {
 	groups   map[string]*Group
 	byID     map[string]*Article
 	commands testnet.Recorder[string]
-	mu       sync.Mutex // guards played
+	mu       sync.Mutex // guards played and ahead
 	played   map[int]bool
+	ahead    int
 }
 
 // NewServer starts a server on 127.0.0.1. The caller closes it.
@@ -250,6 +251,14 @@ func (s *Server) Commands() []string {
 	return s.commands.All()
 }
 
+// Pipelined returns how many commands the server read while the client's
+// next command was already waiting behind it (RFC 3977 §3.5).
+func (s *Server) Pipelined() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ahead
+}
+
 // ResetCommands forgets the commands recorded so far.
 func (s *Server) ResetCommands() {
 	s.commands.Reset()
@@ -288,6 +297,12 @@ func (s *Server) session(c net.Conn) {
 			return
 		}
 		s.commands.Record(line)
+		if k.tp.R.Buffered() > 0 {
+			// The next command came before this one's reply.
+			s.mu.Lock()
+			s.ahead++
+			s.mu.Unlock()
+		}
 		if f, ok := s.fault(line); ok {
 			if !k.fault(f) {
 				return

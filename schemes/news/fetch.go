@@ -30,7 +30,10 @@ var errHeaderTooLarge = errors.New("header block larger than " + strconv.Itoa(ma
 // fetch serves one target on the session. owned reports that the returned
 // resource's Body or Listing now owns the session and releases it when
 // done; otherwise the caller releases it.
-func (s *session) fetch(t target, max int64) (res *schemes.Resource, owned bool, err error) {
+//
+// ahead gives the commands the next fetches on this Fetcher will send, which
+// an article by message-id sends ahead of need (session.pipelined).
+func (s *session) fetch(t target, max int64, ahead func(skip, n int) []string) (res *schemes.Resource, owned bool, err error) {
 	if !s.ready {
 		if err := s.setup(); err != nil {
 			return nil, false, err
@@ -38,18 +41,27 @@ func (s *session) fetch(t target, max int64) (res *schemes.Resource, owned bool,
 	}
 	switch t.kind {
 	case kindArticleByID:
-		return s.article(t, "<"+t.messageID+">", articleName(t.messageID))
+		return s.article(t, "<"+t.messageID+">", articleName(t.messageID), ahead)
 	case kindArticleByNumber:
 		if _, err := s.group(t.group); err != nil {
 			return nil, false, err
 		}
 		n := strconv.FormatInt(t.number, 10)
-		return s.article(t, n, n)
+		return s.article(t, n, n, nil)
 	case kindGroup:
 		return s.groupListing(t, max)
 	default:
 		return s.allGroups(t)
 	}
+}
+
+// articleVerb is the command that fetches an article for req, and the
+// status code of its success.
+func articleVerb(req *schemes.Request) (string, int) {
+	if req.Head {
+		return "HEAD", 221
+	}
+	return "ARTICLE", 220
 }
 
 // articleName is the suggested file name for an article fetched by its
@@ -77,15 +89,20 @@ func (s *session) group(name string) (groupStatus, error) {
 }
 
 // article sends ARTICLE (RFC 3977 §6.2.1), or HEAD (§6.2.2) for -I, for an
-// article named by "<message-id>" or by number in the selected group.
-func (s *session) article(t target, arg, name string) (*schemes.Resource, bool, error) {
+// article named by "<message-id>" or by number in the selected group. A
+// request by message-id is pipelined with the commands ahead gives.
+func (s *session) article(t target, arg, name string, ahead func(skip, n int) []string) (*schemes.Resource, bool, error) {
 	req := s.req
-	verb, want := "ARTICLE", 220
-	if req.Head {
-		verb, want = "HEAD", 221
-	}
+	verb, want := articleVerb(req)
 	op := verb + " " + arg
-	code, msg, err := s.cmd(op, op)
+	var code int
+	var msg string
+	var err error
+	if t.kind == kindArticleByID {
+		code, msg, err = s.pipelined(op, ahead)
+	} else {
+		code, msg, err = s.cmd(op, op)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -121,7 +138,7 @@ func (s *session) article(t target, arg, name string) (*schemes.Resource, bool, 
 // readHeader reads the header block of a 221 answer as name and value
 // pairs in the server's order, continuation lines unfolded.
 func (s *session) readHeader(op string) ([][2]string, error) {
-	r := textproto.NewReader(bufio.NewReader(&cappedReader{r: s.tp.DotReader(), n: maxHeaderBytes}))
+	r := textproto.NewReader(bufio.NewReader(&cappedReader{r: newDotReader(s.tp.R), n: maxHeaderBytes}))
 	var h [][2]string
 	for {
 		line, err := r.ReadContinuedLine()
@@ -382,7 +399,7 @@ func (s *session) descriptions() (map[string]string, error) {
 	}
 	desc := make(map[string]string)
 	kept := 0
-	r := textproto.NewReader(bufio.NewReader(s.tp.DotReader()))
+	r := textproto.NewReader(bufio.NewReader(newDotReader(s.tp.R)))
 	for {
 		line, err := r.ReadLine()
 		if err == io.EOF {

@@ -96,7 +96,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			return nil, err
 		}
 		s.begin(ctx, req)
-		res, owned, err := s.fetch(t, max)
+		res, owned, err := s.fetch(t, max, aheadCommands(req, t))
 		if err == nil {
 			if !owned {
 				f.put(s)
@@ -112,6 +112,38 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			continue
 		}
 		return nil, err
+	}
+}
+
+// aheadCommands returns the function that turns the URLs req says will
+// follow (schemes.Request.Ahead) into the commands their fetches will send:
+// from the skip-th on, at most n, as long as they are articles by
+// message-id on the same server as t, itself one. Only those can be
+// pipelined; the list stops at the first URL that is not.
+func aheadCommands(req *schemes.Request, t target) func(skip, n int) []string {
+	if t.kind != kindArticleByID || len(req.Ahead) == 0 {
+		return nil
+	}
+	return func(skip, n int) []string {
+		verb, _ := articleVerb(req)
+		var cmds []string
+		next := *req
+		for _, raw := range req.Ahead[min(skip, len(req.Ahead)):] {
+			if len(cmds) == n {
+				break
+			}
+			u, err := uri.Parse(raw)
+			if err != nil || u.Scheme() != req.URL.Scheme() {
+				break
+			}
+			next.URL = u
+			a, err := decode(&next)
+			if err != nil || a.kind != kindArticleByID || a.addr != t.addr || a.tls != t.tls {
+				break
+			}
+			cmds = append(cmds, verb+" <"+a.messageID+">")
+		}
+		return cmds
 	}
 }
 

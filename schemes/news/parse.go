@@ -219,7 +219,18 @@ var wordDecoder = new(mime.WordDecoder)
 // parseDate reads a Date field (RFC 5536 §3.1.1, RFC 5322 §3.3), the zero
 // time when it does not parse.
 func parseDate(s string) time.Time {
-	t, err := mail.ParseDate(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	// The form servers and posting agents write (RFC 5322 §3.3, with and
+	// without the day of the week) first: mail.ParseDate tries 48 layouts
+	// in turn, and each one that fails allocates its error, which made
+	// dates most of the work of listing a group. Where one of these
+	// parses, mail.ParseDate's first match is the same layout.
+	for _, layout := range [...]string{"Mon, 2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04:05 -0700"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	t, err := mail.ParseDate(s)
 	if err != nil {
 		return time.Time{}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,58 @@ func TestDecodeHeaderAndDate(t *testing.T) {
 	}
 	if got := parseDate("yesterday"); !got.IsZero() {
 		t.Errorf("bad date %v", got)
+	}
+	for _, d := range dateSamples {
+		checkDate(t, d)
+	}
+}
+
+// dateSamples are Date fields in the forms RFC 5322 §3.3 allows and in some
+// it does not.
+var dateSamples = []string{
+	"Mon, 23 Nov 2026 09:44:12 +0000",
+	" Tue, 3 Feb 2004 23:59:59 -1130 ",
+	"3 Feb 2004 23:59:59 +0100",
+	"Tue, 03 Feb 04 23:59:59 +0100",
+	"Tue, 3 Feb 2004 23:59 +0100",
+	"Tue, 3 Feb 2004 23:59:59 GMT",
+	"Tue, 3 Feb 2004 23:59:59 +0100 (CET)",
+	"Tue, 3 Feb 2004 23:59:59 EST",
+	"Tue, 3 Feb 2004 23:59:59",
+	"Tue, 3 Feb 2004 24:00:00 +0100",
+	"Tue, 3 Feb 2004\r\n 23:59:59 +0100",
+	"Sun, 31 Feb 2004 10:00:00 +0000",
+}
+
+// checkDate compares parseDate with mail.ParseDate, which it must agree
+// with: the same instant, or both failing.
+func checkDate(t *testing.T, s string) {
+	t.Helper()
+	want, err := mail.ParseDate(strings.TrimSpace(s))
+	got := parseDate(s)
+	if err != nil {
+		if !got.IsZero() {
+			t.Errorf("parseDate(%q) = %v, mail.ParseDate fails: %v", s, got, err)
+		}
+		return
+	}
+	if !got.Equal(want) {
+		t.Errorf("parseDate(%q) = %v, mail.ParseDate %v", s, got, want)
+	}
+}
+
+func FuzzParseDate(f *testing.F) {
+	for _, d := range dateSamples {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkDate(t, s) })
+}
+
+// BenchmarkParseDate is a Date field as INN's overview gives it.
+func BenchmarkParseDate(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		parseDate("Mon, 23 Nov 2026 09:44:12 +0000")
 	}
 }
 

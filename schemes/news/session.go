@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/textproto"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,6 +53,10 @@ type session struct {
 	replies int  // status lines read during this fetch
 	broken  bool // the connection can no longer be trusted
 	closing bool // the server answered 400: it is closing the connection
+
+	// pending holds the commands sent ahead of their fetch (pipelined,
+	// RFC 3977 §3.5) whose replies are still unread, oldest first.
+	pending []string
 }
 
 // dial opens a connection to the target's server, over TLS for nntps and
@@ -77,9 +82,12 @@ func dial(ctx context.Context, req *schemes.Request, key poolKey, t target) (*se
 	}
 	line := newLineBound(nc)
 	tp := &textproto.Conn{
-		Reader: *textproto.NewReader(bufio.NewReader(line)),
+		// A large article's body is read through this buffer: 64 KiB
+		// takes it in a sixteenth of the reads bufio's default would.
+		Reader: *textproto.NewReader(bufio.NewReaderSize(line, 64<<10)),
 		Writer: *textproto.NewWriter(bufio.NewWriter(nc)),
-		// Pipeline is unused: one command is in flight at a time.
+		// textproto's Pipeline is unused: the session keeps the order of
+		// commands sent ahead and their replies itself (pending).
 	}
 	return &session{key: key, nc: nc, raw: raw, line: line, tp: tp}, nil
 }
@@ -128,7 +136,9 @@ func (s *session) close() {
 func (s *session) quit() error {
 	_ = s.nc.SetDeadline(time.Now().Add(2 * time.Second))
 	err := s.tp.PrintfLine("QUIT")
-	if err == nil {
+	// The 205 comes after the replies to any commands sent ahead; it is
+	// waited for only when it is next.
+	if err == nil && len(s.pending) == 0 {
 		_, _, _ = s.tp.ReadCodeLine(0)
 	}
 	cerr := s.nc.Close()
@@ -159,12 +169,23 @@ func (s *session) ioErr(op string, err error) error {
 // send writes one command line (RFC 3977 §3.1). The caller has checked
 // every argument for CR, LF and NUL.
 func (s *session) send(op, line string) error {
+	if err := s.write(op, line); err != nil {
+		return err
+	}
+	if err := s.tp.W.Flush(); err != nil {
+		return s.ioErr(op, err)
+	}
+	return nil
+}
+
+// write puts one command line in the write buffer without sending it.
+func (s *session) write(op, line string) error {
 	// RFC 3977 §3.1: a command line is at most 512 octets with its CRLF.
 	if len(line) > 510 {
 		return s.req.Fail(schemes.ErrBadURL, op, 0, "", errors.New("command longer than 512 octets"))
 	}
 	s.req.Trace.TraceLine(schemes.Sent, line)
-	if err := s.tp.PrintfLine("%s", line); err != nil {
+	if _, err := s.tp.W.WriteString(line + "\r\n"); err != nil {
 		return s.ioErr(op, err)
 	}
 	return nil
@@ -182,8 +203,12 @@ func (s *session) status(op string) (int, string, error) {
 	return code, msg, nil
 }
 
-// exchange sends a command and reads its status line.
+// exchange sends a command and reads its status line, after the replies to
+// any commands sent ahead.
 func (s *session) exchange(op, line string) (int, string, error) {
+	if err := s.drain(op); err != nil {
+		return 0, "", err
+	}
 	if err := s.send(op, line); err != nil {
 		return 0, "", err
 	}
@@ -201,6 +226,96 @@ func (s *session) cmd(op, line string) (int, string, error) {
 		return 0, "", err
 	}
 	return s.exchange(op, line)
+}
+
+// maxPipelined bounds the commands in flight on a session. At ~45 bytes a
+// command, they always fit the server's socket buffer, so writing them
+// never waits on a server that is itself waiting for its replies to be read
+// (the deadlock RFC 3977 §3.5 warns of).
+const maxPipelined = 32
+
+// pipelined sends op, unless it went ahead already, followed by the
+// commands of the next fetches that are not on their way yet, and reads
+// op's status line. ahead(skip, n) gives the commands of the next fetches
+// after the first skip, at most n of them; it is a hint, and a later fetch
+// whose command is not the oldest pending one first reads and drops the
+// replies sent ahead (drain).
+//
+// Only commands that neither depend on nor change the session's state may
+// be sent ahead: ARTICLE and HEAD by message-id (RFC 3977 §6.2.1.2: the
+// selected group and article are unchanged).
+func (s *session) pipelined(op string, ahead func(skip, n int) []string) (int, string, error) {
+	if len(s.pending) > 0 && s.pending[0] != op {
+		if err := s.drain(op); err != nil {
+			return 0, "", err
+		}
+	}
+	if len(s.pending) == 0 {
+		if err := s.write(op, op); err != nil {
+			return 0, "", err
+		}
+		s.pending = append(s.pending, op)
+	}
+	// The commands behind op were sent for the fetches that follow it,
+	// in order: what goes now comes after them.
+	if room := maxPipelined - len(s.pending); room > 0 && ahead != nil {
+		for _, a := range ahead(len(s.pending)-1, room) {
+			if err := s.write(op, a); err != nil {
+				return 0, "", err
+			}
+			s.pending = append(s.pending, a)
+		}
+	}
+	if err := s.tp.W.Flush(); err != nil {
+		return 0, "", s.ioErr(op, err)
+	}
+	s.pending = s.pending[1:]
+	code, msg, err := s.status(op)
+	if err != nil || code != 480 {
+		return code, msg, err
+	}
+	// Authentication wanted: the commands behind op had the same answer
+	// or will be refused; read their replies before AUTHINFO, which must
+	// not be pipelined (RFC 4643 §2.3), then ask again.
+	if err := s.drain(op); err != nil {
+		return 0, "", err
+	}
+	if err := s.authenticate(op, code, msg); err != nil {
+		return 0, "", err
+	}
+	return s.exchange(op, op)
+}
+
+// drain reads and drops the replies to the commands sent ahead, data
+// blocks included.
+func (s *session) drain(op string) error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	// Those replies are not the fetch's own: a server that closes the
+	// connection after them leaves a stale session, as Fetch counts it.
+	defer func() { s.replies = 0 }()
+	for len(s.pending) > 0 {
+		ahead := s.pending[0]
+		s.pending = s.pending[1:]
+		code, msg, err := s.status(op)
+		if err != nil {
+			return err
+		}
+		switch {
+		case code == 400:
+			return s.replyErr(op, code, msg)
+		case code/10 == 22:
+			// 220, 221, 222: a multi-line data block follows.
+			s.line.bound(false)
+			_, err := io.Copy(io.Discard, newDotReader(s.tp.R))
+			s.line.bound(true)
+			if err != nil {
+				return s.ioErr(ahead, err)
+			}
+		}
+	}
+	return nil
 }
 
 // setup reads the greeting and learns what the server offers, switching it
@@ -244,8 +359,29 @@ func (s *session) setup() error {
 			return s.replyErr("MODE READER", code, msg)
 		}
 	}
+	// Credentials given in full are used at once where the server offers
+	// AUTHINFO USER (RFC 4643 §2.1: the capability's USER argument), rather
+	// than after a command is refused with 480: a session then never
+	// spends a round trip on the refusal, nor sees a pipeline of commands
+	// all refused. A password still to be asked for waits for the 480, so
+	// that nobody is prompted for a server that lets anyone read.
+	if s.req.HasUser && s.req.HasPassword && !s.authed && hasArg(s.caps["AUTHINFO"], "USER") {
+		if err := s.authenticate("AUTHINFO", 0, ""); err != nil {
+			return err
+		}
+	}
 	s.ready = true
 	return nil
+}
+
+// hasArg reports whether a capability's arguments include arg.
+func hasArg(args []string, arg string) bool {
+	for _, a := range args {
+		if strings.EqualFold(a, arg) {
+			return true
+		}
+	}
+	return false
 }
 
 // capabilities asks for the capability list (RFC 3977 §5.2). A server that
@@ -263,7 +399,7 @@ func (s *session) capabilities() error {
 		return s.replyErr("CAPABILITIES", code, msg)
 	}
 	caps := make(map[string][]string)
-	r := textproto.NewReader(bufio.NewReader(s.tp.DotReader()))
+	r := textproto.NewReader(bufio.NewReader(newDotReader(s.tp.R)))
 	for n := 0; ; n++ {
 		line, err := r.ReadLine()
 		if err == io.EOF {

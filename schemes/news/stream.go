@@ -46,7 +46,7 @@ type dotBody struct {
 }
 
 func newDotBody(s *session, op string, article bool) *dotBody {
-	return &dotBody{h: holder{s: s}, r: s.tp.DotReader(), op: op, header: article}
+	return &dotBody{h: holder{s: s}, r: newDotReader(s.tp.R), op: op, header: article}
 }
 
 // Read reads decoded bytes of the data block; io.EOF once its final line
@@ -116,7 +116,7 @@ func newLineListing(s *session, op string, entry func(line string) schemes.Entry
 	return &lineListing{
 		h:     holder{s: s},
 		op:    op,
-		r:     bufio.NewReader(s.tp.DotReader()),
+		r:     bufio.NewReader(newDotReader(s.tp.R)),
 		entry: entry,
 	}
 }
