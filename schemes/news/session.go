@@ -275,11 +275,9 @@ func (s *session) pipelined(op string, ahead func(skip, n int) []string) (int, s
 		return code, msg, err
 	}
 	// Authentication wanted: the commands behind op had the same answer
-	// or will be refused; read their replies before AUTHINFO, which must
-	// not be pipelined (RFC 4643 §2.3), then ask again.
-	if err := s.drain(op); err != nil {
-		return 0, "", err
-	}
+	// or will be refused. AUTHINFO, which must not be pipelined (RFC 4643
+	// §2.3), goes through exchange, which reads their replies first; then
+	// op is asked again.
 	if err := s.authenticate(op, code, msg); err != nil {
 		return 0, "", err
 	}
