@@ -23,11 +23,14 @@ func batchReceive(src io.Reader) (undo func(), retry bool) {
 	if err != nil {
 		return nil, true
 	}
-	if !schemes.SetReceiveLowWater(rc, receiveBatch) {
+	if !setLowWater(rc, receiveBatch) {
 		return nil, false
 	}
-	return func() { schemes.SetReceiveLowWater(rc, 1) }, false
+	return func() { setLowWater(rc, 1) }, false
 }
+
+// setLowWater sets SO_RCVLOWAT; a variable so that tests can see when.
+var setLowWater = schemes.SetReceiveLowWater
 
 // quiet reports whether nobody sees the destination fill as the bytes
 // come: a regular file (an *os.File, or a writer over one that can Stat

@@ -2,6 +2,8 @@ package fetch
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/urlget/urlget/schemes"
 )
 
 // TestWriteToQuietSlowSender sends less than a batch, pauses, sends a
@@ -178,5 +182,65 @@ func TestDescribe(t *testing.T) {
 		if fi, _ := zero.Stat(); fi.Mode()&os.ModeCharDevice != 0 && describe(zero).quiet() {
 			t.Error("/dev/zero, a device other than null, reported quiet")
 		}
+	}
+}
+
+// TestBatchAfter checks when a copy into a quiet destination sets the
+// low-water mark: not for a body smaller than batchAfter, once for a larger
+// one, through Body.WriteTo and through a fetcher's own WriteTo
+// (chunkWriter.ReadFrom); and that it is put back only when the copy stops
+// before the peer's close, since a closed socket is read no more.
+func TestBatchAfter(t *testing.T) {
+	var calls []int
+	set := setLowWater
+	setLowWater = func(rc syscall.RawConn, n int) bool {
+		calls = append(calls, n)
+		return set(rc, n)
+	}
+	defer func() { setLowWater = set }()
+
+	small := bytes.Repeat([]byte("s"), 4096)
+	large := bytes.Repeat([]byte("L"), 4*batchAfter)
+	for _, c := range []struct {
+		name    string
+		body    []byte
+		checked bool  // the body copies itself, as FTP's does
+		max     int64 // a size limit the body passes
+		want    []int
+	}{
+		{"small", small, false, 0, nil},
+		{"small checked", small, true, 0, nil},
+		{"large", large, false, 0, []int{receiveBatch}},
+		{"large checked", large, true, 0, []int{receiveBatch}},
+		{"large past the limit", large, false, 2 * batchAfter, []int{receiveBatch, 1}},
+		{"large checked past the limit", large, true, 2 * batchAfter, []int{receiveBatch, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls = nil
+			ln := serveTCP(t, func(conn net.Conn) { conn.Write(c.body) })
+			open := func() io.ReadCloser {
+				conn, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.checked {
+					return &checkedBody{c: conn.(*net.TCPConn), want: int64(len(c.body))}
+				}
+				return conn.(*net.TCPConn)
+			}
+			res := fetchBody(t, open, -1, c.max, nil)
+			path, n, err := copyToFile(t, res.Body)
+			if c.max > 0 {
+				// One byte past the limit is read, to know it was passed.
+				if !errors.Is(err, schemes.ErrTooLarge) || n > c.max+1 {
+					t.Fatalf("copied %d with a limit of %d: %v", n, c.max, err)
+				}
+			} else if b, _ := os.ReadFile(path); err != nil || !bytes.Equal(b, c.body) {
+				t.Fatalf("copied %d of %d, %v", n, len(c.body), err)
+			}
+			if fmt.Sprint(calls) != fmt.Sprint(c.want) {
+				t.Errorf("SO_RCVLOWAT set to %v, want %v", calls, c.want)
+			}
+		})
 	}
 }

@@ -61,8 +61,9 @@ func (b *Body) Read(p []byte) (int, error) {
 //
 // Into a destination nobody watches fill (a regular file, /dev/null) and
 // with no progress to report, a body that is the rest of a socket is read
-// in large batches (batchReceive): the copy then sleeps and wakes a few
-// thousand times per gigabyte instead of at every few segments.
+// in large batches (batchReceive) once its first batchAfter bytes are out:
+// the copy then sleeps and wakes a few thousand times per gigabyte instead
+// of at every few segments.
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	d := describe(w)
 	s := newSink(w, b.rc, d)
@@ -85,13 +86,17 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 		}
 	}()
 	for {
-		if batch {
-			// A body may expose its socket only once the bytes it
-			// read ahead are out (see spliceSink.copyN): try again
-			// at the next chunk while it says it may.
-			undo, batch = batchReceive(b.rc)
-		}
 		chunk := int64(copyChunk)
+		if batch {
+			if written < batchAfter {
+				chunk = batchAfter - written
+			} else {
+				// A body may expose its socket only once the bytes
+				// it read ahead are out (see spliceSink.copyN): try
+				// again at the next chunk while it says it may.
+				undo, batch = batchReceive(b.rc)
+			}
+		}
 		if b.max > 0 && b.max+1-b.n < chunk {
 			chunk = b.max + 1 - b.n
 		}
@@ -102,6 +107,10 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 			return written, b.tooLarge()
 		}
 		if err == io.EOF {
+			// The peer closed the socket (batchReceive's sources end
+			// no other way): nothing reads it again, so the mark
+			// stays.
+			undo = nil
 			b.report(true)
 			return written, nil
 		}
@@ -173,14 +182,26 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
-	if c.batch {
-		if undo, _ := batchReceive(r); undo != nil {
-			defer undo()
+	var undo func()
+	defer func() {
+		if undo != nil {
+			undo()
 		}
-	}
+	}()
+	batch := c.batch
 	var total int64
 	for {
 		chunk := int64(copyChunk)
+		if batch {
+			// As in Body.WriteTo: the first batchAfter bytes go
+			// before the mark is set.
+			if total < batchAfter {
+				chunk = batchAfter - total
+			} else {
+				undo, _ = batchReceive(r)
+				batch = false
+			}
+		}
 		if b.max > 0 && b.max+1-b.n < chunk {
 			chunk = b.max + 1 - b.n
 		}
@@ -192,6 +213,7 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 			return total, c.limit
 		}
 		if err == io.EOF {
+			undo = nil // the peer closed it, as in Body.WriteTo
 			return total, nil
 		}
 		if err != nil {

@@ -175,6 +175,20 @@ func fetchBody(t *testing.T, open func() io.ReadCloser, size, max int64, last *P
 	return res
 }
 
+// copyToFile copies r into a new file in a temporary directory, with
+// io.Copy (so through the file's ReadFrom and the body's WriteTo).
+func copyToFile(t *testing.T, r io.Reader) (path string, n int64, err error) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "dst")
+	dst, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	n, err = io.Copy(dst, r)
+	return path, n, err
+}
+
 // TestWriteToPipe copies every kind of source into a pipe, the destination
 // that splice(2) serves, and checks the bytes and the final progress.
 func TestWriteToPipe(t *testing.T) {
@@ -220,13 +234,7 @@ func TestWriteToRegularFile(t *testing.T) {
 					last = &Progress{}
 				}
 				res := fetchBody(t, open, -1, 0, last)
-				path := filepath.Join(t.TempDir(), "dst")
-				dst, err := os.Create(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, err := io.Copy(dst, res.Body)
-				dst.Close()
+				path, n, err := copyToFile(t, res.Body)
 				if err != nil || n != int64(len(copyData)) {
 					t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
 				}
