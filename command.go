@@ -153,15 +153,7 @@ func (c *command) run(ctx context.Context, urls []string) int {
 		cl.Progress = c.progress.update
 	}
 	status := exitOK
-	specs := make([]outputSpec, len(urls))
-	for i := range urls {
-		if i < len(c.opts.outputs) {
-			specs[i] = c.opts.outputs[i]
-		} else if c.opts.remoteNameAll {
-			specs[i] = outputSpec{remote: true}
-		}
-	}
-	if c.cancel != nil && writesFiles(specs, c.opts) {
+	if c.cancel != nil && c.writesFiles(len(urls)) {
 		defer c.catchInterrupts()()
 	}
 	// ahead holds the transfers of the following URLs that were started
@@ -175,12 +167,12 @@ func (c *command) run(ctx context.Context, urls []string) int {
 			st = <-ahead[0]
 			ahead = ahead[1:]
 		} else {
-			st = c.start(ctx, raw, specs[i], i == len(urls)-1, urls[i+1:min(len(urls), i+1+maxAhead)])
+			st = c.start(ctx, raw, c.spec(i), i == len(urls)-1, urls[i+1:min(len(urls), i+1+maxAhead)])
 			launched = i + 1
 		}
 		for st.res != nil && len(ahead) < prefetchDepth && launched < len(urls) && c.prefetchable(urls[launched]) {
 			ch := make(chan *started, 1)
-			go func(raw string, spec outputSpec, last bool) { ch <- c.start(ctx, raw, spec, last, nil) }(urls[launched], specs[launched], launched == len(urls)-1)
+			go func(raw string, spec outputSpec, last bool) { ch <- c.start(ctx, raw, spec, last, nil) }(urls[launched], c.spec(launched), launched == len(urls)-1)
 			ahead = append(ahead, ch)
 			launched++
 		}
@@ -210,13 +202,28 @@ func (c *command) run(ctx context.Context, urls []string) int {
 	return status
 }
 
-// writesFiles reports whether the run writes any output file: only then
-// has an interruption something to clean up.
-func writesFiles(specs []outputSpec, o *options) bool {
-	if o.continueAt != "" {
+// spec returns where the body of the i-th URL goes: the i-th -o or -O,
+// else -O when --remote-name-all, else standard output. It is worked out
+// per URL rather than kept in a table, so that a run holds nothing per URL
+// beyond the argument itself.
+func (c *command) spec(i int) outputSpec {
+	switch {
+	case i < len(c.opts.outputs):
+		return c.opts.outputs[i]
+	case c.opts.remoteNameAll:
+		return outputSpec{remote: true}
+	}
+	return outputSpec{}
+}
+
+// writesFiles reports whether a run of n URLs writes any output file: only
+// then has an interruption something to clean up.
+func (c *command) writesFiles(n int) bool {
+	o := c.opts
+	if o.continueAt != "" || o.remoteNameAll && n > len(o.outputs) {
 		return true
 	}
-	for _, s := range specs {
+	for _, s := range o.outputs {
 		if s.file != "" || s.remote {
 			return true
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,6 +98,39 @@ func TestSafeName(t *testing.T) {
 	for _, good := range []string{"a", "a b;c#d", "naïve.txt", "...", ".hidden"} {
 		if err := safeName(good); err != nil {
 			t.Errorf("%q refused: %v", good, err)
+		}
+	}
+}
+
+// TestOutputSpecs checks where each URL's body goes (-o and -O in order,
+// then --remote-name-all or standard output) and when a run writes files.
+func TestOutputSpecs(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		want   []outputSpec
+		writes bool
+	}{
+		{[]string{"u1", "u2"}, []outputSpec{{}, {}}, false},
+		{[]string{"-o", "a", "u1", "u2", "-O", "u3"}, []outputSpec{{file: "a"}, {remote: true}, {}}, true},
+		{[]string{"--remote-name-all", "u1", "-o", "b", "u2"}, []outputSpec{{file: "b"}, {remote: true}}, true},
+		{[]string{"--remote-name-all", "-o", "a", "-o", "b", "u1", "u2"}, []outputSpec{{file: "a"}, {file: "b"}}, true},
+		{[]string{"-C", "-", "u1"}, []outputSpec{{}}, true},
+	} {
+		var out, errOut bytes.Buffer
+		o, urls, code := parseFlags(c.args, &out, &errOut)
+		if o == nil {
+			t.Fatalf("%q: exit %d, %s", c.args, code, errOut.String())
+		}
+		cmd := &command{opts: o}
+		var got []outputSpec
+		for i := range urls {
+			got = append(got, cmd.spec(i))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%q: outputs %+v, want %+v", c.args, got, c.want)
+		}
+		if w := cmd.writesFiles(len(urls)); w != c.writes {
+			t.Errorf("%q: writes files %v, want %v", c.args, w, c.writes)
 		}
 	}
 }
