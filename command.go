@@ -161,6 +161,10 @@ func (c *command) run(ctx context.Context, urls []string) int {
 	// requests overlap the writing of the current body.
 	var ahead []chan *started
 	launched := 0 // URLs started so far, early or not
+	if len(urls) >= longRun {
+		// Only the code the run keeps executing stays resident.
+		releaseText()
+	}
 	for i, raw := range urls {
 		var st *started
 		if len(ahead) > 0 {
