@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # http: benchmark rows for bench/run, against nginx: 1 GiB to /dev/null and
-# into a pipe, 1000 small files in one invocation, and 100 processes
+# into a pipe, 1000 and 10000 small files in one invocation, and 100 processes
 # fetching one small file each. Uses the nginx at
 # URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
 # with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
@@ -37,5 +37,10 @@ url="$URLGET_NGINX_URL/bench/1g.bin"
 bench_row "http 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
 bench_row "http 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
 bench_row "http 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \$(<$list)" "> /dev/null"
+# The same files ten times over: memory must not grow with the number of
+# URLs beyond the command line itself (0.45 MB of it here).
+list10="$BENCH_TMP/small-urls-10000"
+for _ in $(seq 1 10); do cat "$list"; done >"$list10"
+bench_row "http 10000 x 4 KiB, one invocation" "$URLGET -s \$(<$list10)" "curl -s \$(<$list10)" "> /dev/null"
 small="$URLGET_NGINX_URL/bench/small/f1"
 bench_row "http 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $small" "bench/repeat 100 curl -s $small" "> /dev/null"
