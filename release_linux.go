@@ -31,10 +31,12 @@ const (
 // fault back in did not show (1000 URLs: 81.0 ms both ways, means of 15).
 //
 // MADV_DONTNEED on a private file mapping gives the file's page back at
-// the next touch, so a page that is no longer the file's (a debugger's or
-// uprobe's breakpoint is written into a private copy) would lose what was
-// written into it: when /proc/self/pagemap shows any such page in the text,
-// or cannot be read, the text stays as it is.
+// the next touch, as the kernel does by itself for a page it reclaims
+// under memory pressure (the file cannot change under a running program:
+// writing to it fails with ETXTBSY). A page that is no longer the file's
+// (a debugger's or uprobe's breakpoint is written into a private copy)
+// would lose what was written into it: when /proc/self/pagemap shows any
+// such page in the text, or cannot be read, the text stays as it is.
 func releaseText() bool {
 	lo, hi, page, ok := prefault.Text()
 	if !ok {
