@@ -156,15 +156,15 @@ func (c *command) run(ctx context.Context, urls []string) int {
 	if c.cancel != nil && c.writesFiles(len(urls)) {
 		defer c.catchInterrupts()()
 	}
+	if len(urls) >= longRun {
+		// Only the code the run keeps executing stays resident.
+		releaseText()
+	}
 	// ahead holds the transfers of the following URLs that were started
 	// early (see prefetchable), in order, so that their connections and
 	// requests overlap the writing of the current body.
 	var ahead []chan *started
 	launched := 0 // URLs started so far, early or not
-	if len(urls) >= longRun {
-		// Only the code the run keeps executing stays resident.
-		releaseText()
-	}
 	for i, raw := range urls {
 		var st *started
 		if len(ahead) > 0 {
