@@ -8,12 +8,6 @@ import (
 	"github.com/urlget/urlget/internal/prefault"
 )
 
-// longRun is how many URLs make a run long enough to give its text back
-// (releaseText) before it starts. Shorter runs peak lower (255 small http
-// files: 9.2-9.7 MiB), and the faults that bring the text back would be a
-// larger part of their time.
-const longRun = 256
-
 // Bits of a /proc/self/pagemap entry (the kernel's admin-guide/mm/pagemap).
 const (
 	pagePresent = 1 << 63

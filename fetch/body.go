@@ -79,38 +79,18 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 		return b.delegate(wt, s, w, batch)
 	}
 	var written int64
-	var undo func()
-	defer func() {
-		if undo != nil {
-			undo()
-		}
-	}()
+	bt := batcher{on: batch}
+	eof := false
+	defer func() { bt.stop(eof) }()
 	for {
-		chunk := int64(copyChunk)
-		if batch {
-			if written < batchAfter {
-				chunk = batchAfter - written
-			} else {
-				// A body may expose its socket only once the bytes
-				// it read ahead are out (see spliceSink.copyN): try
-				// again at the next chunk while it says it may.
-				undo, batch = batchReceive(b.rc)
-			}
-		}
-		if b.max > 0 && b.max+1-b.n < chunk {
-			chunk = b.max + 1 - b.n
-		}
-		n, werr, err := s.copyN(b.rc, chunk)
+		n, werr, err := s.copyN(b.rc, b.chunk(&bt, b.rc, written))
 		written += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {
 			return written, b.tooLarge()
 		}
 		if err == io.EOF {
-			// The peer closed the socket (batchReceive's sources end
-			// no other way): nothing reads it again, so the mark
-			// stays.
-			undo = nil
+			eof = true
 			b.report(true)
 			return written, nil
 		}
@@ -182,30 +162,12 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
-	var undo func()
-	defer func() {
-		if undo != nil {
-			undo()
-		}
-	}()
-	batch := c.batch
 	var total int64
+	bt := batcher{on: c.batch}
+	eof := false
+	defer func() { bt.stop(eof) }()
 	for {
-		chunk := int64(copyChunk)
-		if batch {
-			// As in Body.WriteTo: the first batchAfter bytes go
-			// before the mark is set.
-			if total < batchAfter {
-				chunk = batchAfter - total
-			} else {
-				undo, _ = batchReceive(r)
-				batch = false
-			}
-		}
-		if b.max > 0 && b.max+1-b.n < chunk {
-			chunk = b.max + 1 - b.n
-		}
-		n, werr, err := c.s.copyN(r, chunk)
+		n, werr, err := c.s.copyN(r, b.chunk(&bt, r, total))
 		total += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {
@@ -213,7 +175,7 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 			return total, c.limit
 		}
 		if err == io.EOF {
-			undo = nil // the peer closed it, as in Body.WriteTo
+			eof = true
 			return total, nil
 		}
 		if err != nil {
@@ -224,6 +186,49 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 		}
 		b.report(false)
 	}
+}
+
+// chunk is how much the next copy call of a copy that has moved copied
+// bytes from r may move: copyChunk, less while the batcher leads up to its
+// mark, and at most one byte past the size limit (enough to see it passed).
+func (b *Body) chunk(bt *batcher, r io.Reader, copied int64) int64 {
+	chunk := bt.chunk(r, copied)
+	if b.max > 0 && b.max+1-b.n < chunk {
+		chunk = b.max + 1 - b.n
+	}
+	return chunk
+}
+
+// batcher sets the low-water mark on a copy's socket (batchReceive) once
+// the copy's first batchAfter bytes are out, and puts it back if the copy
+// stops before the peer's close.
+type batcher struct {
+	on   bool   // the mark is still to be set, or tried again
+	undo func() // puts the mark back; nil while none is set
+}
+
+// chunk returns how much may move before the mark is due, setting it on r
+// once copied reaches batchAfter. A body may expose its socket only once
+// the bytes it read ahead are out (see spliceSink.copyN): the mark is tried
+// again at each chunk while batchReceive says it may.
+func (bt *batcher) chunk(r io.Reader, copied int64) int64 {
+	if bt.on {
+		if copied < batchAfter {
+			return batchAfter - copied
+		}
+		bt.undo, bt.on = batchReceive(r)
+	}
+	return copyChunk
+}
+
+// stop ends the batching. With eof the peer has closed the socket (the
+// only way batchReceive's sources end): nothing reads it again, and the
+// mark stays.
+func (bt *batcher) stop(eof bool) {
+	if bt.undo != nil && !eof {
+		bt.undo()
+	}
+	bt.undo = nil
 }
 
 // Close closes the underlying body and ends the transfer's deadline.
