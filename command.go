@@ -606,10 +606,7 @@ type atomicFile struct {
 
 func createAtomic(target string) (*atomicFile, error) {
 	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".urlget-*")
+	f, err := createTemp(dir, base)
 	if err != nil {
 		return nil, err
 	}
@@ -633,13 +630,13 @@ func (f *atomicFile) Commit() error {
 	if f.append {
 		return f.File.Close()
 	}
-	// Files created with CreateTemp are 0600; give the result the mode a
-	// newly created file would get.
-	mode := os.FileMode(0o666) &^ os.FileMode(umask())
-	if fi, err := os.Stat(f.target); err == nil {
-		mode = fi.Mode().Perm()
+	// The temporary file is 0600; give the result the mode of the file it
+	// replaces, or the one a newly created file would get.
+	mode, ok := permOf(f.target)
+	if !ok {
+		mode = os.FileMode(0o666) &^ os.FileMode(processUmask())
 	}
-	if err := f.File.Chmod(mode); err != nil {
+	if err := chmodFile(f.File, mode); err != nil {
 		f.Abort()
 		return err
 	}
@@ -647,7 +644,7 @@ func (f *atomicFile) Commit() error {
 		os.Remove(f.File.Name())
 		return err
 	}
-	if err := os.Rename(f.File.Name(), f.target); err != nil {
+	if err := renameFile(f.File.Name(), f.target); err != nil {
 		os.Remove(f.File.Name())
 		return err
 	}

@@ -2,7 +2,14 @@
 
 package main
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
+
+// processUmask is umask, read once: the command never changes it, and
+// reading it means setting it twice.
+var processUmask = sync.OnceValue(umask)
 
 // umask returns the process's file mode creation mask.
 func umask() uint32 {

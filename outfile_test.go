@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestAtomicFile checks the output file's life: invisible until
+// committed, then with the mode of the file it replaces or of a new file,
+// and nothing left behind when aborted or when the rename fails.
+func TestAtomicFile(t *testing.T) {
+	dir := t.TempDir()
+	commit := func(target, body string) error {
+		t.Helper()
+		f, err := createAtomic(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(body); err != nil {
+			t.Fatal(err)
+		}
+		return f.Commit()
+	}
+	perm := func(name string) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+
+	fresh := filepath.Join(dir, "fresh")
+	if err := commit(fresh, "new\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := perm(fresh), os.FileMode(0o666)&^os.FileMode(umask()); got != want {
+		t.Errorf("a new file has mode %v, want %v", got, want)
+	}
+
+	old := filepath.Join(dir, "old")
+	if err := os.WriteFile(old, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(old, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f, err := createAtomic(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := createAtomic(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name() == g.Name() {
+		t.Errorf("two temporary files for one target share the name %s", f.Name())
+	}
+	g.Abort()
+	f.WriteString("replaced\n")
+	if b, _ := os.ReadFile(old); string(b) != "old\n" {
+		t.Errorf("the target reads %q before the commit", b)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "replaced\n" {
+		t.Errorf("the target reads %q after the commit", b)
+	}
+	if got := perm(old); got != 0o640 {
+		t.Errorf("a replaced file has mode %v, want 0640", got)
+	}
+
+	// A directory that is not empty cannot be replaced by a file.
+	busy := filepath.Join(dir, "busy")
+	if err := os.MkdirAll(filepath.Join(busy, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = commit(busy, "x")
+	var le *os.LinkError
+	if !errors.As(err, &le) || le.New != busy {
+		t.Errorf("replacing a directory: %v, want a rename error naming it", err)
+	}
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"busy", "fresh", "old"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("the directory holds %q, want %q", names, want)
+	}
+
+	if _, err := createAtomic(filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file in a missing directory: %v", err)
+	}
+}
