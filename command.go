@@ -39,6 +39,7 @@ const (
 	exitTruncated      = 18 // the transfer ended early
 	exitHTTP           = 22 // HTTP status 400 or above
 	exitWrite          = 23 // writing the output failed
+	exitRead           = 26 // a URL list (--url @FILE) cannot be read
 	exitTimeout        = 28 // a timeout expired
 	exitRange          = 33 // the server cannot resume (-C)
 	exitRedirects      = 47 // more redirects than --max-redirs
@@ -64,6 +65,8 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, errRange):
 		return exitRange
+	case errors.Is(err, errList):
+		return exitRead
 	case errors.Is(err, schemes.ErrWrite), fetch.IsWriteError(err):
 		return exitWrite
 	case errors.Is(err, urlhttp.ErrTooManyRedirects):
@@ -135,7 +138,8 @@ type transfer struct {
 	httpCode    int
 }
 
-func (c *command) run(ctx context.Context, urls []string) int {
+func (c *command) run(ctx context.Context, q *urlQueue) int {
+	defer q.close()
 	cl, err := c.newClient()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
@@ -153,36 +157,43 @@ func (c *command) run(ctx context.Context, urls []string) int {
 		cl.Progress = c.progress.update
 	}
 	status := exitOK
-	if c.cancel != nil && c.writesFiles(len(urls)) {
+	if c.cancel != nil && c.writesFiles(len(q.args)) {
 		defer c.catchInterrupts()()
 	}
-	if len(urls) >= longRun {
-		// Only the code the run keeps executing stays resident.
+	if len(q.args) >= longRun || len(q.lists) > 0 {
+		// Only the code the run keeps executing stays resident. A list is
+		// taken for a long run: that is what lists are for.
 		releaseText()
 	}
 	// ahead holds the transfers of the following URLs that were started
 	// early (see prefetchable), in order, so that their connections and
 	// requests overlap the writing of the current body.
 	var ahead []chan *started
-	launched := 0 // URLs started so far, early or not
-	for i, raw := range urls {
+	for {
 		var st *started
 		if len(ahead) > 0 {
 			st = <-ahead[0]
 			ahead = ahead[1:]
 		} else {
-			st = c.start(ctx, raw, c.spec(i), i == len(urls)-1, urls[i+1:min(len(urls), i+1+maxAhead)])
-			launched = i + 1
+			raw, m, ok := q.next()
+			if !ok {
+				break
+			}
+			st = c.start(ctx, raw, m, q.last(), q.ahead(maxAhead))
 		}
-		for st.res != nil && len(ahead) < prefetchDepth && launched < len(urls) && c.prefetchable(urls[launched]) {
+		for st.res != nil && len(ahead) < prefetchDepth {
+			raw, ok := q.peek(0)
+			if !ok || !c.prefetchable(raw) {
+				break
+			}
+			_, m, _ := q.next()
 			ch := make(chan *started, 1)
-			go func(raw string, spec outputSpec, last bool) { ch <- c.start(ctx, raw, spec, last, nil) }(urls[launched], c.spec(launched), launched == len(urls)-1)
+			go func(raw string, m queued, last bool) { ch <- c.start(ctx, raw, m, last, nil) }(raw, m, q.last())
 			ahead = append(ahead, ch)
-			launched++
 		}
 		t := c.finish(ctx, st)
 		if t.err != nil && ctx.Err() != nil {
-			t.err = &schemes.Error{URL: maskedURL(raw), Kind: errInterrupted, Err: t.err}
+			t.err = &schemes.Error{URL: maskedURL(t.url), Kind: errInterrupted, Err: t.err}
 		}
 		if t.err != nil {
 			t.code = exitCode(t.err)
@@ -206,12 +217,15 @@ func (c *command) run(ctx context.Context, urls []string) int {
 	return status
 }
 
-// spec returns where the body of the i-th URL goes: the i-th -o or -O,
-// else -O when --remote-name-all, else standard output. It is worked out
-// per URL rather than kept in a table, so that a run holds nothing per URL
-// beyond the argument itself.
+// spec returns where the body of the i-th URL of the command line goes:
+// the i-th -o or -O, else -O when --remote-name-all, else standard output.
+// A URL from a list (i < 0) goes to a file named like the remote one, as
+// in curl. It is worked out per URL rather than kept in a table, so that a
+// run holds nothing per URL beyond the argument itself.
 func (c *command) spec(i int) outputSpec {
 	switch {
+	case i < 0:
+		return outputSpec{remote: true}
 	case i < len(c.opts.outputs):
 		return c.opts.outputs[i]
 	case c.opts.remoteNameAll:
@@ -220,10 +234,17 @@ func (c *command) spec(i int) outputSpec {
 	return outputSpec{}
 }
 
-// writesFiles reports whether a run of n URLs writes any output file: only
-// then has an interruption something to clean up.
+// writesFiles reports whether a run of n URLs on the command line (and the
+// lists of --url @FILE) writes any output file: only then has an
+// interruption something to clean up.
 func (c *command) writesFiles(n int) bool {
 	o := c.opts
+	for _, a := range o.urlArgs {
+		if a.isList() {
+			return true
+		}
+		n++
+	}
 	if o.continueAt != "" || o.remoteNameAll && n > len(o.outputs) {
 		return true
 	}
@@ -312,9 +333,13 @@ const maxAhead = 32
 // start resolves the output file name and the resume offset of one URL and
 // makes its request; last tells that no URL of the run follows it, ahead
 // lists the URLs that follow it in order.
-func (c *command) start(ctx context.Context, raw string, spec outputSpec, last bool, ahead []string) *started {
-	st := &started{t: transfer{url: raw, start: time.Now()}}
+func (c *command) start(ctx context.Context, raw string, m queued, last bool, ahead []string) *started {
+	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
 	t := &st.t
+	if t.err != nil {
+		return st
+	}
+	spec := c.spec(m.cli)
 
 	if spec.file != "" || spec.remote {
 		name, err := c.targetName(raw, spec)

@@ -88,11 +88,46 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
+	for i := range o.urlArgs {
+		a := &o.urlArgs[i]
+		if !a.isList() {
+			continue
+		}
+		l, err := openURLList(a.value[1:], stdin)
+		if err != nil {
+			for _, b := range o.urlArgs[:i] {
+				if b.list != nil {
+					b.list.close()
+				}
+			}
+			fmt.Fprintf(stderr, "urlget: %v\n", err)
+			return exitRead
+		}
+		a.list = l
+	}
+	q := newURLQueue(urls, o.urlArgs)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	holdLocalCPU(urls)
+	holdLocalCPU(q)
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
-	return c.run(ctx, urls)
+	return c.run(ctx, q)
+}
+
+// urlFlag collects --url values, each with its place among the positional
+// URLs, so that the run keeps the command line's order.
+type urlFlag struct {
+	args *[]urlArg
+	fs   *pflag.FlagSet
+}
+
+func (f urlFlag) String() string { return "" }
+func (f urlFlag) Type() string   { return "url" }
+func (f urlFlag) Set(v string) error {
+	if v == "@" {
+		return errors.New("@ names no file (@FILE, or @- for standard input)")
+	}
+	*f.args = append(*f.args, urlArg{at: len(f.fs.Args()), value: v})
+	return nil
 }
 
 // outputSpec is one -o FILE or -O, in the order given: each applies to the
@@ -130,6 +165,7 @@ func (l outputList) Set(v string) error {
 // options holds the parsed command line.
 type options struct {
 	outputs       []outputSpec
+	urlArgs       []urlArg // --url values, in order
 	remoteNameAll bool
 	outputDir     string
 	createDirs    bool
@@ -160,6 +196,7 @@ type options struct {
 }
 
 const usageText = `Usage: urlget [options] URL...
+       urlget [options] --url @FILE
        urlget parse URL...
        urlget resolve [--draft2003] [--nonstrict] BASE REF...
        urlget normalize URL...
@@ -183,6 +220,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	var maxArticles, maxRedirs int
 	var userAgent string
 	var sslReqd bool
+	fs.Var(urlFlag{args: &o.urlArgs, fs: fs}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
 	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
 	rn := fs.VarPF(outputList{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL's body to a local file named like the remote one")
 	rn.NoOptDefVal = "true"
@@ -243,7 +281,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return nil, nil, 0
 	}
 	urls := fs.Args()
-	if len(urls) == 0 {
+	if len(urls) == 0 && len(o.urlArgs) == 0 {
 		fmt.Fprintln(stderr, "urlget: no URL given\nTry 'urlget --help'.")
 		return nil, nil, exitUsage
 	}
@@ -251,8 +289,16 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		fmt.Fprintf(stderr, "urlget: "+format+"\n", a...)
 		return nil, nil, exitUsage
 	}
-	if len(o.outputs) > len(urls) {
-		return usage("%d outputs (-o/-O) for %d URLs", len(o.outputs), len(urls))
+	// -o and -O pair with the command line's URLs; a list's URLs each
+	// have their implied -O.
+	n := len(urls)
+	for _, a := range o.urlArgs {
+		if !a.isList() {
+			n++
+		}
+	}
+	if len(o.outputs) > n {
+		return usage("%d outputs (-o/-O) for %d URLs", len(o.outputs), n)
 	}
 	if fs.Changed("user") {
 		o.hasUser = true

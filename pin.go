@@ -25,11 +25,29 @@ var holdCPU bool
 // into a pipe took 0.94 s, and 0.72 s held; one small file, 11.0 ms and
 // 10.5 ms. A server elsewhere gains nothing from this, so the run is left
 // to the scheduler then; setting GOMAXPROCS turns it off as well.
-func holdLocalCPU(urls []string) {
-	if !holdCPU || len(urls) == 0 {
+//
+// Of a URL list only the first URLs are seen (as many as the run looks
+// ahead at), and a list that is still being written (a pipe) is taken for
+// a server elsewhere.
+func holdLocalCPU(q *urlQueue) {
+	if !holdCPU {
 		return
 	}
-	for _, raw := range urls {
+	for _, raw := range q.args {
+		if !isLocalURL(raw) {
+			return
+		}
+	}
+	for _, a := range q.urls {
+		if a.list != nil && a.list.wait || a.list == nil && !isLocalURL(a.value) {
+			return
+		}
+	}
+	ahead := q.ahead(maxAhead + 1)
+	if len(ahead) == 0 {
+		return
+	}
+	for _, raw := range ahead {
 		if !isLocalURL(raw) {
 			return
 		}

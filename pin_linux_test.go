@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 func TestPinToCurrentCPU(t *testing.T) {
 	if os.Getenv("URLGET_TEST_PIN") == "1" {
 		holdCPU = true
-		holdLocalCPU([]string{"file:///a", "http://127.0.0.1/b"})
+		holdLocalCPU(newURLQueue([]string{"file:///a", "http://127.0.0.1/b"}, nil))
 		// A thread started after the hold inherits it.
 		done := make(chan struct{})
 		go func() {
@@ -59,11 +60,35 @@ func TestHoldLocalCPUSkips(t *testing.T) {
 	// Nothing observable must happen in these cases; the affinity of
 	// the test process stays as it was.
 	before := allowedCPUs(t)
-	holdLocalCPU([]string{"http://127.0.0.1/"}) // holdCPU off, as when GOMAXPROCS is set
+	holdLocalCPU(newURLQueue([]string{"http://127.0.0.1/"}, nil)) // holdCPU off, as when GOMAXPROCS is set
 	holdCPU = true
 	defer func() { holdCPU = false }()
-	holdLocalCPU(nil)
-	holdLocalCPU([]string{"http://127.0.0.1/", "http://example.com/"}) // not all local
+	holdLocalCPU(newURLQueue(nil, nil))
+	holdLocalCPU(newURLQueue([]string{"http://127.0.0.1/", "http://example.com/"}, nil)) // not all local
+	holdLocalCPU(newURLQueue(nil, []urlArg{{value: "http://example.com/"}}))
+	// A list whose URLs are not all local, and a list still being written.
+	name := filepath.Join(t.TempDir(), "list")
+	if err := os.WriteFile(name, []byte("http://127.0.0.1/\nhttp://example.com/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := openURLList(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer list.close()
+	holdLocalCPU(newURLQueue([]string{"http://127.0.0.1/"}, []urlArg{{value: "@" + name, list: list}}))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	w.WriteString("http://127.0.0.1/\n")
+	pipe, err := openURLList("-", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdLocalCPU(newURLQueue(nil, []urlArg{{value: "@-", list: pipe}}))
 	if after := allowedCPUs(t); after != before {
 		t.Errorf("allowed CPUs changed from %q to %q", before, after)
 	}

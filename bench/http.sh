@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # http: benchmark rows for bench/run, against nginx: 1 GiB to /dev/null and
-# into a pipe, 1000 and 10000 small files in one invocation, and 100 processes
-# fetching one small file each. Uses the nginx at
+# into a pipe, 1000 and 10000 small files in one invocation, 1000 into files
+# (-O), 40000 from a URL list, and 100 processes fetching one small file
+# each. Uses the nginx at
 # URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
 # with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.bash
 source bench/lib.bash
+
+shm_dir=""
+cleanup() {
+	[ -z "$shm_dir" ] || rm -rf "$shm_dir"
+	# Defined only when this script started its own nginx.
+	if declare -F stop_nginx >/dev/null; then
+		stop_nginx
+	fi
+}
+trap cleanup EXIT
 
 if [ -z "${URLGET_NGINX_URL:-}" ]; then
 	export URLGET_CI_DIR="$BENCH_TMP/ci"
@@ -16,7 +27,6 @@ if [ -z "${URLGET_NGINX_URL:-}" ]; then
 	# shellcheck source=.ci/servers/nginx.sh
 	source .ci/servers/nginx.sh
 	start_nginx
-	trap stop_nginx EXIT
 fi
 
 dir="$URLGET_NGINX_ROOT/bench"
@@ -42,5 +52,24 @@ bench_row "http 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \
 list10="$BENCH_TMP/small-urls-10000"
 for _ in $(seq 1 10); do cat "$list"; done >"$list10"
 bench_row "http 10000 x 4 KiB, one invocation" "$URLGET -s \$(<$list10)" "curl -s \$(<$list10)" "> /dev/null"
+# Into files named like the remote ones, in a directory of each tool's.
+mkdir -p "$BENCH_TMP/files-a" "$BENCH_TMP/files-b"
+bench_row "http 1000 x 4 KiB -O, one invocation" "$URLGET -s --remote-name-all --output-dir $BENCH_TMP/files-a \$(<$list)" "curl -s --remote-name-all --output-dir $BENCH_TMP/files-b \$(<$list)" "> /dev/null"
+# More URLs than a command line holds (about 36000 of these), from a list:
+# urlget's --url @FILE, and curl's -K with a url line each (curl 7.88 has
+# no --url @FILE), each URL to its own file. The files go to a tmpfs where
+# there is one, so that the file system's cost per file does not hide
+# the tools'; what the row shows is memory. Fewer samples: a run takes
+# seconds.
+list40k="$BENCH_TMP/small-urls-40000"
+for _ in $(seq 1 40); do cat "$list"; done >"$list40k"
+sed 's/.*/url = "&"/' "$list40k" >"$list40k.curlrc"
+many="$BENCH_TMP"
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	shm_dir="$(mktemp -d /dev/shm/urlget-bench.XXXXXX)"
+	many="$shm_dir"
+fi
+mkdir -p "$many/a" "$many/b"
+BENCH_ROUNDS=2 BENCH_RUNS=2 bench_row "http 40000 x 4 KiB from a URL list" "$URLGET -s --output-dir $many/a --url @$list40k" "curl -s --remote-name-all --output-dir $many/b -K $list40k.curlrc" "> /dev/null"
 small="$URLGET_NGINX_URL/bench/small/f1"
 bench_row "http 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $small" "bench/repeat 100 curl -s $small" "> /dev/null"
