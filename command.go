@@ -406,7 +406,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		if offset > 0 {
 			file, err = openAppend(target)
 		} else {
-			file, err = createAtomic(target)
+			file, err = createOutput(target)
 		}
 		if err != nil {
 			closeRes(res)
@@ -623,12 +623,58 @@ func safeName(name string) error {
 // into place only when the transfer completed, so that a failed transfer
 // leaves an existing file untouched and no partial file behind. With -C the
 // target itself is appended to: the partial file is the point of resuming.
+// A target that exists and is no regular file (/dev/null, a FIFO, a
+// terminal) is written in place too: it cannot be replaced, only written
+// to, as curl does.
 type atomicFile struct {
 	*os.File
-	target string
-	append bool
+	target   string
+	inPlace  bool // the target itself is written: nothing to rename or remove
+	replaces bool // a file is there to be replaced, with permissions perm
+	perm     os.FileMode
 }
 
+// createOutput opens target for a body written from its start. A regular
+// file, or none yet, is written atomically (createAtomic); through a
+// symbolic link, the file the link leads to is, and the link stays.
+// Anything else that exists is written in place.
+func createOutput(target string) (*atomicFile, error) {
+	mode, exists := lstatMode(target)
+	if exists && mode&os.ModeSymlink != 0 {
+		// Rare enough to take the slow, portable path: where the link
+		// leads, and what is there.
+		fi, err := os.Stat(target)
+		real, rerr := filepath.EvalSymlinks(target)
+		switch {
+		case err == nil && rerr == nil:
+			target, mode = real, fi.Mode()
+		case err == nil:
+			mode = fi.Mode()
+		default:
+			// A dangling link: the file it names is created, in place.
+			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+			if err != nil {
+				return nil, err
+			}
+			return &atomicFile{File: f, target: target, inPlace: true}, nil
+		}
+	}
+	if exists && !mode.IsRegular() {
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &atomicFile{File: f, target: target, inPlace: true}, nil
+	}
+	f, err := createAtomic(target)
+	if err == nil && exists {
+		f.replaces, f.perm = true, mode.Perm()
+	}
+	return f, err
+}
+
+// createAtomic opens a temporary file beside target, for Commit to rename
+// into place.
 func createAtomic(target string) (*atomicFile, error) {
 	dir, base := filepath.Split(target)
 	f, err := createTemp(dir, base)
@@ -643,7 +689,7 @@ func openAppend(target string) (*atomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &atomicFile{File: f, target: target, append: true}, nil
+	return &atomicFile{File: f, target: target, inPlace: true}, nil
 }
 
 // ReadFrom passes io.Copy straight to *os.File so that the kernel's copy
@@ -652,13 +698,13 @@ func (f *atomicFile) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFr
 
 // Commit makes the file visible under its target name.
 func (f *atomicFile) Commit() error {
-	if f.append {
+	if f.inPlace {
 		return f.File.Close()
 	}
 	// The temporary file is 0600; give the result the mode of the file it
 	// replaces, or the one a newly created file would get.
-	mode, ok := permOf(f.target)
-	if !ok {
+	mode := f.perm
+	if !f.replaces {
 		mode = os.FileMode(0o666) &^ os.FileMode(processUmask())
 	}
 	if err := chmodFile(f.File, mode); err != nil {
@@ -679,7 +725,7 @@ func (f *atomicFile) Commit() error {
 // Abort discards the temporary file; with -C the partial data is kept.
 func (f *atomicFile) Abort() {
 	f.File.Close()
-	if !f.append {
+	if !f.inPlace {
 		os.Remove(f.File.Name())
 	}
 }

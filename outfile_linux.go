@@ -8,7 +8,7 @@ import (
 	"unsafe"
 )
 
-// The calls that create, stat, chmod and rename an output file are made
+// The calls that stat, create, chmod and rename an output file are made
 // as raw system calls, which the Go scheduler does not see. On a
 // journaling file system they take tens to hundreds of microseconds (ext4
 // writes a file out when a rename replaces another: auto_da_alloc). A Go
@@ -49,19 +49,41 @@ func createTemp(dir, base string) (*os.File, error) {
 	}
 }
 
-// permOf returns the permission bits of the file at name, and false when
-// it cannot be had (the file does not exist).
-func permOf(name string) (os.FileMode, bool) {
+// lstatMode returns the type and permission bits of what name names, not
+// following a final symbolic link, and false when nothing is there (or it
+// cannot be told).
+func lstatMode(name string) (os.FileMode, bool) {
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return 0, false
 	}
 	var st syscall.Stat_t
-	if _, _, e := syscall.RawSyscall6(syscall.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), 0, 0, 0); e != 0 {
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), atSymlinkNofollow, 0, 0); e != 0 {
 		return 0, false
 	}
-	return os.FileMode(st.Mode & 0o777), true
+	mode := os.FileMode(st.Mode & 0o777)
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+	case syscall.S_IFDIR:
+		mode |= os.ModeDir
+	case syscall.S_IFLNK:
+		mode |= os.ModeSymlink
+	case syscall.S_IFCHR:
+		mode |= os.ModeDevice | os.ModeCharDevice
+	case syscall.S_IFBLK:
+		mode |= os.ModeDevice
+	case syscall.S_IFIFO:
+		mode |= os.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		mode |= os.ModeSocket
+	default:
+		mode |= os.ModeIrregular
+	}
+	return mode, true
 }
+
+// atSymlinkNofollow is AT_SYMLINK_NOFOLLOW.
+const atSymlinkNofollow = 0x100
 
 // chmodFile sets the permission bits of an open file.
 func chmodFile(f *os.File, mode os.FileMode) error {

@@ -13,14 +13,14 @@ func createTemp(dir, base string) (*os.File, error) {
 	return os.CreateTemp(dir, "."+base+".urlget-*")
 }
 
-// permOf returns the permission bits of the file at name, and false when
-// it cannot be had (the file does not exist).
-func permOf(name string) (os.FileMode, bool) {
-	fi, err := os.Stat(name)
+// lstatMode returns the type and permission bits of what name names, not
+// following a final symbolic link, and false when nothing is there.
+func lstatMode(name string) (os.FileMode, bool) {
+	fi, err := os.Lstat(name)
 	if err != nil {
 		return 0, false
 	}
-	return fi.Mode().Perm(), true
+	return fi.Mode(), true
 }
 
 // chmodFile sets the permission bits of an open file.

@@ -8,22 +8,26 @@ import (
 	"testing"
 )
 
+// writeOutput writes body to target as the command does, and returns the
+// error of the commit.
+func writeOutput(t *testing.T, target, body string) error {
+	t.Helper()
+	f, err := createOutput(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(body); err != nil {
+		t.Fatal(err)
+	}
+	return f.Commit()
+}
+
 // TestAtomicFile checks the output file's life: invisible until
 // committed, then with the mode of the file it replaces or of a new file,
 // and nothing left behind when aborted or when the rename fails.
 func TestAtomicFile(t *testing.T) {
 	dir := t.TempDir()
-	commit := func(target, body string) error {
-		t.Helper()
-		f, err := createAtomic(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.WriteString(body); err != nil {
-			t.Fatal(err)
-		}
-		return f.Commit()
-	}
+	commit := func(target, body string) error { return writeOutput(t, target, body) }
 	perm := func(name string) os.FileMode {
 		t.Helper()
 		fi, err := os.Stat(name)
@@ -48,11 +52,11 @@ func TestAtomicFile(t *testing.T) {
 	if err := os.Chmod(old, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	f, err := createAtomic(old)
+	f, err := createOutput(old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := createAtomic(old)
+	g, err := createOutput(old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +78,21 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("a replaced file has mode %v, want 0640", got)
 	}
 
-	// A directory that is not empty cannot be replaced by a file.
+	// A directory is no output file: refused before anything is written.
 	busy := filepath.Join(dir, "busy")
 	if err := os.MkdirAll(filepath.Join(busy, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err = commit(busy, "x")
+	if f, err := createOutput(busy); err == nil {
+		f.Abort()
+		t.Error("a directory taken for an output file")
+	}
+	// A rename that fails leaves no temporary file behind.
+	f, err = createAtomic(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Commit()
 	var le *os.LinkError
 	if !errors.As(err, &le) || le.New != busy {
 		t.Errorf("replacing a directory: %v, want a rename error naming it", err)
@@ -97,7 +110,7 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("the directory holds %q, want %q", names, want)
 	}
 
-	if _, err := createAtomic(filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := createOutput(filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file in a missing directory: %v", err)
 	}
 }
