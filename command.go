@@ -157,10 +157,10 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		cl.Progress = c.progress.update
 	}
 	status := exitOK
-	if c.cancel != nil && c.writesFiles(len(q.args)) {
+	if c.cancel != nil && c.writesFiles(q.npos) {
 		defer c.catchInterrupts()()
 	}
-	if len(q.args) >= longRun || len(q.lists) > 0 {
+	if q.npos >= longRun || len(q.lists) > 0 {
 		// Only the code the run keeps executing stays resident. A list is
 		// taken for a long run: that is what lists are for.
 		releaseText()

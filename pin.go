@@ -39,7 +39,7 @@ func holdLocalCPU(q *urlQueue) {
 		}
 	}
 	for _, a := range q.urls {
-		if a.list != nil && a.list.wait || a.list == nil && !isLocalURL(a.value) {
+		if (a.list != nil && a.list.wait) || (a.list == nil && !isLocalURL(a.value)) {
 			return
 		}
 	}

@@ -184,6 +184,7 @@ type queued struct {
 // of its --url @FILE. It reads ahead only as far as the run looks (the
 // next URL, the few started early, the hint of those that follow).
 type urlQueue struct {
+	npos  int      // positional URLs in all
 	args  []string // positional URLs not yet queued
 	urls  []urlArg // --url values not yet queued
 	pos   int      // positional URLs queued so far
@@ -203,7 +204,7 @@ type urlQueue struct {
 // newURLQueue queues the positional URLs args and the --url values urls,
 // whose lists are open.
 func newURLQueue(args []string, urls []urlArg) *urlQueue {
-	q := &urlQueue{args: args, urls: urls}
+	q := &urlQueue{npos: len(args), args: args, urls: urls}
 	for _, u := range urls {
 		if u.list != nil {
 			q.lists = append(q.lists, u.list)

@@ -314,3 +314,24 @@ func TestURLListStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestURLQueueCount checks that the command line's count of URLs, which
+// decides whether a run is long and whether -O applies to some of them,
+// stays what it was once the queue has read ahead (as holdLocalCPU does
+// before the run starts).
+func TestURLQueueCount(t *testing.T) {
+	args := make([]string, longRun)
+	for i := range args {
+		args[i] = "file:///f" + strconv.Itoa(i)
+	}
+	q := newURLQueue(args, nil)
+	q.ahead(maxAhead + 1)
+	q.next()
+	if q.npos != longRun {
+		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.npos, longRun)
+	}
+	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, longRun-1)}}
+	if !c.writesFiles(q.npos) {
+		t.Error("the last URL's implied -O not seen")
+	}
+}
