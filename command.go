@@ -637,40 +637,40 @@ type atomicFile struct {
 // createOutput opens target for a body written from its start. A regular
 // file, or none yet, is written atomically (createAtomic); through a
 // symbolic link, the file the link leads to is, and the link stays.
-// Anything else that exists is written in place.
+// Anything else is written in place: what exists and is no regular file,
+// a dangling link's file, and any path under /dev or /proc, where names
+// such as /dev/stdout and /proc/self/fd/1 stand for a file the shell
+// opened, which must be written through, not replaced.
 func createOutput(target string) (*atomicFile, error) {
-	mode, exists := lstatMode(target)
-	if exists && mode&os.ModeSymlink != 0 {
-		// Rare enough to take the slow, portable path: where the link
-		// leads, and what is there.
-		fi, err := os.Stat(target)
+	if p := filepath.Clean(target); strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+		return openInPlace(target, os.O_CREATE|os.O_TRUNC)
+	}
+	fi, err := os.Lstat(target)
+	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		real, rerr := filepath.EvalSymlinks(target)
-		switch {
-		case err == nil && rerr == nil:
-			target, mode = real, fi.Mode()
-		case err == nil:
-			mode = fi.Mode()
-		default:
-			// A dangling link: the file it names is created, in place.
-			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-			if err != nil {
-				return nil, err
-			}
-			return &atomicFile{File: f, target: target, inPlace: true}, nil
+		if fi, err = os.Stat(target); err != nil || rerr != nil {
+			// A dangling link: the file it names is created.
+			return openInPlace(target, os.O_CREATE|os.O_TRUNC)
 		}
+		target = real
 	}
-	if exists && !mode.IsRegular() {
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &atomicFile{File: f, target: target, inPlace: true}, nil
+	if err == nil && !fi.Mode().IsRegular() {
+		return openInPlace(target, 0)
 	}
-	f, err := createAtomic(target)
-	if err == nil && exists {
-		f.replaces, f.perm = true, mode.Perm()
+	f, cerr := createAtomic(target)
+	if cerr == nil && err == nil {
+		f.replaces, f.perm = true, fi.Mode().Perm()
 	}
-	return f, err
+	return f, cerr
+}
+
+// openInPlace opens target itself for writing, with flags added.
+func openInPlace(target string, flags int) (*atomicFile, error) {
+	f, err := os.OpenFile(target, os.O_WRONLY|flags, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, target: target, inPlace: true}, nil
 }
 
 // createAtomic opens a temporary file beside target, for Commit to rename
@@ -684,12 +684,9 @@ func createAtomic(target string) (*atomicFile, error) {
 	return &atomicFile{File: f, target: target}, nil
 }
 
+// openAppend opens target for -C: the body's rest is appended to it.
 func openAppend(target string) (*atomicFile, error) {
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, target: target, inPlace: true}, nil
+	return openInPlace(target, os.O_APPEND|os.O_CREATE)
 }
 
 // ReadFrom passes io.Copy straight to *os.File so that the kernel's copy

@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
-// The calls that stat, create, chmod and rename an output file are made
-// as raw system calls, which the Go scheduler does not see. On a
+// The calls that create, chmod and rename an output file are made as raw
+// system calls, which the Go scheduler does not see. On a
 // journaling file system they take tens to hundreds of microseconds (ext4
 // writes a file out when a rename replaces another: auto_da_alloc). A Go
 // system call that lasts past the scheduler's monitor tick (20 µs) gives
@@ -26,8 +28,9 @@ import (
 // atFDCWD is AT_FDCWD (-100): a path relative to the working directory.
 const atFDCWD = ^uintptr(99)
 
-// createTemp creates a new file beside target, named after it and unused
-// (O_EXCL), for writing, with mode 0600, as os.CreateTemp does.
+// createTemp creates a new file in dir (empty: the working directory),
+// named after base and unused (O_EXCL), for writing, with mode 0600, as
+// os.CreateTemp does.
 func createTemp(dir, base string) (*os.File, error) {
 	for try := 0; ; try++ {
 		name := dir + "." + base + ".urlget-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
@@ -35,7 +38,7 @@ func createTemp(dir, base string) (*os.File, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "open", Path: name, Err: err}
 		}
-		fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)),
+		fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)),
 			syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600, 0, 0)
 		switch {
 		case e == syscall.EEXIST && try < 10000:
@@ -49,45 +52,9 @@ func createTemp(dir, base string) (*os.File, error) {
 	}
 }
 
-// lstatMode returns the type and permission bits of what name names, not
-// following a final symbolic link, and false when nothing is there (or it
-// cannot be told).
-func lstatMode(name string) (os.FileMode, bool) {
-	p, err := syscall.BytePtrFromString(name)
-	if err != nil {
-		return 0, false
-	}
-	var st syscall.Stat_t
-	if _, _, e := syscall.RawSyscall6(syscall.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), atSymlinkNofollow, 0, 0); e != 0 {
-		return 0, false
-	}
-	mode := os.FileMode(st.Mode & 0o777)
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-	case syscall.S_IFDIR:
-		mode |= os.ModeDir
-	case syscall.S_IFLNK:
-		mode |= os.ModeSymlink
-	case syscall.S_IFCHR:
-		mode |= os.ModeDevice | os.ModeCharDevice
-	case syscall.S_IFBLK:
-		mode |= os.ModeDevice
-	case syscall.S_IFIFO:
-		mode |= os.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		mode |= os.ModeSocket
-	default:
-		mode |= os.ModeIrregular
-	}
-	return mode, true
-}
-
-// atSymlinkNofollow is AT_SYMLINK_NOFOLLOW.
-const atSymlinkNofollow = 0x100
-
 // chmodFile sets the permission bits of an open file.
 func chmodFile(f *os.File, mode os.FileMode) error {
-	if _, _, e := syscall.RawSyscall(syscall.SYS_FCHMOD, f.Fd(), uintptr(mode.Perm()), 0); e != 0 {
+	if _, _, e := unix.RawSyscall(unix.SYS_FCHMOD, f.Fd(), uintptr(mode.Perm()), 0); e != 0 {
 		return &os.PathError{Op: "chmod", Path: f.Name(), Err: e}
 	}
 	return nil
@@ -103,7 +70,9 @@ func renameFile(oldpath, newpath string) error {
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 	}
-	if _, _, e := syscall.RawSyscall6(syscall.SYS_RENAMEAT, atFDCWD, uintptr(unsafe.Pointer(op)), atFDCWD, uintptr(unsafe.Pointer(np)), 0, 0); e != 0 {
+	// renameat2 with no flags is renameat, which some architectures
+	// (arm64, riscv64) do not have.
+	if _, _, e := unix.RawSyscall6(unix.SYS_RENAMEAT2, atFDCWD, uintptr(unsafe.Pointer(op)), atFDCWD, uintptr(unsafe.Pointer(np)), 0, 0); e != 0 {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: e}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -105,6 +106,24 @@ func TestCreateOutputInPlace(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(other); len(entries) != 1 {
 		t.Errorf("the linked file's directory holds %d entries", len(entries))
+	}
+
+	// A file the process holds open, by its /proc name (as -o /dev/stdout
+	// with stdout redirected to a file): written through, the same file.
+	held, err := os.Create(filepath.Join(other, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	held.WriteString("before\n")
+	write("/proc/self/fd/"+strconv.Itoa(int(held.Fd())), "through /proc\n")
+	if b, _ := os.ReadFile(held.Name()); string(b) != "through /proc\n" {
+		t.Errorf("the held file reads %q", b)
+	}
+	if fi, err := os.Stat(held.Name()); err != nil {
+		t.Fatal(err)
+	} else if hfi, _ := held.Stat(); !os.SameFile(fi, hfi) {
+		t.Error("the held file was replaced, not written through")
 	}
 
 	// A dangling link: the file it names is created.
