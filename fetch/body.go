@@ -160,14 +160,35 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// ReadFrom copies r through the sink until r ends. A source that is an
+// *io.LimitedReader over a connection (a body whose length its header
+// gave, on a connection that outlives it) is copied from the connection
+// itself, at most N bytes, with N counted down, as *os.File.ReadFrom
+// treats one: the sink can still splice from the socket, and nothing past
+// the body is read. Such a source gets no low-water mark from the copy:
+// its body, which knows where it ends, sets its own (BatchReceiver).
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
+	lr, limited := r.(*io.LimitedReader)
+	if limited {
+		r = lr.R
+	}
 	var total int64
-	bt := batcher{on: c.batch}
+	bt := batcher{on: c.batch && !limited}
 	eof := false
 	defer func() { bt.stop(eof) }()
 	for {
-		n, werr, err := c.s.copyN(r, b.chunk(&bt, r, total))
+		chunk := b.chunk(&bt, r, total)
+		if limited {
+			if lr.N <= 0 {
+				return total, nil
+			}
+			chunk = min(chunk, lr.N)
+		}
+		n, werr, err := c.s.copyN(r, chunk)
+		if limited {
+			lr.N -= n
+		}
 		total += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {

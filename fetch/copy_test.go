@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/schemes"
 )
@@ -29,6 +30,13 @@ func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
 		t.Fatal(err)
 	}
 	ln := serveTCP(t, func(c net.Conn) { c.Write(data) })
+	// A connection that outlives its body, as a kept-alive HTTP one does,
+	// with bytes past the body that the copy must leave alone.
+	held := serveTCP(t, func(c net.Conn) {
+		c.Write(data)
+		c.Write([]byte("past the body"))
+		<-t.Context().Done()
+	})
 	return map[string]func() io.ReadCloser{
 		"file": func() io.ReadCloser {
 			f, err := os.Open(path)
@@ -53,6 +61,16 @@ func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
 				t.Fatal(err)
 			}
 			return &checkedBody{c: c.(*net.TCPConn), want: int64(len(data))}
+		},
+		"limited": func() io.ReadCloser {
+			c, err := net.Dial("tcp", held.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A copy that reads past the body waits for bytes that
+			// never come: the deadline turns that into a failure.
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			return &lengthBody{c: c.(*net.TCPConn), remain: int64(len(data))}
 		},
 	}
 }
@@ -118,6 +136,45 @@ func (b *checkedBody) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (b *checkedBody) Close() error { return b.c.Close() }
+
+// lengthBody is a body that ends before its connection does, as an HTTP
+// body of known length on a kept-alive connection: its WriteTo offers the
+// connection as an *io.LimitedReader of the body's bytes.
+type lengthBody struct {
+	c      *net.TCPConn
+	remain int64
+}
+
+func (b *lengthBody) Read(p []byte) (int, error) {
+	if b.remain <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.remain {
+		p = p[:b.remain]
+	}
+	n, err := b.c.Read(p)
+	b.remain -= int64(n)
+	if err == io.EOF && b.remain > 0 {
+		err = errShortBody
+	}
+	return n, err
+}
+
+func (b *lengthBody) WriteTo(w io.Writer) (int64, error) {
+	rf, ok := w.(io.ReaderFrom)
+	if !ok {
+		return io.Copy(w, struct{ io.Reader }{b})
+	}
+	lr := &io.LimitedReader{R: b.c, N: b.remain}
+	n, err := rf.ReadFrom(lr)
+	b.remain = lr.N
+	if err == nil && b.remain > 0 {
+		err = errShortBody
+	}
+	return n, err
+}
+
+func (b *lengthBody) Close() error { return b.c.Close() }
 
 // TestWriteToCheckedBodyEndsShort makes sure a body that checks its own end
 // still reports a short transfer when the copy goes through the kernel.

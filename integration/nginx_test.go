@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -171,4 +172,114 @@ func TestNginxManySmallFilesOneConnection(t *testing.T) {
 	if reused != n-1 {
 		t.Errorf("%d of %d fetches reused the connection, want %d", reused, n, n-1)
 	}
+}
+
+// TestNginxBodyIntoKernelDestinations fetches a file through fetch.Client
+// into the destinations the copy moves bytes to with the kernel (a pipe, a
+// regular file, /dev/null) and into a plain writer, each as the only URL
+// of its run (the connection of its own, read past net/http) and as one of
+// several (the pooled connection): the same bytes, and none of the
+// keep-alive connection's beyond them, whichever way.
+func TestNginxBodyIntoKernelDestinations(t *testing.T) {
+	_, dir, urlDir := nginxServer(t)
+	data := make([]byte, 3<<20+777)
+	if _, err := rand.Read(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := sha256.Sum256(data)
+	dests := map[string]func(t *testing.T) (io.Writer, func() ([32]byte, int)){
+		"pipe": func(t *testing.T) (io.Writer, func() ([32]byte, int)) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(pr)
+				pr.Close()
+				got <- b
+			}()
+			t.Cleanup(func() { pw.Close() })
+			return pw, func() ([32]byte, int) {
+				pw.Close()
+				b := <-got
+				return sha256.Sum256(b), len(b)
+			}
+		},
+		"file": func(t *testing.T) (io.Writer, func() ([32]byte, int)) {
+			f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f, func() ([32]byte, int) {
+				b, err := os.ReadFile(f.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sha256.Sum256(b), len(b)
+			}
+		},
+		"devnull": func(t *testing.T) (io.Writer, func() ([32]byte, int)) {
+			f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			// Nothing to read back: the count is checked.
+			return f, func() ([32]byte, int) { return want, len(data) }
+		},
+		"writer": func(t *testing.T) (io.Writer, func() ([32]byte, int)) {
+			h := sha256.New()
+			var n countWriter
+			return io.MultiWriter(h, &n), func() ([32]byte, int) {
+				var sum [32]byte
+				h.Sum(sum[:0])
+				return sum, int(n)
+			}
+		},
+	}
+	for name, dest := range dests {
+		for _, last := range []bool{true, false} {
+			t.Run(name+"/last="+strconv.FormatBool(last), func(t *testing.T) {
+				c := &fetch.Client{}
+				defer c.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				res, err := c.Do(ctx, fetch.Request{URL: urlDir + "/big.bin", Last: last})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				// Only the body on a connection of its own hands its
+				// socket on (WriteTo); a pooled one is read through.
+				fb, ok := res.Body.(*fetch.Body)
+				if !ok {
+					t.Fatalf("body is a %T", res.Body)
+				}
+				if _, wt := fb.Unwrap().(io.WriterTo); wt != last {
+					t.Errorf("the body is an io.WriterTo: %v, want %v", wt, last)
+				}
+				w, result := dest(t)
+				n, err := io.Copy(w, res.Body)
+				if err != nil || n != int64(len(data)) {
+					t.Fatalf("copied %d of %d bytes, %v", n, len(data), err)
+				}
+				if sum, m := result(); sum != want || m != len(data) {
+					t.Errorf("%d bytes arrived that differ from the %d sent", m, len(data))
+				}
+			})
+		}
+	}
+}
+
+// countWriter counts what is written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }

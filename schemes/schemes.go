@@ -225,7 +225,12 @@ type Resource struct {
 	// so only while the rest of the connection is the rest of the body,
 	// ended by the peer closing it: the copy may then splice from the
 	// socket, and may ask the kernel to wake it only for large batches
-	// (SO_RCVLOWAT), which the end of the stream always ends.
+	// (SO_RCVLOWAT), which the end of the stream always ends. A body
+	// that ends before its connection does (a length its header gave) may
+	// instead have its WriteTo hand an *io.LimitedReader over the
+	// connection, N the bytes still to come: the copy moves at most N and
+	// counts N down; a low-water mark is then the body's own to keep below
+	// what is still to come (BatchReceiver).
 	Body io.ReadCloser
 
 	// Listing streams the entries of a directory, menu, group or search

@@ -297,6 +297,11 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		}
 	}
 	res.Body = b
+	if sb, ok := resp.Body.(*shotBody); ok && b.raw != nil {
+		// The connection is the request's own and closes after the body:
+		// the copy may take the rest of the body from the socket itself.
+		res.Body = &shotRest{body: b, shot: sb, conn: conn}
+	}
 	return res, nil
 }
 

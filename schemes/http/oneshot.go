@@ -252,3 +252,75 @@ func tokenByte(c byte) bool {
 	}
 	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
+
+// shotRest is a body of known length (Content-Length, no transfer coding)
+// that came on a oneShot connection, which closes once the body is out. Its
+// WriteTo hands the copy the rest of the body as the socket itself, limited
+// to the bytes still to come, so that the copy can splice them into a pipe,
+// /dev/null or a file (fetch's chunkWriter) instead of reading them through
+// net/http's body reader: 1 GiB from a local nginx into /dev/null took
+// 135 ms of CPU and 367 ms through the reader, 83 ms and 241 ms this way
+// (medians of 15 runs); into a pipe, with cat's share, 386 and 232 ms of
+// CPU. A pooled connection keeps going through the Transport's reader,
+// which reads ahead of the body and owns the connection's next response.
+type shotRest struct {
+	*body
+	shot *shotBody
+	conn net.Conn // a syscall.Conn: body.raw is its socket
+}
+
+// WriteTo writes the body to w: first what the connection's read buffer
+// holds of it, then, when w can read from a source (io.ReaderFrom), the
+// rest from the socket as an *io.LimitedReader of the bytes the body still
+// has. While a low-water mark is set (BatchReceive), the last mark's worth
+// of bytes go in a copy of their own with the mark back at one byte, so
+// that they never wait for bytes that will not come: the server keeps the
+// connection open after the body (RFC 9112 §9.3). Any other w gets the body
+// through Read.
+func (b *shotRest) WriteTo(w io.Writer) (int64, error) {
+	rf, ok := w.(io.ReaderFrom)
+	c := b.shot.c
+	if !ok || c == nil {
+		return io.Copy(w, readerOnly{b.body})
+	}
+	var written int64
+	if n := int64(c.br.Buffered()); n > 0 && b.remain > 0 {
+		p, _ := c.br.Peek(int(min(n, b.remain)))
+		m, err := w.Write(p)
+		c.br.Discard(m)
+		written += int64(m)
+		b.remain -= int64(m)
+		if err != nil {
+			return written, err
+		}
+	}
+	// From here on the socket is read past net/http's body reader, which
+	// is left behind: this is the final response, whose connection
+	// shotBody.Close closes, never drains.
+	for b.remain > 0 {
+		n := b.remain
+		if b.lowat > 1 && n > int64(b.lowat) {
+			n -= int64(b.lowat)
+		}
+		lr := &io.LimitedReader{R: b.conn, N: n}
+		m, err := rf.ReadFrom(lr)
+		written += m
+		b.remain -= m
+		if b.lowat > 1 {
+			b.lowWater()
+		}
+		if err != nil {
+			return written, err
+		}
+		if lr.N > 0 {
+			// The server closed the connection before the length its
+			// header gave.
+			return written, b.classify(io.ErrUnexpectedEOF)
+		}
+	}
+	return written, nil
+}
+
+// readerOnly hides every method of a reader but Read, so that io.Copy does
+// not call the WriteTo it wraps again.
+type readerOnly struct{ io.Reader }
