@@ -638,11 +638,10 @@ type atomicFile struct {
 // file, or none yet, is written atomically (createAtomic); through a
 // symbolic link, the file the link leads to is, and the link stays.
 // Anything else is written in place: what exists and is no regular file,
-// a dangling link's file, and any path under /dev or /proc, where names
-// such as /dev/stdout and /proc/self/fd/1 stand for a file the shell
-// opened, which must be written through, not replaced.
+// a dangling link's file, and the names of a descriptor (standsForOpenFile),
+// which must be written through, not replaced.
 func createOutput(target string) (*atomicFile, error) {
-	if p := filepath.Clean(target); strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+	if standsForOpenFile(target) {
 		return openInPlace(target, os.O_CREATE|os.O_TRUNC)
 	}
 	fi, err := os.Lstat(target)
@@ -662,6 +661,23 @@ func createOutput(target string) (*atomicFile, error) {
 		f.replaces, f.perm = true, fi.Mode().Perm()
 	}
 	return f, cerr
+}
+
+// standsForOpenFile reports whether path names a file through a process's
+// descriptor rather than by its place in a directory: /dev/stdout,
+// /dev/stderr, /dev/stdin, /dev/fd/N and anything under /proc
+// (/proc/self/fd/1). Such a name stands for the file the shell opened,
+// perhaps for appending; its link leads to a path that renaming over would
+// leave the shell's descriptor on the old file. Other paths under /dev
+// take the ordinary way: a device is written in place because it is no
+// regular file, and a file in /dev/shm is replaced like any other.
+func standsForOpenFile(path string) bool {
+	p := filepath.Clean(path)
+	switch {
+	case strings.HasPrefix(p, "/proc/"), strings.HasPrefix(p, "/dev/fd/"):
+		return true
+	}
+	return p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin"
 }
 
 // openInPlace opens target itself for writing, with flags added.

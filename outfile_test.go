@@ -114,3 +114,25 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("a file in a missing directory: %v", err)
 	}
 }
+
+// TestStandsForOpenFile: the names of a descriptor are written through;
+// other paths under /dev, such as a file in /dev/shm, are not among them.
+func TestStandsForOpenFile(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/dev/stdout":      true,
+		"/dev/./stderr":    true,
+		"/dev/stdin":       true,
+		"/dev/fd/1":        true,
+		"/proc/self/fd/1":  true,
+		"/proc/1234/fd/7":  true,
+		"/dev/shm/out.bin": false,
+		"/dev/null":        false, // a device: in place by its type
+		"/devices/stdout":  false,
+		"dev/stdout":       false,
+		"out.bin":          false,
+	} {
+		if got := standsForOpenFile(path); got != want {
+			t.Errorf("standsForOpenFile(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

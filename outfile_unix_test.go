@@ -116,14 +116,20 @@ func TestCreateOutputInPlace(t *testing.T) {
 	}
 	defer held.Close()
 	held.WriteString("before\n")
-	write("/proc/self/fd/"+strconv.Itoa(int(held.Fd())), "through /proc\n")
-	if b, _ := os.ReadFile(held.Name()); string(b) != "through /proc\n" {
-		t.Errorf("the held file reads %q", b)
-	}
-	if fi, err := os.Stat(held.Name()); err != nil {
-		t.Fatal(err)
-	} else if hfi, _ := held.Stat(); !os.SameFile(fi, hfi) {
-		t.Error("the held file was replaced, not written through")
+	fd := strconv.Itoa(int(held.Fd()))
+	for _, name := range []string{"/proc/self/fd/" + fd, "/dev/fd/" + fd} {
+		if _, err := os.Stat(name); err != nil {
+			continue // not on this system
+		}
+		write(name, "through "+name+"\n")
+		if b, _ := os.ReadFile(held.Name()); string(b) != "through "+name+"\n" {
+			t.Errorf("%s: the held file reads %q", name, b)
+		}
+		if fi, err := os.Stat(held.Name()); err != nil {
+			t.Fatal(err)
+		} else if hfi, _ := held.Stat(); !os.SameFile(fi, hfi) {
+			t.Errorf("%s: the held file was replaced, not written through", name)
+		}
 	}
 
 	// A dangling link: the file it names is created.
