@@ -297,28 +297,36 @@ func (b *shotRest) WriteTo(w io.Writer) (int64, error) {
 	// From here on the socket is read past net/http's body reader, which
 	// is left behind: this is the final response, whose connection
 	// shotBody.Close closes, never drains.
-	for b.remain > 0 {
-		n := b.remain
-		if b.lowat > 1 && n > int64(b.lowat) {
-			n -= int64(b.lowat)
+	if b.lowat > 1 {
+		if head := b.remain - int64(b.lowat); head > 0 {
+			m, err := b.copyRest(rf, head)
+			written += m
+			if err != nil {
+				return written, err
+			}
 		}
-		lr := &io.LimitedReader{R: b.conn, N: n}
-		m, err := rf.ReadFrom(lr)
-		written += m
-		b.remain -= m
-		if b.lowat > 1 {
-			b.lowWater()
-		}
-		if err != nil {
-			return written, err
-		}
-		if lr.N > 0 {
-			// The server closed the connection before the length its
-			// header gave.
-			return written, b.classify(io.ErrUnexpectedEOF)
-		}
+		b.batch = 0
+		b.lowWater()
 	}
-	return written, nil
+	m, err := b.copyRest(rf, b.remain)
+	return written + m, err
+}
+
+// copyRest hands rf the next n bytes of the body as the socket limited to
+// them. A connection that ends before them is a truncated transfer.
+func (b *shotRest) copyRest(rf io.ReaderFrom, n int64) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	lr := &io.LimitedReader{R: b.conn, N: n}
+	m, err := rf.ReadFrom(lr)
+	b.remain -= m
+	if err == nil && lr.N > 0 {
+		// The server closed the connection before the length its header
+		// gave.
+		err = b.classify(io.ErrUnexpectedEOF)
+	}
+	return m, err
 }
 
 // readerOnly hides every method of a reader but Read, so that io.Copy does
