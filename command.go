@@ -157,10 +157,10 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		cl.Progress = c.progress.update
 	}
 	status := exitOK
-	if c.cancel != nil && c.writesFiles(q.npos) {
+	if c.cancel != nil && c.writesFiles(q.ncli) {
 		defer c.catchInterrupts()()
 	}
-	if q.npos >= longRun || len(q.lists) > 0 {
+	if q.ncli >= longRun || len(q.lists) > 0 {
 		// Only the code the run keeps executing stays resident. A list is
 		// taken for a long run: that is what lists are for.
 		releaseText()
@@ -234,16 +234,13 @@ func (c *command) spec(i int) outputSpec {
 	return outputSpec{}
 }
 
-// writesFiles reports whether a run of n URLs on the command line (and the
-// lists of --url @FILE) writes any output file: only then has an
-// interruption something to clean up.
+// writesFiles reports whether a run of n URLs of the command line
+// (cliURLs), and the lists of any --url @FILE, writes an output file: only
+// then has an interruption something to clean up.
 func (c *command) writesFiles(n int) bool {
 	o := c.opts
-	for _, a := range o.urlArgs {
-		if a.isList() {
-			return true
-		}
-		n++
+	if hasList(o.urlArgs) {
+		return true
 	}
 	if o.continueAt != "" || o.remoteNameAll && n > len(o.outputs) {
 		return true

@@ -291,13 +291,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	}
 	// -o and -O pair with the command line's URLs; a list's URLs each
 	// have their implied -O.
-	n := len(urls)
-	for _, a := range o.urlArgs {
-		if !a.isList() {
-			n++
-		}
-	}
-	if len(o.outputs) > n {
+	if n := cliURLs(len(urls), o.urlArgs); len(o.outputs) > n {
 		return usage("%d outputs (-o/-O) for %d URLs", len(o.outputs), n)
 	}
 	if fs.Changed("user") {

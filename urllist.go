@@ -58,6 +58,28 @@ type urlArg struct {
 // URL starts with @: a scheme starts with a letter (RFC 3986 §3.1).
 func (a urlArg) isList() bool { return strings.HasPrefix(a.value, "@") }
 
+// cliURLs counts the command line's own URLs: the positional ones and the
+// --url values that are no list. -o and -O pair with these, in order.
+func cliURLs(positional int, urls []urlArg) int {
+	n := positional
+	for _, a := range urls {
+		if !a.isList() {
+			n++
+		}
+	}
+	return n
+}
+
+// hasList reports whether any --url value names a list.
+func hasList(urls []urlArg) bool {
+	for _, a := range urls {
+		if a.isList() {
+			return true
+		}
+	}
+	return false
+}
+
 // urlList reads one URL list. Blank lines and lines whose first non-blank
 // character is # are skipped, and the blanks around a URL are not part of
 // it (RFC 3986 appendix C: white space around a URL in text is not part
@@ -184,7 +206,7 @@ type queued struct {
 // of its --url @FILE. It reads ahead only as far as the run looks (the
 // next URL, the few started early, the hint of those that follow).
 type urlQueue struct {
-	npos  int      // positional URLs in all
+	ncli  int      // the command line's URLs in all (positional and --url URL)
 	args  []string // positional URLs not yet queued
 	urls  []urlArg // --url values not yet queued
 	pos   int      // positional URLs queued so far
@@ -204,7 +226,7 @@ type urlQueue struct {
 // newURLQueue queues the positional URLs args and the --url values urls,
 // whose lists are open.
 func newURLQueue(args []string, urls []urlArg) *urlQueue {
-	q := &urlQueue{npos: len(args), args: args, urls: urls}
+	q := &urlQueue{ncli: cliURLs(len(args), urls), args: args, urls: urls}
 	for _, u := range urls {
 		if u.list != nil {
 			q.lists = append(q.lists, u.list)

@@ -327,11 +327,16 @@ func TestURLQueueCount(t *testing.T) {
 	q := newURLQueue(args, nil)
 	q.ahead(maxAhead + 1)
 	q.next()
-	if q.npos != longRun {
-		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.npos, longRun)
+	if q.ncli != longRun {
+		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
 	}
 	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, longRun-1)}}
-	if !c.writesFiles(q.npos) {
+	if !c.writesFiles(q.ncli) {
 		t.Error("the last URL's implied -O not seen")
+	}
+	// A --url URL is one of the command line's as well; a list is not.
+	urls := []urlArg{{at: longRun - 1, value: "file:///last"}, {at: longRun - 1, value: "@list"}}
+	if q := newURLQueue(args[:longRun-1], urls); q.ncli != longRun {
+		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
 	}
 }
