@@ -21,8 +21,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
-	_ "github.com/urlget/urlget/internal/oneproc"  // GOMAXPROCS=1, set at initialization
-	_ "github.com/urlget/urlget/internal/prefault" // heap and text mapped in at once, the stack grown early
+	_ "github.com/urlget/urlget/internal/oneproc"  // GOMAXPROCS=1 and the stack grown, at initialization
+	_ "github.com/urlget/urlget/internal/prefault" // the heap's next pages mapped in at once
 	"github.com/urlget/urlget/schemes"
 )
 

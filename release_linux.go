@@ -16,13 +16,12 @@ const (
 
 // releaseText drops the process's mapping of its own code, leaving the
 // executable's pages in the page cache: what the run goes on executing
-// faults back in, the rest (package initializers, flag parsing, and all
-// that package prefault mapped in at start-up to spare a short run its
-// page faults) no longer counts in its resident memory. Done before the
-// first URL, when the peak is still ahead. Peak RSS of small http files in
-// one run, four runs each: 256 URLs 9.4-9.6 -> 8.4-8.6 MiB, 1000 9.6-9.9
-// -> 8.6-9.0, 10,000 10.3-10.9 -> 9.4-9.7; the time the text takes to
-// fault back in did not show (1000 URLs: 81.0 ms both ways, means of 15).
+// faults back in, the rest (package initializers, flag parsing) no longer
+// counts in its resident memory. Done before the first URL, when the peak
+// is still ahead. Peak RSS of small http files in one run, four runs
+// each: 256 URLs 8.7-8.9 -> 8.0-8.5 MiB, 1000 9.0-9.3 -> 8.5-8.7, 10,000
+// 9.4-10.0 -> 9.2-9.5; the time the text takes to fault back in did not
+// show (1000 URLs: 81.0 ms both ways, means of 15).
 //
 // MADV_DONTNEED on a private file mapping gives the file's page back at
 // the next touch, as the kernel does by itself for a page it reclaims

@@ -36,27 +36,27 @@ const (
 //go:linkname rawSyscall syscall.RawSyscall
 func rawSyscall(trap, a1, a2, a3 uintptr) (r1, r2, errno uintptr)
 
-// sysNumbers returns the system call numbers of madvise(2) and mincore(2)
-// on this architecture (package syscall's SYS_MADVISE and SYS_MINCORE),
-// or zeros where they are not known.
-func sysNumbers() (madvise, mincore uintptr) {
+// sysNumber returns the system call number of madvise(2) on this
+// architecture (package syscall's SYS_MADVISE), or zero where it is not
+// known.
+func sysNumber() uintptr {
 	switch runtime.GOARCH {
 	case "amd64":
-		return 28, 27
+		return 28
 	case "arm64", "loong64", "riscv64":
-		return 233, 232
+		return 233
 	case "386", "s390x":
-		return 219, 218
+		return 219
 	case "arm":
-		return 220, 219
+		return 220
 	case "ppc64", "ppc64le":
-		return 205, 206
+		return 205
 	case "mips", "mipsle":
-		return 4218, 4217
+		return 4218
 	case "mips64", "mips64le":
-		return 5027, 5026
+		return 5027
 	}
-	return 0, 0
+	return 0
 }
 
 // probe holds the probe allocation while init looks at it; storing it in
@@ -70,7 +70,7 @@ var populated struct {
 }
 
 func init() {
-	madvise, mincore := sysNumbers()
+	madvise := sysNumber()
 	if madvise == 0 {
 		return
 	}
@@ -82,5 +82,4 @@ func init() {
 	// start a thread to take it.
 	_, _, errno := rawSyscall(madvise, top, ahead, madvPopulateWrite)
 	populated.addr, populated.n, populated.errno = top, ahead, errno
-	populateText(madvise, mincore)
 }
