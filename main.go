@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -31,11 +32,14 @@ const version = "0.1.0"
 
 func main() {
 	holdCPU = !restoreGOMAXPROCS()
-	tuneRuntime()
+	tuneGC = true
 	args := os.Args[1:]
-	// Once parsed, the URLs live in the slice the flag parser returns; os.Args
-	// would keep a second array of them for the whole run (16 bytes a URL, on
-	// top of the runtime's own). Only the program name is left in it.
+	// The URLs are read from argArea once the flags are parsed (see
+	// cmdline.go); os.Args would keep an array of their headers for the
+	// whole run, 16 bytes a URL on top of the runtime's own. Only the
+	// program name is left in it, and args goes with the parse.
+	argArea = argBytes(args)
+	releaseArgv(os.Args)
 	os.Args = []string{os.Args[0]}
 	os.Exit(run(args, os.Stdin, os.Stdout, os.Stderr))
 }
@@ -57,12 +61,23 @@ func restoreGOMAXPROCS() bool {
 	return true
 }
 
+// tuneGC is set by main: run then fits the garbage collector to the
+// command (see tuneRuntime); tests that call run leave it off.
+var tuneGC bool
+
 // tuneRuntime fits the Go runtime to a command that moves one transfer at a
 // time, unless the user set GOGC: a GC target of a quarter of the live
 // heap, which is tiny here, so that a run of many URLs collects its garbage
 // before the default 4 MiB minimum heap adds to the resident set (the
 // kernel copies the bodies and allocates nothing in the heap). GOMAXPROCS
 // is set to 1 earlier, by package oneproc.
+//
+// It is called once the command line is parsed. The lower target starts a
+// collection at once when the heap already holds more than a quarter of
+// it, as a long command line's does: the runtime's two arrays of the
+// arguments, 16 bytes an argument each. Started before the parse, that
+// collection found os.Args's array still in use and set the heap's goal by
+// it: at the kernel's limit on the arguments' size, 0.5 MiB more peak RSS.
 func tuneRuntime() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(25)
@@ -87,6 +102,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	o, urls, code := parseFlags(args, stdout, stderr)
 	if o == nil {
 		return code
+	}
+	if tuneGC {
+		tuneRuntime()
 	}
 	for i := range o.urlArgs {
 		a := &o.urlArgs[i]
@@ -117,7 +135,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 // URLs, so that the run keeps the command line's order.
 type urlFlag struct {
 	args *[]urlArg
-	fs   *pflag.FlagSet
+	pos  *int // positional URLs before the flag being parsed
 }
 
 func (f urlFlag) String() string { return "" }
@@ -126,7 +144,7 @@ func (f urlFlag) Set(v string) error {
 	if v == "@" {
 		return errors.New("@ names no file (@FILE, or @- for standard input)")
 	}
-	*f.args = append(*f.args, urlArg{at: len(f.fs.Args()), value: v})
+	*f.args = append(*f.args, urlArg{at: *f.pos, value: v})
 	return nil
 }
 
@@ -210,7 +228,10 @@ a line, each with its own URL; --json prints JSON lines instead.
 Options:
 `
 
-func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, int) {
+// parseFlags parses the command line of a fetch, args, whose bytes are
+// argArea when that is set. It returns the options and the positional
+// URLs, or nil and the exit status.
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals, int) {
 	o := &options{options: map[string]string{}}
 	fs := pflag.NewFlagSet("urlget", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -220,7 +241,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	var maxArticles, maxRedirs int
 	var userAgent string
 	var sslReqd bool
-	fs.Var(urlFlag{args: &o.urlArgs, fs: fs}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
+	var pos int
+	fs.Var(urlFlag{args: &o.urlArgs, pos: &pos}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
 	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
 	rn := fs.VarPF(outputList{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL's body to a local file named like the remote one")
 	rn.NoOptDefVal = "true"
@@ -263,35 +285,39 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	area := argArea
+	if len(args) == 0 || len(area) == 0 || unsafe.StringData(args[0]) != &area[0] {
+		area = nil
+	}
+	urls, err := parseArgs(fs, args, area, &pos)
+	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return nil, nil, 0
+			return nil, positionals{}, 0
 		}
 		fmt.Fprintf(stderr, "urlget: %v\nTry 'urlget --help'.\n", err)
-		return nil, nil, exitUsage
+		return nil, positionals{}, exitUsage
 	}
 	if help {
 		fmt.Fprint(stdout, usageText)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
-		return nil, nil, 0
+		return nil, positionals{}, 0
 	}
 	if showVersion {
 		fmt.Fprintf(stdout, "urlget %s\n", version)
-		return nil, nil, 0
+		return nil, positionals{}, 0
 	}
-	urls := fs.Args()
-	if len(urls) == 0 && len(o.urlArgs) == 0 {
+	if urls.n == 0 && len(o.urlArgs) == 0 {
 		fmt.Fprintln(stderr, "urlget: no URL given\nTry 'urlget --help'.")
-		return nil, nil, exitUsage
+		return nil, positionals{}, exitUsage
 	}
-	usage := func(format string, a ...any) (*options, []string, int) {
+	usage := func(format string, a ...any) (*options, positionals, int) {
 		fmt.Fprintf(stderr, "urlget: "+format+"\n", a...)
-		return nil, nil, exitUsage
+		return nil, positionals{}, exitUsage
 	}
 	// -o and -O pair with the command line's URLs; a list's URLs each
 	// have their implied -O.
-	if n := cliURLs(len(urls), o.urlArgs); len(o.outputs) > n {
+	if n := cliURLs(urls.n, o.urlArgs); len(o.outputs) > n {
 		return usage("%d outputs (-o/-O) for %d URLs", len(o.outputs), n)
 	}
 	if fs.Changed("user") {

@@ -21,9 +21,12 @@ import (
 	"github.com/urlget/urlget/integration/samples"
 )
 
+// TestMain makes the test binary the command for the scripts: run as
+// "urlget", it is the program itself, main and all, reading its URLs from
+// the arguments' area as the program does.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"urlget": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"urlget": main,
 	})
 }
 

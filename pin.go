@@ -33,8 +33,8 @@ func holdLocalCPU(q *urlQueue) {
 	if !holdCPU {
 		return
 	}
-	for _, raw := range q.args {
-		if !isLocalURL(raw) {
+	for p := q.args; p.n > 0; {
+		if !isLocalURL(p.next()) {
 			return
 		}
 	}

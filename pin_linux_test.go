@@ -14,7 +14,7 @@ import (
 func TestPinToCurrentCPU(t *testing.T) {
 	if os.Getenv("URLGET_TEST_PIN") == "1" {
 		holdCPU = true
-		holdLocalCPU(newURLQueue([]string{"file:///a", "http://127.0.0.1/b"}, nil))
+		holdLocalCPU(newURLQueue(positionalsOf([]string{"file:///a", "http://127.0.0.1/b"}), nil))
 		// A thread started after the hold inherits it.
 		done := make(chan struct{})
 		go func() {
@@ -60,12 +60,12 @@ func TestHoldLocalCPUSkips(t *testing.T) {
 	// Nothing observable must happen in these cases; the affinity of
 	// the test process stays as it was.
 	before := allowedCPUs(t)
-	holdLocalCPU(newURLQueue([]string{"http://127.0.0.1/"}, nil)) // holdCPU off, as when GOMAXPROCS is set
+	holdLocalCPU(newURLQueue(positionalsOf([]string{"http://127.0.0.1/"}), nil)) // holdCPU off, as when GOMAXPROCS is set
 	holdCPU = true
 	defer func() { holdCPU = false }()
-	holdLocalCPU(newURLQueue(nil, nil))
-	holdLocalCPU(newURLQueue([]string{"http://127.0.0.1/", "http://example.com/"}, nil)) // not all local
-	holdLocalCPU(newURLQueue(nil, []urlArg{{value: "http://example.com/"}}))
+	holdLocalCPU(newURLQueue(positionals{}, nil))
+	holdLocalCPU(newURLQueue(positionalsOf([]string{"http://127.0.0.1/", "http://example.com/"}), nil)) // not all local
+	holdLocalCPU(newURLQueue(positionals{}, []urlArg{{value: "http://example.com/"}}))
 	// A list whose URLs are not all local, and a list still being written.
 	name := filepath.Join(t.TempDir(), "list")
 	if err := os.WriteFile(name, []byte("http://127.0.0.1/\nhttp://example.com/\n"), 0o644); err != nil {
@@ -76,7 +76,7 @@ func TestHoldLocalCPUSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer list.close()
-	holdLocalCPU(newURLQueue([]string{"http://127.0.0.1/"}, []urlArg{{value: "@" + name, list: list}}))
+	holdLocalCPU(newURLQueue(positionalsOf([]string{"http://127.0.0.1/"}), []urlArg{{value: "@" + name, list: list}}))
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestHoldLocalCPUSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holdLocalCPU(newURLQueue(nil, []urlArg{{value: "@-", list: pipe}}))
+	holdLocalCPU(newURLQueue(positionals{}, []urlArg{{value: "@-", list: pipe}}))
 	if after := allowedCPUs(t); after != before {
 		t.Errorf("allowed CPUs changed from %q to %q", before, after)
 	}

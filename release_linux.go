@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/urlget/urlget/internal/prefault"
 )
@@ -50,6 +54,66 @@ func releaseText() bool {
 		if e&pagePresent != 0 && e&pageFile == 0 {
 			return false
 		}
+	}
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_DONTNEED)
+	return errno == 0
+}
+
+// releaseArgv gives back the pages of the array of pointers to the
+// process's arguments, args being os.Args as the runtime made it. The
+// array is where the System V ABI puts it at process entry: argc, then
+// argv[0] to argv[argc-1] and a null pointer (System V Application Binary
+// Interface, AMD64 supplement §3.4.1, "Initial Stack and Process
+// Layout"; the same on every Linux architecture), at the address
+// /proc/self/stat gives as the stack's start (proc(5), field 28). The
+// runtime reads it once, to make its strings, which point at the
+// arguments' bytes and not into the array; nothing reads it after. At
+// the kernel's limit on the arguments' size it is 0.3 to 0.6 MiB, held
+// for the whole run. The pages are only given back when every pointer in
+// them is found where the ABI says, and only whole pages: a read of one
+// afterwards sees zeros, as /proc/PID/cmdline never does (it shows the
+// arguments' bytes).
+func releaseArgv(args []string) bool {
+	page := os.Getpagesize()
+	word := int(unsafe.Sizeof(uintptr(0)))
+	if len(args)*word < 2*page {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return false
+	}
+	// The command's name, in parentheses, may hold spaces: the fields are
+	// counted from after its closing parenthesis, which is field 2.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 28-2 {
+		return false
+	}
+	start, err := strconv.ParseUint(f[28-3], 10, 64)
+	if err != nil || start == 0 {
+		return false
+	}
+	// The pointer is made from one into the arguments' bytes, which lie
+	// in the same mapping, the stack's.
+	name := unsafe.Pointer(unsafe.StringData(args[0]))
+	sp := unsafe.Add(name, int(uintptr(start))-int(uintptr(name)))
+	at := func(i int) uintptr { return *(*uintptr)(unsafe.Add(sp, i*word)) }
+	if at(0) != uintptr(len(args)) || at(len(args)+1) != 0 {
+		return false
+	}
+	for i, a := range args {
+		if at(i+1) != uintptr(unsafe.Pointer(unsafe.StringData(a))) {
+			return false
+		}
+	}
+	lo := (uintptr(start) + uintptr(word) + uintptr(page) - 1) &^ uintptr(page-1)
+	hi := (uintptr(start) + uintptr((len(args)+1)*word)) &^ uintptr(page-1)
+	if hi <= lo {
+		return false
 	}
 	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_DONTNEED)
 	return errno == 0

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -108,5 +109,81 @@ func TestLongRun(t *testing.T) {
 	}
 	if out.String() != want.String() {
 		t.Errorf("the %d bodies came out as %d bytes, want %d", len(args), out.Len(), want.Len())
+	}
+}
+
+// stackRSS returns the resident KiB of the process's main stack, from
+// /proc/self/smaps.
+func stackRSS(t *testing.T) int {
+	t.Helper()
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(smaps), "[stack]\n")
+	if !ok {
+		t.Fatal("no [stack] in /proc/self/smaps")
+	}
+	for _, l := range strings.Split(rest, "\n") {
+		if v, ok := strings.CutPrefix(l, "Rss:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb
+		}
+	}
+	t.Fatal("no Rss for [stack]")
+	return 0
+}
+
+// TestReleaseArgv runs the test binary again with thousands of arguments
+// and checks, in that process, that releasing the array of pointers to
+// them shrinks the stack's resident set by about its size, and leaves the
+// arguments themselves as they were.
+func TestReleaseArgv(t *testing.T) {
+	const n = 5000
+	if os.Getenv("URLGET_TEST_ARGV") == "1" {
+		if len(os.Args) < n {
+			t.Fatalf("%d arguments, want %d and more", len(os.Args), n)
+		}
+		want := strings.Join(os.Args, "\x00")
+		if releaseArgv(os.Args[1:]) {
+			t.Error("releaseArgv took arguments that are not argv[0] on")
+		}
+		if releaseArgv(strings.Fields(strings.Repeat("x ", len(os.Args)))) {
+			t.Error("releaseArgv took strings that are not the arguments")
+		}
+		before := stackRSS(t)
+		if !releaseArgv(os.Args) {
+			t.Fatal("releaseArgv did not find the arguments' pointers")
+		}
+		after := stackRSS(t)
+		page := os.Getpagesize()
+		if min := (8*len(os.Args) - 2*page) >> 10; before-after < min {
+			t.Errorf("stack resident %d KiB before, %d after: want %d KiB less at least", before, after, min)
+		}
+		if got := strings.Join(os.Args, "\x00"); got != want {
+			t.Error("the arguments changed")
+		}
+		cmdline, err := os.ReadFile("/proc/self/cmdline")
+		if err != nil || string(cmdline) != want+"\x00" {
+			t.Errorf("/proc/self/cmdline changed: %v", err)
+		}
+		return
+	}
+	args := []string{"-test.run=^TestReleaseArgv$"}
+	for i := range n {
+		args = append(args, "arg"+strconv.Itoa(i))
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "URLGET_TEST_ARGV=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// In this process, with a few arguments, there is no whole page of
+	// pointers to give back.
+	if len(os.Args) < 512 && releaseArgv(os.Args) {
+		t.Error("releaseArgv gave back the pointers to fewer than a page's worth of arguments")
 	}
 }

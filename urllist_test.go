@@ -65,7 +65,7 @@ func TestURLListLines(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := writeList(t, c.text)
-			got := drain(newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}}))
+			got := drain(newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}))
 			for i := range got {
 				got[i] = strings.ReplaceAll(got[i], l.name, "LIST")
 			}
@@ -80,7 +80,7 @@ func TestURLListLines(t *testing.T) {
 // as a malformed URL) and of a list that cannot be read (exit 26).
 func TestURLListLineError(t *testing.T) {
 	l := writeList(t, strings.Repeat("x", maxListLine+1))
-	_, m, ok := newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}}).next()
+	_, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
 	if !ok || !errors.Is(m.err, schemes.ErrBadURL) || exitCode(m.err) != exitBadURL {
 		t.Errorf("a long line: %v (ok %v), exit %d; want a bad URL, exit %d", m.err, ok, exitCode(m.err), exitBadURL)
 	}
@@ -148,7 +148,7 @@ func TestURLQueueLongList(t *testing.T) {
 		fmt.Fprintf(&b, "http://h/%d\n", i)
 	}
 	l := writeList(t, b.String())
-	q := newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}})
+	q := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}})
 	var hints [][]string
 	for i := 0; ; i++ {
 		raw, _, ok := q.next()
@@ -204,7 +204,7 @@ func TestURLQueuePipe(t *testing.T) {
 	if !l.wait {
 		t.Fatal("a pipe is taken for a list that cannot make a reader wait")
 	}
-	q := newURLQueue([]string{"http://h/first"}, []urlArg{{at: 1, value: "@-", list: l}})
+	q := newURLQueue(positionalsOf([]string{"http://h/first"}), []urlArg{{at: 1, value: "@-", list: l}})
 	if raw, _, _ := q.next(); raw != "http://h/first" {
 		t.Fatalf("first URL %q", raw)
 	}
@@ -324,7 +324,7 @@ func TestURLQueueCount(t *testing.T) {
 	for i := range args {
 		args[i] = "file:///f" + strconv.Itoa(i)
 	}
-	q := newURLQueue(args, nil)
+	q := newURLQueue(positionalsOf(args), nil)
 	q.ahead(maxAhead + 1)
 	q.next()
 	if q.ncli != longRun {
@@ -336,7 +336,7 @@ func TestURLQueueCount(t *testing.T) {
 	}
 	// A --url URL is one of the command line's as well; a list is not.
 	urls := []urlArg{{at: longRun - 1, value: "file:///last"}, {at: longRun - 1, value: "@list"}}
-	if q := newURLQueue(args[:longRun-1], urls); q.ncli != longRun {
+	if q := newURLQueue(positionalsOf(args[:longRun-1]), urls); q.ncli != longRun {
 		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
 	}
 }
