@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # http: benchmark rows for bench/run, against nginx: 1 GiB to /dev/null and
-# into a pipe, 1000 and 10000 small files in one invocation, 1000 into files
-# (-O), 40000 from a URL list, and 100 processes fetching one small file
-# each. Uses the nginx at
+# into a pipe, 1000, 10000 and 36000 (a full command line) small files in
+# one invocation, 1000 into files (-O), 40000 from a URL list, and 100
+# processes fetching one small file each. Uses the nginx at
 # URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
 # with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
 set -euo pipefail
@@ -52,6 +52,12 @@ bench_row "http 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \
 list10="$BENCH_TMP/small-urls-10000"
 for _ in $(seq 1 10); do cat "$list"; done >"$list10"
 bench_row "http 10000 x 4 KiB, one invocation" "$URLGET -s \$(<$list10)" "curl -s \$(<$list10)" "> /dev/null"
+# As many as the command line holds: 36000 of these URLs are 1.5 MB of
+# text and 0.3 MB of pointers to it, against the kernel's 2 MiB (ARG_MAX).
+# Memory is what the row shows. Fewer samples: a run takes seconds.
+list36k="$BENCH_TMP/small-urls-36000"
+for _ in $(seq 1 36); do cat "$list"; done >"$list36k"
+BENCH_ROUNDS=2 BENCH_RUNS=2 bench_row "http 36000 x 4 KiB, a full command line" "$URLGET -s \$(<$list36k)" "curl -s \$(<$list36k)" "> /dev/null"
 # Into files named like the remote ones, in a directory of each tool's.
 mkdir -p "$BENCH_TMP/files-a" "$BENCH_TMP/files-b"
 bench_row "http 1000 x 4 KiB -O, one invocation" "$URLGET -s --remote-name-all --output-dir $BENCH_TMP/files-a \$(<$list)" "curl -s --remote-name-all --output-dir $BENCH_TMP/files-b \$(<$list)" "> /dev/null"
