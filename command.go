@@ -122,6 +122,7 @@ type command struct {
 	cancel context.CancelFunc // ends the run's context; see catchInterrupts
 
 	progress *progressBar
+	gc       collector
 }
 
 // transfer holds what -w reports about one URL.
@@ -192,6 +193,10 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			ahead = append(ahead, ch)
 		}
 		t := c.finish(ctx, st)
+		if len(ahead) > 0 || !q.last() {
+			// Not after the last: the process's exit frees it all.
+			c.gc.between()
+		}
 		if t.err != nil && ctx.Err() != nil {
 			t.err = &schemes.Error{URL: maskedURL(t.url), Kind: errInterrupted, Err: t.err}
 		}

@@ -78,10 +78,15 @@ var tuneGC bool
 // arguments, 16 bytes an argument each. Started before the parse, that
 // collection found os.Args's array still in use and set the heap's goal by
 // it: at the kernel's limit on the arguments' size, 0.5 MiB more peak RSS.
-func tuneRuntime() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(25)
+//
+// It reports whether it changed anything: the run then also collects
+// between transfers (see gcEvery).
+func tuneRuntime() bool {
+	if os.Getenv("GOGC") != "" {
+		return false
 	}
+	debug.SetGCPercent(25)
+	return true
 }
 
 // run is the whole command: it parses args, fetches every URL and returns
@@ -103,9 +108,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
-	if tuneGC {
-		tuneRuntime()
-	}
+	tuned := tuneGC && tuneRuntime()
 	for i := range o.urlArgs {
 		a := &o.urlArgs[i]
 		if !a.isList() {
@@ -127,7 +130,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	holdLocalCPU(q)
-	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
+	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel, gc: newCollector(tuned && len(argArea)+16*urls.n >= gcArgs)}
 	return c.run(ctx, q)
 }
 
