@@ -12,7 +12,7 @@ import "runtime"
 // where little is live, that growth is most of the heap. A collection
 // between two transfers once 256 KiB have been allocated keeps it to about
 // that: peak RSS of 36,000 small http files named on the command line
-// 10.2 -> 9.2 MiB (medians of 5 runs). It is not free: each collection is
+// 10.0 -> 9.0 MiB (medians of 5 runs). It is not free: each collection is
 // a fixed 0.2 ms or so (the globals, the stacks, the stop-the-world
 // phases), and there are more of them: that run took 1.10 s, and 1.17
 // with them (curl: 3.4 s). So it is done only where the memory is
