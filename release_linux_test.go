@@ -17,9 +17,9 @@ import (
 	"github.com/urlget/urlget/internal/prefault"
 )
 
-// textRSS returns the resident KiB of the mapping that starts at lo, from
-// /proc/self/smaps.
-func textRSS(t *testing.T, lo uintptr) int {
+// mappingRSS returns the resident KiB of the first mapping in
+// /proc/self/smaps that match takes, given its start and its header line.
+func mappingRSS(t *testing.T, match func(start uintptr, header string) bool) int {
 	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
@@ -32,7 +32,7 @@ func textRSS(t *testing.T, lo uintptr) int {
 		l := sc.Text()
 		if s, _, ok := strings.Cut(l, "-"); ok && !strings.Contains(s, " ") && !strings.HasSuffix(s, ":") {
 			start, err := strconv.ParseUint(s, 16, 64)
-			in = err == nil && uintptr(start) == lo
+			in = err == nil && match(uintptr(start), l)
 			continue
 		}
 		if v, ok := strings.CutPrefix(l, "Rss:"); in && ok {
@@ -40,8 +40,14 @@ func textRSS(t *testing.T, lo uintptr) int {
 			return kb
 		}
 	}
-	t.Fatalf("no mapping at %#x in /proc/self/smaps", lo)
+	t.Fatal("no such mapping in /proc/self/smaps")
 	return 0
+}
+
+// textRSS returns the resident KiB of the mapping that starts at lo.
+func textRSS(t *testing.T, lo uintptr) int {
+	t.Helper()
+	return mappingRSS(t, func(start uintptr, _ string) bool { return start == lo })
 }
 
 // TestReleaseText checks that releasing the text drops it from the
@@ -112,29 +118,10 @@ func TestLongRun(t *testing.T) {
 	}
 }
 
-// stackRSS returns the resident KiB of the process's main stack, from
-// /proc/self/smaps.
+// stackRSS returns the resident KiB of the process's main stack.
 func stackRSS(t *testing.T) int {
 	t.Helper()
-	smaps, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(smaps), "[stack]\n")
-	if !ok {
-		t.Fatal("no [stack] in /proc/self/smaps")
-	}
-	for _, l := range strings.Split(rest, "\n") {
-		if v, ok := strings.CutPrefix(l, "Rss:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb
-		}
-	}
-	t.Fatal("no Rss for [stack]")
-	return 0
+	return mappingRSS(t, func(_ uintptr, header string) bool { return strings.HasSuffix(header, " [stack]") })
 }
 
 // TestReleaseArgv runs the test binary again with thousands of arguments
