@@ -27,7 +27,7 @@ import (
 
 // argArea is the bytes that os.Args[1:] occupy, set by main when they lie
 // one after another as the kernel wrote them (see argBytes); nil when not,
-// and in tests, which pass their own arguments to run.
+// and for tests that call run with arguments of their own.
 var argArea []byte
 
 // argBytes returns the bytes that args occupy when each one starts right

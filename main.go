@@ -130,7 +130,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	holdLocalCPU(q)
-	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel, gc: newCollector(tuned && len(argArea)+16*urls.n >= gcArgs)}
+	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel, gc: newCollector(tuned && len(argArea)+int(unsafe.Sizeof(""))*urls.n >= gcArgs)}
 	return c.run(ctx, q)
 }
 
