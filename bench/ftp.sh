@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ftp: benchmark rows for bench/run, against vsftpd: 1 GiB to /dev/null and
 # into a pipe, 1000 small files in one invocation, all in one directory and
-# interleaved over ten, and 100 processes fetching one small file each.
+# interleaved over ten, and 100 processes fetching one small file each,
+# by urlget and by bench/ftpfloor, a minimal Go client (the floor).
 # Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous root URLGET_VSFTPD_ROOT),
 # or starts a private one with .ci/servers/vsftpd.sh on port
 # ${URLGET_VSFTPD_PORT:-2131}.
@@ -56,3 +57,10 @@ bench_row "ftp 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
 bench_row "ftp 1000 x 4 KiB, one directory" "$URLGET -s \$(<$one)" "curl -s \$(<$one)" "> /dev/null"
 bench_row "ftp 1000 x 4 KiB, ten directories" "$URLGET -s \$(<$ten)" "curl -s \$(<$ten)" "> /dev/null"
 bench_row "ftp 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $base/one/f1" "bench/repeat 100 curl -s $base/one/f1" "> /dev/null"
+# The floor for the row above: the same fetch by the least a Go program can
+# do (bench/ftpfloor: one file, its commands sent at once). What vsftpd
+# takes a session (greeting, login) and what the Go runtime takes to start
+# are most of it.
+floor="$BENCH_TMP/ftpfloor"
+CGO_ENABLED="${CGO_ENABLED:-0}" go build -trimpath -o "$floor" ./bench/ftpfloor
+bench_row "ftp 100 processes (A: bench/ftpfloor)" "bench/repeat 100 $floor $URLGET_VSFTPD_ADDR bench/one/f1" "bench/repeat 100 curl -s $base/one/f1" "> /dev/null"
