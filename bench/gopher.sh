@@ -23,11 +23,7 @@ go build -o "$BENCH_TMP/gopherd" ./integration/gophertest/cmd/gopherd
 "$BENCH_TMP/gopherd" -root "$root" >"$BENCH_TMP/gopherd.url" &
 gopherd_pid=$!
 trap 'kill "$gopherd_pid" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -s "$BENCH_TMP/gopherd.url" ] && break
-	sleep 0.1
-done
-base="$(head -n 1 "$BENCH_TMP/gopherd.url")"
+base="$(bench_server_url "$BENCH_TMP/gopherd.url")"
 [ -n "$base" ] || { echo "bench: gopherd did not start" >&2; exit 1; }
 
 list="$BENCH_TMP/gopher-small-urls"

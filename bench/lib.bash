@@ -50,6 +50,18 @@ bench_file() {
 	printf '%s\n' "$path"
 }
 
+# bench_server_url FILE waits, at most 10 s, for a server started in the
+# background to write its URL as the first line of FILE, and prints it
+# (nothing when it never does).
+bench_server_url() {
+	local _
+	for _ in $(seq 100); do
+		[ -s "$1" ] && break
+		sleep 0.1
+	done
+	head -n 1 "$1" 2>/dev/null || true
+}
+
 # bench_median reads numbers, one a line, and prints their median.
 bench_median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

@@ -37,8 +37,8 @@ func TestWAISFaultClosedMidDocument(t *testing.T) {
 	res := mustFetch(t, &wais.Fetcher{}, waisRequest(t, u))
 	defer res.Body.Close()
 	n, err := io.Copy(io.Discard, res.Body)
-	if !errors.Is(err, schemes.ErrTruncated) || n != 65536 {
-		t.Errorf("read %d bytes, %v; want 65536, then truncated", n, err)
+	if !errors.Is(err, schemes.ErrTruncated) || n != wais.DefaultPieceSize {
+		t.Errorf("read %d bytes, %v; want %d, then truncated", n, err, wais.DefaultPieceSize)
 	}
 }
 

@@ -134,7 +134,7 @@ func TestWAISServerNoHits(t *testing.T) {
 }
 
 // TestWAISServerPieces: a 200000-byte document comes in pieces of at most
-// 64 KiB, each request naming the type and a range.
+// wais.DefaultPieceSize, each request naming the type and a range.
 func TestWAISServerPieces(t *testing.T) {
 	s := waisServer(t, waistest.Config{})
 	f := &wais.Fetcher{}
@@ -145,14 +145,18 @@ func TestWAISServerPieces(t *testing.T) {
 	var ranges []string
 	for _, r := range s.Requests() {
 		if r.Query == "1" {
-			if r.Type != "TEXT" || r.Unit != "wb" || r.End-r.Start > 65536 {
+			if r.Type != "TEXT" || r.Unit != "wb" || r.End-r.Start > wais.DefaultPieceSize {
 				t.Errorf("retrieval %+v", r)
 			}
 			ranges = append(ranges, fmt.Sprintf("%d-%d", r.Start, r.End))
 		}
 	}
-	if got := strings.Join(ranges, " "); got != "0-65536 65536-131072 131072-196608 196608-200000" {
-		t.Errorf("ranges %s", got)
+	var want []string
+	for at := 0; at < 200000; at += wais.DefaultPieceSize {
+		want = append(want, fmt.Sprintf("%d-%d", at, min(at+wais.DefaultPieceSize, 200000)))
+	}
+	if got := strings.Join(ranges, " "); got != strings.Join(want, " ") {
+		t.Errorf("ranges %s, want %s", got, strings.Join(want, " "))
 	}
 }
 
@@ -209,7 +213,8 @@ func TestWAISServerOversize(t *testing.T) {
 			conns[r.Conn] = true
 		}
 	}
-	if !strings.HasPrefix(strings.Join(ranges, " "), "0-65536 0-32768 32768-65536 ") || len(conns) != 1 {
+	p, h := wais.DefaultPieceSize, wais.DefaultPieceSize/2
+	if want := fmt.Sprintf("0-%d 0-%d %d-%d ", p, h, h, p); !strings.HasPrefix(strings.Join(ranges, " "), want) || len(conns) != 1 {
 		t.Errorf("ranges %v on %d connections", ranges, len(conns))
 	}
 }

@@ -176,13 +176,14 @@ func TestWAISReplayRetrieveLarge(t *testing.T) {
 	}
 }
 
-// TestWAISReplayPiece64K: the default piece is 64 KiB, recorded as p3.
+// TestWAISReplayPiece64K: a piece of 64 KiB, as recorded in p3 (the
+// default is larger; the recording fixes the request's bytes).
 func TestWAISReplayPiece64K(t *testing.T) {
 	r := waisReplay(t, "probes/p3-retrieve-64k-chunk")
 	const levi = "0%20150078%20/srv/wais/corpus/16-leviathan.txt"
 	u := r.URL + "urlgettest/TEXT/150078/1=wais.example%3A2210;2=/srv/wais/db/urlgettest;3=" + levi +
 		";4=wais.example%3A2210;5=/srv/wais/db/urlgettest;6=" + levi + ";7=%00;"
-	res := mustFetch(t, &wais.Fetcher{}, waisRequest(t, u))
+	res := mustFetch(t, &wais.Fetcher{PieceSize: 64 << 10}, waisRequest(t, u))
 	buf := make([]byte, 65536)
 	if _, err := io.ReadFull(res.Body, buf); err != nil {
 		t.Fatal(err)

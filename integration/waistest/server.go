@@ -60,6 +60,10 @@ type Config struct {
 	// MaxReply is the largest reply body; "" means 100000, freeWAIS-sf's.
 	// A larger reply is sent as an empty message (FORMAT.md §6).
 	MaxReply int
+	// KeepRequests is how many requests Requests keeps: 0 means 10000, a
+	// negative value none (a benchmark measuring the client's memory, a
+	// server that runs for long).
+	KeepRequests int
 	// Fault, when set, sees every reply before it is sent: n counts the
 	// requests of the connection from 0. It returns the bytes to send
 	// instead and whether to hang up after them.
@@ -124,6 +128,9 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, Addr: ln.Addr().String()}
 	s.requests.Limit = maxKept
+	if cfg.KeepRequests > 0 {
+		s.requests.Limit = cfg.KeepRequests
+	}
 	s.URL = "wais://" + s.Addr + "/" + cfg.Database
 	server := cfg.HostName + ":" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	dbPath := "/waistest/db/" + cfg.Database
@@ -187,7 +194,9 @@ func (s *Server) handle(connNo int, c net.Conn) {
 		}
 		r := Request{Conn: connNo, Raw: append(append([]byte{}, hdr[:]...), body...)}
 		rep, keep := s.answer(&r, body, &limit)
-		s.requests.Record(r)
+		if s.cfg.KeepRequests >= 0 {
+			s.requests.Record(r)
+		}
 		if !keep {
 			// FORMAT.md §5.6: the server's child dies on a retrieval
 			// without a type term; the client sees the connection close.
