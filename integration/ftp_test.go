@@ -197,7 +197,7 @@ func TestFTPRFC1738Examples(t *testing.T) {
 		{name: "missing file", url: "/pub/missing",
 			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR missing"}, errKind: schemes.ErrNotFound},
 		{name: "missing directory", url: "/nope/f",
-			want: []string{"PWD", "CWD nope"}, errKind: schemes.ErrNotFound},
+			want: []string{"PWD", "CWD nope", "TYPE I"}, errKind: schemes.ErrNotFound},
 		{name: "unreadable file", url: "/pub/secret",
 			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR secret"}, errKind: schemes.ErrNotFound},
 		{name: "singlecwd", url: "/d2/sub/f", opts: map[string]string{"ftp-method": "singlecwd"},
@@ -573,6 +573,83 @@ func TestFTPLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCommands(t, s2.Commands()[:2], []string{"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword})
+}
+
+// TestFTPLoginAtOnce checks when PASS goes out with USER, unasked: for
+// the anonymous login and inside TLS, never with a password in clear; and
+// that both replies are read whatever USER's was.
+func TestFTPLoginAtOnce(t *testing.T) {
+	anonPass := "PASS " + ftp.DefaultAnonymousPassword
+	// Anonymous: a refused USER still gets its PASS (sent with it), and
+	// the error is USER's.
+	s := newFTPServer(t, nil)
+	s.ReplyOnce("USER", "530 Anonymous access refused.")
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER anonymous") {
+		t.Errorf("refused USER: %v", err)
+	}
+	checkCommands(t, s.Commands(), []string{"USER anonymous", anonPass})
+
+	// A server that logs in at USER answers the PASS sent with it with
+	// 503: the login stands, and the replies stay in step.
+	s = newFTPServer(t, func(s *ftptest.Server) { s.NoPassword = true })
+	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	if err != nil || body != "etc motd\n" {
+		t.Fatalf("no password needed: %q, %v", body, err)
+	}
+	checkCommands(t, s.Commands()[:4], []string{"USER anonymous", anonPass, "PWD", "CWD etc"})
+
+	// A user with a password, in clear: PASS waits for 331, so a server
+	// refusing USER (vsftpd's "530 Non-anonymous sessions must use
+	// encryption.") never sees the password.
+	s = newFTPServer(t, nil)
+	s.ReplyOnce("USER", "530 Non-anonymous sessions must use encryption.")
+	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd", nil))
+	if !errors.Is(err, schemes.ErrLoginFailed) {
+		t.Errorf("refused USER: %v", err)
+	}
+	f.Close()
+	for _, c := range s.Commands() {
+		if strings.HasPrefix(c, "PASS") {
+			t.Errorf("the password went out in clear after USER was refused: %q", s.Commands())
+		}
+	}
+
+	// The same user inside TLS: PASS goes with USER.
+	s = ftptest.NewUnstartedServer(ftpTree())
+	s.Users = map[string]string{"user": "secret"}
+	s.StartTLS(false)
+	t.Cleanup(s.Close)
+	s.ReplyOnce("USER", "530 Not you.")
+	req := ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd", map[string]string{"ftp-ssl": "1"})
+	req.TLSConfig = s.ClientTLSConfig()
+	_, err = fetchFTP(t, f, req)
+	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER user") {
+		t.Errorf("refused USER inside TLS: %v", err)
+	}
+	checkCommands(t, s.Commands(), []string{"AUTH TLS", "USER user", "PASS secret"})
+}
+
+// TestFTPCWDWithType checks the TYPE sent with the last CWD of a walk: a
+// refusal of it fails the fetch by its own name, and the walk still
+// counts, so that the next URL in that directory sends no CWD.
+func TestFTPCWDWithType(t *testing.T) {
+	s := newFTPServer(t, nil)
+	s.ReplyOnce("TYPE", "504 Command not implemented for that parameter.")
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	if err == nil || !strings.Contains(err.Error(), "TYPE I") {
+		t.Fatalf("refused TYPE: %v", err)
+	}
+	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	if err != nil || body != "etc motd\n" {
+		t.Fatalf("after the refused TYPE: %q, %v", body, err)
+	}
+	checkCommands(t, sessionCommands(closedCommands(t, f, s)),
+		[]string{"PWD", "CWD etc", "TYPE I", "TYPE I", "EPSV", "RETR motd", "EPSV", "QUIT"})
 }
 
 // TestFTPInjection checks that no URL puts CR, LF, NUL or 0xFF into a

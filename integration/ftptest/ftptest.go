@@ -43,6 +43,10 @@ type Server struct {
 	// Home maps a user to the directory they log in to; "/" by default.
 	Home map[string]string
 
+	// NoPassword logs every user in at USER, with 230 (RFC 959 §4.1.1
+	// allows it), and answers a PASS after that with 503.
+	NoPassword bool
+
 	// AcceptBareCWD makes "CWD" with no argument go to the home directory,
 	// as pure-ftpd does; by default it is refused with 550, as vsftpd does.
 	AcceptBareCWD bool
@@ -377,9 +381,19 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 	switch verb {
 	case "USER":
 		ss.user, ss.loggedIn = arg, false
+		if ss.s.NoPassword {
+			ss.loggedIn = true
+			ss.cwd = ss.home()
+			ss.reply("230 Logged in, no password needed.")
+			return true
+		}
 		ss.reply("331 Please specify the password.")
 		return true
 	case "PASS":
+		if ss.s.NoPassword && ss.loggedIn {
+			ss.reply("503 Already logged in.")
+			return true
+		}
 		anon := ss.s.Anonymous && (ss.user == "anonymous" || ss.user == "ftp")
 		if pw, ok := ss.s.Users[ss.user]; (ok && pw == arg) || anon {
 			ss.loggedIn = true

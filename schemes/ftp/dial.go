@@ -24,6 +24,9 @@ const (
 type login struct {
 	user, pass string
 	havePass   bool
+	// public is set for the anonymous login a URL without a user gets
+	// (RFC 1738 §3.2.1): its password is no secret.
+	public bool
 }
 
 // dial opens and logs in a control connection for req.
@@ -131,6 +134,9 @@ func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
 // login sends USER and, when asked, PASS (RFC 959 §4.1.1). A password the
 // request lacks is prompted for only when the server asks for one.
 func (c *conn) login(lg login) error {
+	if lg.havePass && (lg.public || c.key.tls != tlsNone) {
+		return c.loginAtOnce(lg)
+	}
 	r, err := c.cmd("USER " + lg.user)
 	if err != nil {
 		return err
@@ -168,6 +174,42 @@ func (c *conn) login(lg login) error {
 		return nil
 	}
 	return c.loginErr("PASS", r)
+}
+
+// loginAtOnce sends USER and PASS in one write and reads both replies, a
+// round trip less than waiting for USER's 331 (RFC 959 §5.4 has the server
+// answer commands in order; a server reads PASS, when it reads it, in the
+// same pre-login state as USER). It is used only where sending the
+// password unasked gives away nothing: the anonymous password, or any
+// password inside TLS. A server that refuses USER (vsftpd's "530
+// Non-anonymous sessions must use encryption") would otherwise have a
+// password sent in clear that a client waiting for 331 never sends.
+func (c *conn) loginAtOnce(lg login) error {
+	if err := c.send("USER "+lg.user, "PASS "+lg.pass); err != nil {
+		return err
+	}
+	r, err := c.readReply("USER " + lg.user)
+	if err != nil {
+		return err
+	}
+	p, perr := c.readReply("PASS")
+	switch r.code {
+	case 230:
+		// Logged in without a password: PASS was superfluous, and its
+		// reply (202, 230 or 503) says nothing more.
+		return perr
+	case 331:
+		if perr != nil {
+			return perr
+		}
+		if p.code == 230 || p.code == 202 {
+			return nil
+		}
+		return c.loginErr("PASS", p)
+	}
+	// USER refused, or 332 (an account the URL cannot carry): that is the
+	// error, whatever became of PASS.
+	return c.loginErr("USER "+lg.user, r)
 }
 
 // loginErr maps a refused login: RFC 959 §4.2 530 and 332 (an account the

@@ -234,7 +234,7 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	if key.tls != tlsNone {
 		key.tlsConf = req.TLSConfig
 	}
-	lg := login{user: "anonymous", pass: req.Option("ftp-anon-pass", DefaultAnonymousPassword), havePass: true}
+	lg := login{user: "anonymous", pass: req.Option("ftp-anon-pass", DefaultAnonymousPassword), havePass: true, public: true}
 	if req.HasUser {
 		lg = login{user: req.User, pass: req.Password, havePass: req.HasPassword}
 	}
@@ -298,9 +298,17 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 // success the returned resource owns c; on error the caller releases it.
 func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *plan) (*schemes.Resource, error) {
 	v := p.ftp
+	// The TYPE a file needs (retr, head) goes out with the CWDs.
+	typ := ""
+	if v.Type != "d" && v.Name != "" {
+		typ = "I"
+		if v.Type == "a" && !req.Head {
+			typ = "A"
+		}
+	}
 	if abs, ok := c.shortcut(p, v.Type != "d" && v.Name != ""); ok {
 		p.arg = abs
-	} else if err := c.navigate(p); err != nil {
+	} else if err := c.navigate(p, typ); err != nil {
 		return nil, err
 	}
 	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name}
@@ -718,8 +726,9 @@ const maxAbsDirs = 1024
 // there stays; one elsewhere goes back to its login directory first, or
 // straight to the absolute directory PWD named for p's CWD sequence when
 // it has been there before. The PWDs serve later URLs only: the last
-// request of a run (schemes.Request.Last) sends none.
-func (c *conn) navigate(p *plan) error {
+// request of a run (schemes.Request.Last) sends none. typ, when not "", is
+// the TYPE the transfer that follows needs (setType).
+func (c *conn) navigate(p *plan, typ string) error {
 	if c.dirKey == p.dirKey {
 		return nil
 	}
@@ -774,14 +783,26 @@ func (c *conn) navigate(p *plan) error {
 		}
 		c.dirKey = ""
 	}
-	for _, d := range p.cwds {
+	for i, d := range p.cwds {
 		cmd := "CWD " + d
 		if d == "" {
 			// RFC 1738 §3.2.2: an empty segment is a CWD with no
 			// argument, exactly.
 			cmd = "CWD"
 		}
-		r, err := c.cmd(cmd)
+		var r reply
+		var err, typeErr error
+		if i == len(p.cwds)-1 && typ != "" && c.typ != typ {
+			// The last CWD and the TYPE the transfer needs go out in
+			// one write: the server answers them in order (RFC 959
+			// §5.4), and TYPE changes nothing but the representation
+			// of a transfer that a failed CWD stops anyway. Earlier
+			// CWDs wait for their reply, so that none runs from the
+			// wrong directory after one fails.
+			r, typeErr, err = c.cwdAndType(cmd, typ)
+		} else {
+			r, err = c.cmd(cmd)
+		}
 		if err != nil {
 			return err
 		}
@@ -793,7 +814,32 @@ func (c *conn) navigate(p *plan) error {
 			}
 			return e
 		}
+		if typeErr != nil {
+			// In the directory, but the TYPE was refused.
+			c.dirKey = p.dirKey
+			return typeErr
+		}
 	}
 	c.dirKey = p.dirKey
 	return nil
+}
+
+// cwdAndType sends cmd, a CWD, and TYPE t in one write and reads both
+// replies: the CWD's is returned, a refusal of the TYPE as typeErr.
+func (c *conn) cwdAndType(cmd, t string) (r reply, typeErr, err error) {
+	if err := c.send(cmd, "TYPE "+t); err != nil {
+		return reply{}, nil, err
+	}
+	if r, err = c.readReply(cmd); err != nil {
+		return reply{}, nil, err
+	}
+	tr, err := c.readReply("TYPE " + t)
+	if err != nil {
+		return reply{}, nil, err
+	}
+	if tr.code/100 != 2 {
+		return r, c.replyErr("TYPE "+t, tr), nil
+	}
+	c.typ = t
+	return r, nil, nil
 }
