@@ -2,7 +2,9 @@
 # ftp: benchmark rows for bench/run, against vsftpd: 1 GiB to /dev/null and
 # into a pipe, 1000 small files in one invocation, all in one directory and
 # interleaved over ten, and 100 processes fetching one small file each,
-# by urlget and by bench/ftpfloor, a minimal Go client (the floor).
+# by urlget and by bench/ftpfloor, a minimal Go client (the floor); then one
+# file and 100 files over ten directories through bench/delayproxy, which
+# gives the control connection the 10 ms round trip of a distant server.
 # Uses the vsftpd at URLGET_VSFTPD_ADDR (anonymous root URLGET_VSFTPD_ROOT),
 # or starts a private one with .ci/servers/vsftpd.sh on port
 # ${URLGET_VSFTPD_PORT:-2131}.
@@ -18,8 +20,14 @@ if [ -z "${URLGET_VSFTPD_ADDR:-}" ]; then
 	# shellcheck source=.ci/servers/vsftpd.sh
 	source .ci/servers/vsftpd.sh
 	start_vsftpd
-	trap stop_vsftpd EXIT
+	own_vsftpd=1
 fi
+proxy_pid=""
+cleanup() {
+	[ -z "$proxy_pid" ] || kill "$proxy_pid" 2>/dev/null || true
+	[ -z "${own_vsftpd:-}" ] || stop_vsftpd
+}
+trap cleanup EXIT
 
 base="ftp://$URLGET_VSFTPD_ADDR/bench"
 dir="$URLGET_VSFTPD_ROOT/bench"
@@ -64,3 +72,16 @@ bench_row "ftp 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $base/one/f1"
 floor="$BENCH_TMP/ftpfloor"
 CGO_ENABLED="${CGO_ENABLED:-0}" go build -trimpath -o "$floor" ./bench/ftpfloor
 bench_row "ftp 100 processes (A: bench/ftpfloor)" "bench/repeat 100 $floor $URLGET_VSFTPD_ADDR bench/one/f1" "bench/repeat 100 curl -s $base/one/f1" "> /dev/null"
+
+# Round trips: the control connection through a proxy that holds every
+# chunk back 5 ms each way (data connections go straight to the server,
+# which names only a port in its EPSV reply).
+go build -o "$BENCH_TMP/delayproxy" ./bench/delayproxy
+"$BENCH_TMP/delayproxy" -to "$URLGET_VSFTPD_ADDR" -delay 5ms >"$BENCH_TMP/delayproxy.addr" &
+proxy_pid=$!
+far="$(bench_server_url "$BENCH_TMP/delayproxy.addr")"
+[ -n "$far" ] || { echo "bench: delayproxy did not start" >&2; exit 1; }
+far100="$BENCH_TMP/ftp-far-100"
+head -n 100 "$ten" | sed "s|ftp://$URLGET_VSFTPD_ADDR/|ftp://$far/|" >"$far100"
+bench_row "ftp 1 file, 10 ms RTT" "$URLGET -s ftp://$far/bench/one/f1" "curl -s ftp://$far/bench/one/f1" "> /dev/null"
+bench_row "ftp 100 files, ten dirs, 10 ms RTT" "$URLGET -s \$(<$far100)" "curl -s \$(<$far100)" "> /dev/null"

@@ -1,0 +1,112 @@
+// Command delayproxy forwards TCP connections from a port on 127.0.0.1 to
+// another address, holding every chunk of bytes back for a fixed delay in
+// each direction: a control connection with the round trip of a distant
+// server, for the benchmark's rows that count round trips (bench/ftp.sh).
+// Chunks keep their order and are not slowed down otherwise: each leaves
+// the delay after it arrived, however many are on their way. It prints
+// its address on the first line of standard output and runs until
+// interrupted.
+//
+// Usage: delayproxy -to HOST:PORT -delay 5ms
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	to := flag.String("to", "", "address to forward to")
+	delay := flag.Duration("delay", 5*time.Millisecond, "delay each way")
+	flag.Parse()
+	if *to == "" {
+		fmt.Fprintln(os.Stderr, "usage: delayproxy -to HOST:PORT [-delay 5ms]")
+		os.Exit(2)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "delayproxy:", err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr())
+	go serve(ln, *to, *delay)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	ln.Close()
+}
+
+// serve forwards every connection ln accepts to addr until ln is closed.
+func serve(ln net.Listener, addr string, delay time.Duration) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			s, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer s.Close()
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); forward(s, c, delay) }()
+			go func() { defer wg.Done(); forward(c, s, delay) }()
+			wg.Wait()
+		}()
+	}
+}
+
+// chunk is bytes read at a time, to be written at at.
+type chunk struct {
+	b  []byte
+	at time.Time
+}
+
+// forward copies src to dst, each chunk delay after it was read, and then
+// half-closes dst (or closes it) so that the end of the stream is passed
+// on, delayed like the bytes.
+func forward(dst, src net.Conn, delay time.Duration) {
+	q := make(chan chunk, 1024)
+	go func() {
+		defer close(q)
+		for {
+			b := make([]byte, 32<<10)
+			n, err := src.Read(b)
+			if n > 0 {
+				q <- chunk{b[:n], time.Now().Add(delay)}
+			}
+			if err != nil {
+				q <- chunk{nil, time.Now().Add(delay)}
+				return
+			}
+		}
+	}()
+	for c := range q {
+		time.Sleep(time.Until(c.at))
+		if c.b == nil {
+			break
+		}
+		if _, err := dst.Write(c.b); err != nil {
+			// The other side is gone: drain the reader so it ends.
+			go func() {
+				for range q {
+				}
+			}()
+			return
+		}
+	}
+	if tc, ok := dst.(*net.TCPConn); ok {
+		tc.CloseWrite()
+	} else {
+		dst.Close()
+	}
+}
