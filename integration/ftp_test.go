@@ -652,6 +652,25 @@ func TestFTPCWDWithType(t *testing.T) {
 		[]string{"PWD", "CWD etc", "TYPE I", "TYPE I", "EPSV", "RETR motd", "EPSV", "QUIT"})
 }
 
+// TestFTPEPSVBefore226 checks that the EPSV for the next transfer goes out
+// once the data connection has ended, without waiting for the 226: the
+// server holds its 226 back until a command arrives.
+func TestFTPEPSVBefore226(t *testing.T) {
+	s := newFTPServer(t, func(s *ftptest.Server) { s.HoldTransferEnd = 5 * time.Second })
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	for _, p := range []string{"/etc/motd", "/motd"} {
+		if _, err := fetchFTP(t, f, ftpRequest(t, s.URL+p, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.EarlyCommands(); n != 2 {
+		t.Errorf("%d of 2 transfers had the next command before their 226", n)
+	}
+	checkCommands(t, sessionCommands(closedCommands(t, f, s)),
+		[]string{"PWD", "CWD etc", "TYPE I", "EPSV", "RETR motd", "EPSV", "RETR /motd", "EPSV", "QUIT"})
+}
+
 // TestFTPInjection checks that no URL puts CR, LF, NUL or 0xFF into a
 // command: the fetch fails before anything is sent.
 func TestFTPInjection(t *testing.T) {

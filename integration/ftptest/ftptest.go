@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/urlget/urlget/integration/internal/testnet"
@@ -86,6 +87,14 @@ type Server struct {
 	Truncate      bool
 	TruncateAt    int64
 	TruncateReply string
+
+	// HoldTransferEnd makes the server wait, after closing a RETR's data
+	// connection, until the client's next command has arrived (at most
+	// this long) before it sends 226; EarlyCommands counts the times it
+	// came first. A client that waits for 226 before its next command
+	// costs the whole wait.
+	HoldTransferEnd time.Duration
+	early           atomic.Int64
 
 	// TLS, set by StartTLS, enables AUTH TLS (or implicit TLS).
 	TLS      *tls.Config
@@ -694,7 +703,20 @@ func (ss *session) retr(arg string) {
 		ss.reply("426 Failure writing network stream.")
 		return
 	}
+	if ss.s.HoldTransferEnd > 0 {
+		ss.c.SetReadDeadline(time.Now().Add(ss.s.HoldTransferEnd))
+		if _, err := ss.r.Peek(1); err == nil {
+			ss.s.early.Add(1)
+		}
+		ss.c.SetReadDeadline(time.Time{})
+	}
 	ss.reply("226 Transfer complete.")
+}
+
+// EarlyCommands returns how many times, with HoldTransferEnd set, the
+// client's next command arrived before the 226 of a RETR.
+func (s *Server) EarlyCommands() int {
+	return int(s.early.Load())
 }
 
 // toCRLF turns LF into CRLF unless a CR precedes it (RFC 959 §3.1.1.1

@@ -99,6 +99,14 @@ func (t *transfer) end(err error) {
 		t.discard()
 		return
 	}
+	// Every byte is in and the server has closed the data connection: it
+	// sends its 226 now. The EPSV for the next transfer goes out before
+	// that reply is read rather than after, so that it reaches the server
+	// about when the server is done writing 226, not a crossing of the
+	// network later; its reply is read as sendAhead describes.
+	if t.ahead && (t.expect < 0 || t.n >= t.expect) {
+		t.c.sendAhead()
+	}
 	r, rerr := t.c.readReply(t.op)
 	switch {
 	case rerr != nil:
@@ -117,8 +125,6 @@ func (t *transfer) end(err error) {
 				fmt.Errorf("received %d of %d bytes", t.n, t.expect))
 			e.Temporary = true
 			t.err = e
-		} else if t.ahead {
-			t.c.sendAhead()
 		}
 	default:
 		e := t.c.replyErr(t.op, r)

@@ -204,8 +204,10 @@ func (c *conn) write(lines ...string) error {
 }
 
 // sendAhead sends EPSV for the connection's next transfer as soon as the
-// current one has ended with its 226 (RFC 959 §5.4: the client waits for
-// that second reply), without waiting for EPSV's own reply: the server sets
+// current one's data connection has ended with all its bytes, before the
+// 226 that completes it is read (the server reads commands in order, so
+// EPSV is taken up once 226 is out), and without waiting for EPSV's own
+// reply: the server sets
 // the passive port up (RFC 2428 §3) while the caller is still busy with the
 // bytes it received. The next transfer command goes out with that reply
 // still unread (startPipelined); any other command reads it first
