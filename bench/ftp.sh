@@ -22,9 +22,8 @@ if [ -z "${URLGET_VSFTPD_ADDR:-}" ]; then
 	start_vsftpd
 	own_vsftpd=1
 fi
-proxy_pid=""
 cleanup() {
-	[ -z "$proxy_pid" ] || kill "$proxy_pid" 2>/dev/null || true
+	bench_far_stop
 	[ -z "${own_vsftpd:-}" ] || stop_vsftpd
 }
 trap cleanup EXIT
@@ -76,11 +75,7 @@ bench_row "ftp 100 processes (A: bench/ftpfloor)" "bench/repeat 100 $floor $URLG
 # Round trips: the control connection through a proxy that holds every
 # chunk back 5 ms each way (data connections go straight to the server,
 # which names only a port in its EPSV reply).
-go build -o "$BENCH_TMP/delayproxy" ./bench/delayproxy
-"$BENCH_TMP/delayproxy" -to "$URLGET_VSFTPD_ADDR" -delay 5ms >"$BENCH_TMP/delayproxy.addr" &
-proxy_pid=$!
-far="$(bench_server_url "$BENCH_TMP/delayproxy.addr")"
-[ -n "$far" ] || { echo "bench: delayproxy did not start" >&2; exit 1; }
+bench_far far "$URLGET_VSFTPD_ADDR"
 far100="$BENCH_TMP/ftp-far-100"
 head -n 100 "$ten" | sed "s|ftp://$URLGET_VSFTPD_ADDR/|ftp://$far/|" >"$far100"
 bench_row "ftp 1 file, 10 ms RTT" "$URLGET -s ftp://$far/bench/one/f1" "curl -s ftp://$far/bench/one/f1" "> /dev/null"

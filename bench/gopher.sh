@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gopher: benchmark rows for bench/run: a 1 GiB type-9 item to /dev/null and
-# into a pipe, 1000 small type-9 items in one invocation and 100 processes
-# fetching one each, urlget against
+# into a pipe, 1000 small type-9 items in one invocation, 100 processes
+# fetching one each and 100 items from a server 10 ms away, urlget against
 # curl (which speaks gopher). The server is gophertest's gopherd, built from
 # this tree: it sends files with sendfile(2), so the clients are what is
 # measured.
@@ -22,7 +22,7 @@ done
 go build -o "$BENCH_TMP/gopherd" ./integration/gophertest/cmd/gopherd
 "$BENCH_TMP/gopherd" -root "$root" >"$BENCH_TMP/gopherd.url" &
 gopherd_pid=$!
-trap 'kill "$gopherd_pid" 2>/dev/null || true' EXIT
+trap 'kill "$gopherd_pid" 2>/dev/null || true; bench_far_stop' EXIT
 base="$(bench_server_url "$BENCH_TMP/gopherd.url")"
 [ -n "$base" ] || { echo "bench: gopherd did not start" >&2; exit 1; }
 
@@ -38,3 +38,10 @@ bench_row "gopher 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/nu
 bench_row "gopher 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \$(<$list)" "> /dev/null"
 small="$base/9/small/f1"
 bench_row "gopher 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $small" "bench/repeat 100 curl -s $small" "> /dev/null"
+# 100 items from a server 10 ms away (bench/delayproxy): every item is a
+# connection of its own (RFC 1436 §2), and urlget starts the next ones
+# while it writes the current one.
+bench_far far "${base#gopher://}"
+far100="$BENCH_TMP/gopher-far-100"
+head -n 100 "$list" | sed "s|^$base/|gopher://$far/|" >"$far100"
+bench_row "gopher 100 x 4 KiB, 10 ms RTT" "$URLGET -s \$(<$far100)" "curl -s \$(<$far100)" "> /dev/null"

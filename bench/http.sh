@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # http: benchmark rows for bench/run, against nginx: 1 GiB to /dev/null and
 # into a pipe, 1000, 10000 and 36000 (a full command line) small files in
-# one invocation, 1000 into files (-O), 40000 from a URL list, and 100
-# processes fetching one small file each. Uses the nginx at
+# one invocation, 1000 into files (-O), 40000 from a URL list, 100
+# processes fetching one small file each, and 100 small files from a server
+# 10 ms away (bench/delayproxy). Uses the nginx at
 # URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
 # with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
 set -euo pipefail
@@ -12,6 +13,7 @@ source bench/lib.bash
 
 shm_dir=""
 cleanup() {
+	bench_far_stop
 	[ -z "$shm_dir" ] || rm -rf "$shm_dir"
 	# Defined only when this script started its own nginx.
 	if declare -F stop_nginx >/dev/null; then
@@ -79,3 +81,10 @@ mkdir -p "$many/a" "$many/b"
 BENCH_ROUNDS=2 BENCH_RUNS=2 bench_row "http 40000 x 4 KiB from a URL list" "$URLGET -s --output-dir $many/a --url @$list40k" "curl -s --remote-name-all --output-dir $many/b -K $list40k.curlrc" "> /dev/null"
 small="$URLGET_NGINX_URL/bench/small/f1"
 bench_row "http 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $small" "bench/repeat 100 curl -s $small" "> /dev/null"
+# 100 small files from a server 10 ms away (bench/delayproxy): urlget
+# starts the next requests while it writes the current body, on
+# connections of their own; curl asks for one after the other.
+bench_far far "${URLGET_NGINX_URL#http://}"
+far100="$BENCH_TMP/http-far-100"
+head -n 100 "$list" | sed "s|^$URLGET_NGINX_URL/|http://$far/|" >"$far100"
+bench_row "http 100 x 4 KiB, 10 ms RTT" "$URLGET -s \$(<$far100)" "curl -s \$(<$far100)" "> /dev/null"

@@ -62,6 +62,31 @@ bench_server_url() {
 	head -n 1 "$1" 2>/dev/null || true
 }
 
+# bench_far VAR HOST:PORT starts bench/delayproxy in front of HOST:PORT,
+# 5 ms each way (a 10 ms round trip, the handshake's included), and sets
+# VAR to the proxy's address. Not in a command substitution: the proxy's
+# PID must reach bench_far_stop, which the scripts' exit traps call.
+BENCH_FAR_PIDS=()
+bench_far() {
+	[ -x "$BENCH_TMP/delayproxy" ] || go build -o "$BENCH_TMP/delayproxy" ./bench/delayproxy
+	local out="$BENCH_TMP/delayproxy.${#BENCH_FAR_PIDS[@]}.$$"
+	"$BENCH_TMP/delayproxy" -to "$2" -delay 5ms >"$out" 2>/dev/null &
+	BENCH_FAR_PIDS+=($!)
+	printf -v "$1" '%s' "$(bench_server_url "$out")"
+	if [ -z "${!1}" ]; then
+		echo "bench: delayproxy did not start" >&2
+		return 1
+	fi
+}
+
+bench_far_stop() {
+	local p
+	for p in "${BENCH_FAR_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	BENCH_FAR_PIDS=()
+}
+
 # bench_median reads numbers, one a line, and prints their median.
 bench_median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

@@ -1,9 +1,13 @@
 // Command delayproxy forwards TCP connections from a port on 127.0.0.1 to
 // another address, holding every chunk of bytes back for a fixed delay in
-// each direction: a control connection with the round trip of a distant
-// server, for the benchmark's rows that count round trips (bench/ftp.sh).
-// Chunks keep their order and are not slowed down otherwise: each leaves
-// the delay after it arrived, however many are on their way. It prints
+// each direction: connections with the round trip of a distant server,
+// for the benchmark's rows that count round trips (bench/ftp.sh,
+// bench/gopher.sh). Chunks keep their order and are not slowed down
+// otherwise: each leaves the delay after it arrived, however many are on
+// their way. A connection's handshake is local and instant here, where
+// across a network it takes a round trip: no byte is passed on before one
+// round trip after the connection was accepted, so that a client that
+// connects ahead of its request saves what it would save there. It prints
 // its address on the first line of standard output and runs until
 // interrupted.
 //
@@ -49,6 +53,7 @@ func serve(ln net.Listener, addr string, delay time.Duration) {
 		if err != nil {
 			return
 		}
+		open := time.Now().Add(2 * delay)
 		go func() {
 			defer c.Close()
 			s, err := net.Dial("tcp", addr)
@@ -58,8 +63,8 @@ func serve(ln net.Listener, addr string, delay time.Duration) {
 			defer s.Close()
 			var wg sync.WaitGroup
 			wg.Add(2)
-			go func() { defer wg.Done(); forward(s, c, delay) }()
-			go func() { defer wg.Done(); forward(c, s, delay) }()
+			go func() { defer wg.Done(); forward(s, c, open, delay) }()
+			go func() { defer wg.Done(); forward(c, s, open, delay) }()
 			wg.Wait()
 		}()
 	}
@@ -71,21 +76,29 @@ type chunk struct {
 	at time.Time
 }
 
-// forward copies src to dst, each chunk delay after it was read, and then
+// forward copies src to dst, each chunk delay after it was read or after
+// open (when the handshake would have ended), whichever is later, and then
 // half-closes dst (or closes it) so that the end of the stream is passed
 // on, delayed like the bytes.
-func forward(dst, src net.Conn, delay time.Duration) {
+func forward(dst, src net.Conn, open time.Time, delay time.Duration) {
 	q := make(chan chunk, 1024)
+	due := func() time.Time {
+		t := time.Now()
+		if t.Before(open) {
+			t = open
+		}
+		return t.Add(delay)
+	}
 	go func() {
 		defer close(q)
 		for {
 			b := make([]byte, 32<<10)
 			n, err := src.Read(b)
 			if n > 0 {
-				q <- chunk{b[:n], time.Now().Add(delay)}
+				q <- chunk{b[:n], due()}
 			}
 			if err != nil {
-				q <- chunk{nil, time.Now().Add(delay)}
+				q <- chunk{nil, due()}
 				return
 			}
 		}

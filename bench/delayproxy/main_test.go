@@ -9,8 +9,10 @@ import (
 )
 
 // TestForward passes bytes both ways through the proxy to an echo server:
-// they arrive whole and in order, a round trip takes at least the delay
-// each way, and a half-close reaches the server and its answer comes back.
+// they arrive whole and in order, the first round trip takes at least the
+// handshake's round trip and the delay each way, a later one at least the
+// delay each way, and a half-close reaches the server and its answer
+// comes back.
 func TestForward(t *testing.T) {
 	echo, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,6 +47,16 @@ func TestForward(t *testing.T) {
 	}
 	got := make([]byte, 6)
 	if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping\r\n" {
+		t.Fatalf("echo %q, %v", got, err)
+	}
+	if rt := time.Since(start); rt < 4*delay {
+		t.Errorf("first round trip %v, less than the handshake's and the delay both ways (%v)", rt, 4*delay)
+	}
+	start = time.Now()
+	if _, err := c.Write([]byte("pong\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "pong\r\n" {
 		t.Fatalf("echo %q, %v", got, err)
 	}
 	if rt := time.Since(start); rt < 2*delay {
