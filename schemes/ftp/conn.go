@@ -207,12 +207,11 @@ func (c *conn) write(lines ...string) error {
 // current one's data connection has ended with all its bytes, before the
 // 226 that completes it is read (the server reads commands in order, so
 // EPSV is taken up once 226 is out), and without waiting for EPSV's own
-// reply: the server sets
-// the passive port up (RFC 2428 §3) while the caller is still busy with the
-// bytes it received. The next transfer command goes out with that reply
-// still unread (startPipelined); any other command reads it first
-// (settle). A failed write leaves the connection broken, and the next
-// request dials anew.
+// reply: the server sets the passive port up (RFC 2428 §3) while the
+// caller is still busy with the bytes it received. The next transfer
+// command goes out with that reply still unread (startPipelined); any
+// other command reads it first (settle). A failed write leaves the
+// connection broken, and the next request dials anew.
 func (c *conn) sendAhead() {
 	if c.broken || c.noEPSV || c.epsvAhead {
 		return

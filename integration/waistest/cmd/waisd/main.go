@@ -1,10 +1,10 @@
 // Command waisd serves the regular files of a directory (and those its
 // symbolic links lead to) as one WAIS database on 127.0.0.1 with
-// waistest.Server, for benchmarks and trying
-// urlget by hand: each file is a TEXT document found by its name (a
-// keyword search for the name, or for a word of it, lists it with its
-// URL), read from the file as it is retrieved. It prints the database's
-// URL on the first line of standard output and serves until interrupted.
+// waistest.Server, for benchmarks and trying urlget by hand: each file is
+// a TEXT document found by its name (a keyword search for the name, or
+// for a word of it, lists it with its URL), read from the file as it is
+// retrieved. It prints the database's URL on the first line of standard
+// output and serves until interrupted.
 package main
 
 import (
