@@ -637,7 +637,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 // counts, so that the next URL in that directory sends no CWD.
 func TestFTPCWDWithType(t *testing.T) {
 	s := newFTPServer(t, nil)
-	s.ReplyOnce("TYPE", "504 Command not implemented for that parameter.")
+	s.ReplyOnce("TYPE", "504 Binary type refused here.")
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
