@@ -298,15 +298,13 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 // success the returned resource owns c; on error the caller releases it.
 func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *plan) (*schemes.Resource, error) {
 	v := p.ftp
+	fileOp := v.Type != "d" && v.Name != ""
 	// The TYPE a file needs (retr, head) goes out with the CWDs.
 	typ := ""
-	if v.Type != "d" && v.Name != "" {
-		typ = "I"
-		if v.Type == "a" && !req.Head {
-			typ = "A"
-		}
+	if fileOp {
+		typ = transferType(p, req.Head)
 	}
-	if abs, ok := c.shortcut(p, v.Type != "d" && v.Name != ""); ok {
+	if abs, ok := c.shortcut(p, fileOp); ok {
 		p.arg = abs
 	} else if err := c.navigate(p, typ); err != nil {
 		return nil, err
@@ -371,11 +369,8 @@ func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *pl
 // retr retrieves a file (RFC 959 §4.1.3 RETR), resuming with REST (RFC 3659
 // §5) when asked, in TYPE A for ;type=a and TYPE I otherwise.
 func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource) (*schemes.Resource, error) {
-	ascii := p.ftp.Type == "a"
-	typ := "I"
-	if ascii {
-		typ = "A"
-	}
+	typ := transferType(p, false)
+	ascii := typ == "A"
 	if err := c.setType(typ); err != nil {
 		return nil, err
 	}
@@ -417,6 +412,15 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		res.Body = t
 	}
 	return res, nil
+}
+
+// transferType is the TYPE a file of p is fetched in (RFC 1738 §3.2.3):
+// A for ;type=a, I otherwise, and I for -I, whose SIZE counts bytes.
+func transferType(p *plan, head bool) string {
+	if p.ftp.Type == "a" && !head {
+		return "A"
+	}
+	return "I"
 }
 
 // startedTransfer is a transfer with what the server said when it began.
@@ -596,7 +600,7 @@ func (c *conn) head(p *plan, res *schemes.Resource) error {
 	if p.ftp.Name == "" {
 		return nil
 	}
-	if err := c.setType("I"); err != nil {
+	if err := c.setType(transferType(p, true)); err != nil {
 		return err
 	}
 	size, err := c.size(p.arg)
