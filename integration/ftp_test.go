@@ -197,7 +197,9 @@ func TestFTPRFC1738Examples(t *testing.T) {
 		{name: "missing file", url: "/pub/missing",
 			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR missing"}, errKind: schemes.ErrNotFound},
 		{name: "missing directory", url: "/nope/f",
-			want: []string{"PWD", "CWD nope", "TYPE I"}, errKind: schemes.ErrNotFound},
+			// TYPE and EPSV go out with the last CWD; EPSV's reply
+			// is read before the connection's next command.
+			want: []string{"PWD", "CWD nope", "TYPE I", "EPSV"}, errKind: schemes.ErrNotFound},
 		{name: "unreadable file", url: "/pub/secret",
 			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR secret"}, errKind: schemes.ErrNotFound},
 		{name: "singlecwd", url: "/d2/sub/f", opts: map[string]string{"ftp-method": "singlecwd"},
@@ -524,8 +526,8 @@ func TestFTPPassiveAndActive(t *testing.T) {
 			t.Fatalf("body %q, %v", body, err)
 		}
 	}
-	// EPSV goes out with RETR in one write; once refused, PASV is used
-	// and the address it names ignored.
+	// EPSV goes out with TYPE, RETR once its reply is read; once
+	// refused, PASV is used and the address it names ignored.
 	checkCommands(t, sessionCommands(s.Commands()), []string{"TYPE I", "EPSV", "RETR motd", "PASV", "RETR motd", "PASV", "RETR motd"})
 
 	s2 := newFTPServer(t, nil)
@@ -575,13 +577,14 @@ func TestFTPLogin(t *testing.T) {
 	checkCommands(t, s2.Commands()[:2], []string{"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword})
 }
 
-// TestFTPLoginAtOnce checks when PASS goes out with USER, unasked: for
-// the anonymous login and inside TLS, never with a password in clear; and
-// that both replies are read whatever USER's was.
+// TestFTPLoginAtOnce checks when PASS goes out with USER, unasked, and
+// with them the request's first commands: for the anonymous login and
+// inside TLS, never with a password in clear; and that a refused login is
+// reported as such whatever became of the commands after it.
 func TestFTPLoginAtOnce(t *testing.T) {
 	anonPass := "PASS " + ftp.DefaultAnonymousPassword
-	// Anonymous: a refused USER still gets its PASS (sent with it), and
-	// the error is USER's.
+	// Anonymous: a refused USER still gets its PASS and the commands
+	// after it (sent with it), and the error is USER's.
 	s := newFTPServer(t, nil)
 	s.ReplyOnce("USER", "530 Anonymous access refused.")
 	f := &ftp.Fetcher{}
@@ -590,7 +593,16 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER anonymous") {
 		t.Errorf("refused USER: %v", err)
 	}
-	checkCommands(t, s.Commands(), []string{"USER anonymous", anonPass})
+	checkCommands(t, recordedCommands(s, 4), []string{"USER anonymous", anonPass, "TYPE I", "EPSV"})
+
+	// A refused PASS is PASS's error, masked.
+	s = newFTPServer(t, nil)
+	s.ReplyOnce("PASS", "530 Login incorrect.")
+	_, err = fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "PASS") || strings.Contains(err.Error(), ftp.DefaultAnonymousPassword) {
+		t.Errorf("refused PASS: %v", err)
+	}
+	checkCommands(t, recordedCommands(s, 6), []string{"USER anonymous", anonPass, "PWD", "CWD etc", "TYPE I", "EPSV"})
 
 	// A server that logs in at USER answers the PASS sent with it with
 	// 503: the login stands, and the replies stay in step.
@@ -629,7 +641,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER user") {
 		t.Errorf("refused USER inside TLS: %v", err)
 	}
-	checkCommands(t, s.Commands(), []string{"AUTH TLS", "USER user", "PASS secret"})
+	checkCommands(t, recordedCommands(s, 7), []string{"AUTH TLS", "USER user", "PASS secret", "PBSZ 0", "PROT P", "TYPE I", "EPSV"})
 }
 
 // TestFTPCWDWithType checks the TYPE sent with the last CWD of a walk: a
@@ -648,8 +660,10 @@ func TestFTPCWDWithType(t *testing.T) {
 	if err != nil || body != "etc motd\n" {
 		t.Fatalf("after the refused TYPE: %q, %v", body, err)
 	}
+	// The EPSV sent with the refused TYPE is answered before the next
+	// TYPE goes out, with the EPSV for the transfer.
 	checkCommands(t, sessionCommands(closedCommands(t, f, s)),
-		[]string{"PWD", "CWD etc", "TYPE I", "TYPE I", "EPSV", "RETR motd", "EPSV", "QUIT"})
+		[]string{"PWD", "CWD etc", "TYPE I", "EPSV", "TYPE I", "EPSV", "RETR motd", "EPSV", "QUIT"})
 }
 
 // TestFTPEPSVBefore226 checks that the EPSV for the next transfer goes out
@@ -669,6 +683,40 @@ func TestFTPEPSVBefore226(t *testing.T) {
 	}
 	checkCommands(t, sessionCommands(closedCommands(t, f, s)),
 		[]string{"PWD", "CWD etc", "TYPE I", "EPSV", "RETR motd", "EPSV", "RETR /motd", "EPSV", "QUIT"})
+}
+
+// TestFTPRidesAlong checks what goes out without waiting for the reply
+// before it: the login with the first request's commands, PWD with the
+// CWD after it, and TYPE, FEAT and EPSV with the last CWD of a walk. The
+// server holds its reply to each of those until the next command has
+// arrived; a client that waited for it would cost the hold each time.
+func TestFTPRidesAlong(t *testing.T) {
+	hold := 5 * time.Second
+	s := newFTPServer(t, func(s *ftptest.Server) {
+		s.Hold = map[string]time.Duration{"PASS": hold, "PWD": hold, "TYPE": hold, "FEAT": hold}
+	})
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	for _, tc := range []struct{ path, body string }{
+		{"/etc/motd", "etc motd\n"}, // login, PWD, CWD, TYPE, EPSV in one write
+		{"/one/", "only.txt\n"},     // PWD of etc and CWD / in one, then CWD one, FEAT, EPSV
+		{"/d2/sub/f", "d2\n"},       // PWD of one and CWD /; CWD d2; CWD sub and EPSV
+	} {
+		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+tc.path, nil))
+		if err != nil || body != tc.body {
+			t.Fatalf("%s: %q, %v", tc.path, body, err)
+		}
+	}
+	checkCommands(t, closedCommands(t, f, s), []string{
+		"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword, "PWD", "CWD etc", "TYPE I", "EPSV", "RETR motd", "EPSV",
+		"PWD", "CWD /", "CWD one", "FEAT", "EPSV", "LIST", "EPSV",
+		"PWD", "CWD /", "CWD d2", "CWD sub", "EPSV", "RETR f", "EPSV", "QUIT",
+	})
+	for verb, want := range map[string]int{"PASS": 1, "PWD": 3, "TYPE": 1, "FEAT": 1} {
+		if n := s.Early(verb); n != want {
+			t.Errorf("%s: the next command came before the reply %d times, want %d", verb, n, want)
+		}
+	}
 }
 
 // TestFTPInjection checks that no URL puts CR, LF, NUL or 0xFF into a
@@ -735,6 +783,16 @@ func TestFTPTLS(t *testing.T) {
 
 // waitCommands waits, boundedly, until the server recorded n commands (the
 // last one may still be in flight when the client returns).
+// recordedCommands returns the commands s received once there are n of
+// them, or after two seconds: commands sent in one write with the one a
+// fetch failed on may still be on their way to the server's log.
+func recordedCommands(s *ftptest.Server, n int) []string {
+	for i := 0; i < 200 && len(s.Commands()) < n; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return s.Commands()
+}
+
 func waitCommands(t *testing.T, s *ftptest.Server, n int) {
 	for i := 0; i < 200 && len(sessionCommands(s.Commands())) < n; i++ {
 		time.Sleep(10 * time.Millisecond)

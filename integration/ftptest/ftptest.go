@@ -96,6 +96,15 @@ type Server struct {
 	HoldTransferEnd time.Duration
 	early           atomic.Int64
 
+	// Hold makes the server wait, before it answers a command with one
+	// of these verbs, until the client's next command has arrived (at
+	// most that long); Early counts, per verb, the times it came first.
+	// A client that waits for the reply before its next command costs
+	// the whole wait.
+	Hold     map[string]time.Duration
+	earlyMu  sync.Mutex
+	earlyFor map[string]int
+
 	// TLS, set by StartTLS, enables AUTH TLS (or implicit TLS).
 	TLS      *tls.Config
 	implicit bool
@@ -347,6 +356,14 @@ func (ss *session) run() {
 		if n := ss.s.Garbage[verb]; n > 0 {
 			ss.garbage(n)
 			return
+		}
+		if d := ss.s.Hold[verb]; d > 0 && ss.nextArrives(d) {
+			ss.s.earlyMu.Lock()
+			if ss.s.earlyFor == nil {
+				ss.s.earlyFor = map[string]int{}
+			}
+			ss.s.earlyFor[verb]++
+			ss.s.earlyMu.Unlock()
 		}
 		if rep, ok := ss.s.Reply[verb]; ok {
 			ss.reply("%s", rep)
@@ -703,20 +720,34 @@ func (ss *session) retr(arg string) {
 		ss.reply("426 Failure writing network stream.")
 		return
 	}
-	if ss.s.HoldTransferEnd > 0 {
-		ss.c.SetReadDeadline(time.Now().Add(ss.s.HoldTransferEnd))
-		if _, err := ss.r.Peek(1); err == nil {
-			ss.s.early.Add(1)
-		}
-		ss.c.SetReadDeadline(time.Time{})
+	if ss.s.HoldTransferEnd > 0 && ss.nextArrives(ss.s.HoldTransferEnd) {
+		ss.s.early.Add(1)
 	}
 	ss.reply("226 Transfer complete.")
+}
+
+// nextArrives waits at most d for the client's next command and reports
+// whether it arrived (plain connections only: a TLS connection that timed
+// out stays broken).
+func (ss *session) nextArrives(d time.Duration) bool {
+	ss.c.SetReadDeadline(time.Now().Add(d))
+	_, err := ss.r.Peek(1)
+	ss.c.SetReadDeadline(time.Time{})
+	return err == nil
 }
 
 // EarlyCommands returns how many times, with HoldTransferEnd set, the
 // client's next command arrived before the 226 of a RETR.
 func (s *Server) EarlyCommands() int {
 	return int(s.early.Load())
+}
+
+// Early returns how many times, with Hold set for verb, the client's next
+// command arrived before the reply to a command with that verb.
+func (s *Server) Early(verb string) int {
+	s.earlyMu.Lock()
+	defer s.earlyMu.Unlock()
+	return s.earlyFor[verb]
 }
 
 // toCRLF turns LF into CRLF unless a CR precedes it (RFC 959 §3.1.1.1

@@ -74,6 +74,10 @@ type conn struct {
 	ctx      context.Context // the current request's context
 	answered bool            // the server replied during the current request
 
+	// deferred is a login not sent yet: it goes out with the first
+	// commands of the first request (send), a round trip less.
+	deferred *deferredLogin
+
 	mu     sync.Mutex
 	data   io.Closer // the open data connection or listener, closed when ctx ends
 	stop   func() bool
@@ -179,7 +183,59 @@ func (c *conn) send(lines ...string) error {
 	if err := c.settle(); err != nil {
 		return err
 	}
+	if c.deferred != nil {
+		return c.sendLogin(lines)
+	}
 	return c.write(lines...)
+}
+
+// step is one command of a pipelined write and what to make of its reply:
+// check returns the error the reply means, if any.
+type step struct {
+	line  string
+	check func(r reply) error
+}
+
+// exchange sends the steps' commands in one write, followed, when epsv is
+// set, by an EPSV whose reply is left unread (as sendAhead's), and reads
+// the steps' replies in order (RFC 959 §5.4: a server answers its commands
+// in the order they came). Every reply is read even after a check has
+// failed, so that the connection stays in step with the server: failed is
+// the first check's error, err a failure of the connection itself.
+func (c *conn) exchange(steps []step, epsv bool) (failed, err error) {
+	lines := make([]string, 0, len(steps)+1)
+	for _, s := range steps {
+		lines = append(lines, s.line)
+	}
+	if epsv {
+		lines = append(lines, "EPSV")
+	}
+	if err := c.send(lines...); err != nil {
+		return nil, err
+	}
+	if epsv {
+		c.epsvAhead = true
+		c.aheadUntil = time.Now().Add(aheadFor)
+	}
+	for _, s := range steps {
+		r, err := c.readReply(s.line)
+		if err != nil {
+			return nil, err
+		}
+		if e := s.check(r); e != nil && failed == nil {
+			failed = e
+		}
+	}
+	return failed, nil
+}
+
+// firstErr returns what went wrong in an exchange: the connection's
+// failure, else the first refusal.
+func firstErr(failed, err error) error {
+	if err != nil {
+		return err
+	}
+	return failed
 }
 
 // write is send without settling an EPSV sent ahead: for the transfer

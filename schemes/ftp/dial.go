@@ -29,7 +29,8 @@ type login struct {
 	public bool
 }
 
-// dial opens and logs in a control connection for req.
+// dial opens a control connection for req and logs in, or leaves the login
+// to go out with the first request's commands (deferredLogin).
 func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*conn, error) {
 	raw, err := req.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(key.host, key.port))
 	if err != nil {
@@ -94,12 +95,17 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 			return nil, err
 		}
 	}
+	if lg.havePass && (lg.public || key.tls != tlsNone) {
+		// The login goes out with the request's first commands.
+		c.deferred = &deferredLogin{lg: lg, tlsConf: cfg}
+		ok = true
+		return c, nil
+	}
 	if err := c.login(lg); err != nil {
 		return nil, err
 	}
 	if cfg != nil {
-		// RFC 4217 §9: protect data connections as well.
-		for _, cmd := range []string{"PBSZ 0", "PROT P"} {
+		for _, cmd := range dataProtection {
 			r, err := c.cmd(cmd)
 			if err != nil {
 				return nil, err
@@ -134,9 +140,6 @@ func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
 // login sends USER and, when asked, PASS (RFC 959 §4.1.1). A password the
 // request lacks is prompted for only when the server asks for one.
 func (c *conn) login(lg login) error {
-	if lg.havePass && (lg.public || c.key.tls != tlsNone) {
-		return c.loginAtOnce(lg)
-	}
 	r, err := c.cmd("USER " + lg.user)
 	if err != nil {
 		return err
@@ -176,40 +179,87 @@ func (c *conn) login(lg login) error {
 	return c.loginErr("PASS", r)
 }
 
-// loginAtOnce sends USER and PASS in one write and reads both replies, a
-// round trip less than waiting for USER's 331 (RFC 959 §5.4 has the server
-// answer commands in order; a server reads PASS, when it reads it, in the
-// same pre-login state as USER). It is used only where sending the
-// password unasked gives away nothing: the anonymous password, or any
-// password inside TLS. A server that refuses USER (vsftpd's "530
-// Non-anonymous sessions must use encryption") would otherwise have a
-// password sent in clear that a client waiting for 331 never sends.
-func (c *conn) loginAtOnce(lg login) error {
-	if err := c.send("USER "+lg.user, "PASS "+lg.pass); err != nil {
+// dataProtection is what RFC 4217 §9 sends after the login to protect
+// data connections as well.
+var dataProtection = []string{"PBSZ 0", "PROT P"}
+
+// deferredLogin is a login that goes out in one write with the first
+// commands of the connection's first request, and PASS with USER, unasked:
+// a round trip less than waiting for USER's 331, and another less than
+// waiting for PASS's 230 before the request's first command. RFC 959 §5.4
+// has the server answer commands in order; a server reads PASS, when it
+// reads it, in the same pre-login state as USER, and the commands after
+// PASS once the login is done. Should the login fail, they are refused
+// (530) and the connection is dropped.
+//
+// It is used only where sending the password unasked gives away nothing:
+// the anonymous password, or any password inside TLS. A server that
+// refuses USER (vsftpd's "530 Non-anonymous sessions must use
+// encryption") would otherwise have a password sent in clear that a
+// client waiting for 331 never sends.
+type deferredLogin struct {
+	lg login
+	// tlsConf, when set, protects data connections (PBSZ, PROT P).
+	tlsConf *tls.Config
+}
+
+// sendLogin sends the deferred login and lines in one write, and reads the
+// login's replies; the caller reads those of lines.
+func (c *conn) sendLogin(lines []string) error {
+	d := c.deferred
+	c.deferred = nil
+	all := []string{"USER " + d.lg.user, "PASS " + d.lg.pass}
+	if d.tlsConf != nil {
+		all = append(all, dataProtection...)
+	}
+	if err := c.write(append(all, lines...)...); err != nil {
 		return err
 	}
-	r, err := c.readReply("USER " + lg.user)
+	if err := c.loginReplies(d); err != nil {
+		c.broken = true
+		return err
+	}
+	return nil
+}
+
+// loginReplies reads the replies to a deferred login, USER's and PASS's
+// whatever USER's was, and those of the data protection commands.
+func (c *conn) loginReplies(d *deferredLogin) error {
+	r, err := c.readReply("USER " + d.lg.user)
 	if err != nil {
 		return err
 	}
-	p, perr := c.readReply("PASS")
-	switch r.code {
-	case 230:
+	p, err := c.readReply("PASS")
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.code == 230:
 		// Logged in without a password: PASS was superfluous, and its
 		// reply (202, 230 or 503) says nothing more.
-		return perr
-	case 331:
-		if perr != nil {
-			return perr
+	case r.code == 331:
+		if p.code != 230 && p.code != 202 {
+			return c.loginErr("PASS", p)
 		}
-		if p.code == 230 || p.code == 202 {
-			return nil
-		}
-		return c.loginErr("PASS", p)
+	default:
+		// USER refused, or 332 (an account the URL cannot carry):
+		// that is the error, whatever became of PASS.
+		return c.loginErr("USER "+d.lg.user, r)
 	}
-	// USER refused, or 332 (an account the URL cannot carry): that is the
-	// error, whatever became of PASS.
-	return c.loginErr("USER "+lg.user, r)
+	if d.tlsConf == nil {
+		return nil
+	}
+	for _, cmd := range dataProtection {
+		r, err := c.readReply(cmd)
+		if err != nil {
+			return err
+		}
+		if r.code/100 != 2 {
+			return c.replyErr(cmd, r)
+		}
+	}
+	c.tlsConf = d.tlsConf
+	return nil
 }
 
 // loginErr maps a refused login: RFC 959 §4.2 530 and 332 (an account the

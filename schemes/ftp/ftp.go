@@ -299,14 +299,27 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *plan) (*schemes.Resource, error) {
 	v := p.ftp
 	fileOp := v.Type != "d" && v.Name != ""
-	// The TYPE a file needs (retr, head) goes out with the CWDs.
-	typ := ""
+	// What the command after the walk needs goes out with the walk's last
+	// CWD: the TYPE of a file (retr, head), the FEAT of a listing, and the
+	// EPSV of the transfer that follows at once (none does for -I, nor
+	// when a resumed file's SIZE comes first).
+	var tail []step
 	if fileOp {
-		typ = transferType(p, req.Head)
+		if t := transferType(p, req.Head); c.typ != t {
+			tail = append(tail, c.typeStep(t))
+		}
+	} else if v.Type != "d" && !req.Raw && !req.Head && c.feat == nil {
+		tail = append(tail, c.featStep())
 	}
+	epsv := req.Option("ftp-port", "") == "" && !c.noEPSV && !req.Head && (!fileOp || req.Offset == 0)
 	if abs, ok := c.shortcut(p, fileOp); ok {
 		p.arg = abs
-	} else if err := c.navigate(p, typ); err != nil {
+		if len(tail) > 0 {
+			if err := firstErr(c.exchange(tail, epsv)); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := c.navigate(p, tail, epsv); err != nil {
 		return nil, err
 	}
 	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name}
@@ -440,9 +453,11 @@ func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset
 				return st, err
 			}
 		}
-		st, fallback, err := f.startPipelined(ctx, c, cmd, offset, false)
-		if !fallback {
-			return st, err
+		if !c.noEPSV {
+			st, fallback, err := f.startPipelined(ctx, c, cmd, offset, false)
+			if !fallback {
+				return st, err
+			}
 		}
 	}
 	pd, err := c.openData(ctx)
@@ -529,7 +544,10 @@ func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offse
 		if r.code == 421 || r.code == 530 {
 			return nil, false, c.replyErr("EPSV", r)
 		}
-		if !ahead {
+		if !ahead || r.code/100 == 5 {
+			// Refused outright, ahead or not (500, 502: no RFC 2428
+			// here; 522: not for this network protocol): PASV from
+			// now on.
 			c.noEPSV = true
 		}
 		return nil, true, nil
@@ -653,47 +671,62 @@ func (c *conn) setType(t string) error {
 	if c.typ == t {
 		return nil
 	}
-	r, err := c.cmd("TYPE " + t)
-	if err != nil {
-		return err
-	}
-	if r.code/100 != 2 {
-		return c.replyErr("TYPE "+t, r)
-	}
-	c.typ = t
-	return nil
+	return firstErr(c.exchange([]step{c.typeStep(t)}, false))
+}
+
+// typeStep is TYPE t for exchange: a refusal fails it.
+func (c *conn) typeStep(t string) step {
+	cmd := "TYPE " + t
+	return step{line: cmd, check: func(r reply) error {
+		if r.code/100 != 2 {
+			return c.replyErr(cmd, r)
+		}
+		c.typ = t
+		return nil
+	}}
 }
 
 // features asks FEAT once per connection (RFC 2389).
 func (c *conn) features() map[string]bool {
-	if c.feat != nil {
-		return c.feat
-	}
-	c.feat = map[string]bool{}
-	r, err := c.cmd("FEAT")
-	if err != nil || r.code != 211 {
-		return c.feat
-	}
-	for _, l := range strings.Split(r.text, "\n") {
-		if len(l) > 1 && l[0] == ' ' {
-			w, _, _ := strings.Cut(strings.TrimSpace(l), " ")
-			c.feat[strings.ToUpper(w)] = true
+	if c.feat == nil {
+		c.exchange([]step{c.featStep()}, false)
+		if c.feat == nil {
+			// The connection failed; the command after this says so.
+			c.feat = map[string]bool{}
 		}
 	}
 	return c.feat
 }
 
-// pwd asks for the working directory (RFC 959 §4.1.3).
-func (c *conn) pwd() (string, bool, error) {
-	r, err := c.cmd("PWD")
-	if err != nil {
-		return "", false, err
-	}
-	if r.code != 257 {
-		return "", false, nil
-	}
-	d, ok := parsePWD(r.last())
-	return d, ok, nil
+// featStep is FEAT for exchange: it records the features the reply lists,
+// none if the server refuses it.
+func (c *conn) featStep() step {
+	return step{line: "FEAT", check: func(r reply) error {
+		c.feat = map[string]bool{}
+		if r.code != 211 {
+			return nil
+		}
+		for _, l := range strings.Split(r.text, "\n") {
+			if len(l) > 1 && l[0] == ' ' {
+				w, _, _ := strings.Cut(strings.TrimSpace(l), " ")
+				c.feat[strings.ToUpper(w)] = true
+			}
+		}
+		return nil
+	}}
+}
+
+// pwdStep is PWD (RFC 959 §4.1.3) for exchange: found gets the directory
+// a 257 reply names; any other reply is left at that.
+func (c *conn) pwdStep(found func(dir string)) step {
+	return step{line: "PWD", check: func(r reply) error {
+		if r.code == 257 {
+			if d, ok := parsePWD(r.last()); ok {
+				found(d)
+			}
+		}
+		return nil
+	}}
 }
 
 // shortcut returns the absolute path of the file p names when the
@@ -730,54 +763,71 @@ const maxAbsDirs = 1024
 // there stays; one elsewhere goes back to its login directory first, or
 // straight to the absolute directory PWD named for p's CWD sequence when
 // it has been there before. The PWDs serve later URLs only: the last
-// request of a run (schemes.Request.Last) sends none. typ, when not "", is
-// the TYPE the transfer that follows needs (setType).
-func (c *conn) navigate(p *plan, typ string) error {
+// request of a run (schemes.Request.Last) sends none.
+//
+// Each CWD waits for the reply of the one before, so that none runs from
+// the wrong directory after one fails. What needs no such wait rides
+// along (exchange): the PWDs go out with the first CWD (the server answers
+// PWD before it moves), tail's commands and the EPSV ahead (epsv) with the
+// last; on a connection already there, tail and the EPSV go out alone,
+// when there is a tail.
+func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 	if c.dirKey == p.dirKey {
-		return nil
+		if len(tail) == 0 {
+			return nil
+		}
+		return firstErr(c.exchange(tail, epsv))
 	}
+	var pwds []step
 	if c.dirKey == "" && !c.haveLogin {
 		// Without the login directory the connection cannot serve
 		// another URL after this one; with no other to come (Last), it
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
 		if !c.req.Last {
-			d, ok, err := c.pwd()
-			if err != nil {
-				return err
-			}
-			if ok {
-				c.loginDir = d
-			}
+			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
 		}
 	}
-	if c.dirKey != "" && !c.req.Last {
-		if c.dirKey != unknownDir && len(c.absDir) < maxAbsDirs {
-			if _, ok := c.absDir[c.dirKey]; !ok {
-				if d, ok, err := c.pwd(); err != nil {
-					return err
-				} else if ok {
-					c.absDir[c.dirKey] = d
-				}
-			}
+	if c.dirKey != "" && c.dirKey != unknownDir && !c.req.Last && len(c.absDir) < maxAbsDirs {
+		if _, ok := c.absDir[c.dirKey]; !ok {
+			key := c.dirKey
+			pwds = append(pwds, c.pwdStep(func(d string) { c.absDir[key] = d }))
 		}
 	}
-	if abs, ok := c.absDir[p.dirKey]; ok && p.dirKey != "" {
-		r, err := c.cmd("CWD " + abs)
+	// cwd sends one CWD, with the PWDs not sent yet before it and, when
+	// last, tail and the EPSV after it, and returns the CWD's reply; a
+	// refusal of tail's commands is returned as failed.
+	cwd := func(cmd string, last bool) (r reply, failed, err error) {
+		steps := append(pwds, step{line: cmd, check: func(x reply) error {
+			r = x
+			return nil
+		}})
+		pwds = nil
+		if last {
+			steps = append(steps, tail...)
+		}
+		failed, err = c.exchange(steps, last && epsv)
+		return r, failed, err
+	}
+	if abs, known := c.absDir[p.dirKey]; known && p.dirKey != "" {
+		r, failed, err := cwd("CWD "+abs, true)
 		if err != nil {
 			return err
 		}
 		if r.code/100 == 2 {
 			c.dirKey = p.dirKey
-			return nil
+			return failed
 		}
+		// The walk below sends tail again: what failed here may have
+		// failed for want of the directory.
 		delete(c.absDir, p.dirKey)
 	}
 	if c.dirKey != "" {
 		if c.loginDir == "" {
 			return errReconnect
 		}
-		r, err := c.cmd("CWD " + c.loginDir)
+		last := len(p.cwds) == 0
+		r, failed, err := cwd("CWD "+c.loginDir, last)
 		if err != nil {
 			return err
 		}
@@ -786,6 +836,9 @@ func (c *conn) navigate(p *plan, typ string) error {
 			return errReconnect
 		}
 		c.dirKey = ""
+		if last {
+			return failed
+		}
 	}
 	for i, d := range p.cwds {
 		cmd := "CWD " + d
@@ -794,19 +847,7 @@ func (c *conn) navigate(p *plan, typ string) error {
 			// argument, exactly.
 			cmd = "CWD"
 		}
-		var r reply
-		var err, typeErr error
-		if i == len(p.cwds)-1 && typ != "" && c.typ != typ {
-			// The last CWD and the TYPE the transfer needs go out in
-			// one write: the server answers them in order (RFC 959
-			// §5.4), and TYPE changes nothing but the representation
-			// of a transfer that a failed CWD stops anyway. Earlier
-			// CWDs wait for their reply, so that none runs from the
-			// wrong directory after one fails.
-			r, typeErr, err = c.cwdAndType(cmd, typ)
-		} else {
-			r, err = c.cmd(cmd)
-		}
+		r, failed, err := cwd(cmd, i == len(p.cwds)-1)
 		if err != nil {
 			return err
 		}
@@ -818,32 +859,12 @@ func (c *conn) navigate(p *plan, typ string) error {
 			}
 			return e
 		}
-		if typeErr != nil {
-			// In the directory, but the TYPE was refused.
+		if failed != nil {
+			// In the directory, but what rode along was refused.
 			c.dirKey = p.dirKey
-			return typeErr
+			return failed
 		}
 	}
 	c.dirKey = p.dirKey
 	return nil
-}
-
-// cwdAndType sends cmd, a CWD, and TYPE t in one write and reads both
-// replies: the CWD's is returned, a refusal of the TYPE as typeErr.
-func (c *conn) cwdAndType(cmd, t string) (r reply, typeErr, err error) {
-	if err := c.send(cmd, "TYPE "+t); err != nil {
-		return reply{}, nil, err
-	}
-	if r, err = c.readReply(cmd); err != nil {
-		return reply{}, nil, err
-	}
-	tr, err := c.readReply("TYPE " + t)
-	if err != nil {
-		return reply{}, nil, err
-	}
-	if tr.code/100 != 2 {
-		return r, c.replyErr("TYPE "+t, tr), nil
-	}
-	c.typ = t
-	return r, nil, nil
 }
