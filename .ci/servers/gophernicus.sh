@@ -14,6 +14,9 @@
 
 URLGET_GOPHERNICUS_PORT="${URLGET_GOPHERNICUS_PORT:-17070}"
 
+# shellcheck source=.ci/servers/listen.bash
+source "$(dirname "${BASH_SOURCE[0]}")/listen.bash"
+
 gophernicus_installed() {
 	dpkg-query -W -f='${Status}\n' gophernicus ucspi-tcp 2>/dev/null | grep -c 'install ok installed' | grep -qx 2
 }
@@ -33,25 +36,15 @@ start_gophernicus() {
 	# -nr: it runs as root here; -ns: no syslog; -nh/-nf: no menu header or
 	# footer; -nd: no dates and sizes in generated menus; -nu: no ~user trees.
 	# -q: quiet; -H, -R: no DNS or ident look-ups of the peer.
+	ci_port_free gophernicus "${URLGET_GOPHERNICUS_PORT}" || return 1
 	tcpserver -q -H -R -l localhost 127.0.0.1 "${URLGET_GOPHERNICUS_PORT}" \
 		/usr/sbin/gophernicus -h 127.0.0.1 -p "${URLGET_GOPHERNICUS_PORT}" -r "$root" -nv -nr -ns -nh -nf -nd -nu \
 		>"$dir/tcpserver.log" 2>&1 &
 	local pid=$!
 	echo "$pid" >"${URLGET_CI_DIR}/gophernicus.pid"
-	local i
-	for i in $(seq 100); do
-		# tcpserver must still be running: another process on the port would
-		# otherwise answer the probe.
-		if kill -0 "$pid" 2>/dev/null && (exec 3<>"/dev/tcp/127.0.0.1/${URLGET_GOPHERNICUS_PORT}") 2>/dev/null; then
-			export URLGET_GOPHERNICUS_ADDR="127.0.0.1:${URLGET_GOPHERNICUS_PORT}"
-			export URLGET_GOPHERNICUS_ROOT="$root"
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "gophernicus: nothing listens on 127.0.0.1:${URLGET_GOPHERNICUS_PORT}" >&2
-	cat "$dir/tcpserver.log" >&2
-	return 1
+	ci_wait_listen gophernicus "$pid" "${URLGET_GOPHERNICUS_PORT}" "$dir/tcpserver.log" || return 1
+	export URLGET_GOPHERNICUS_ADDR="127.0.0.1:${URLGET_GOPHERNICUS_PORT}"
+	export URLGET_GOPHERNICUS_ROOT="$root"
 }
 
 stop_gophernicus() {

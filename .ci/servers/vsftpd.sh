@@ -15,9 +15,13 @@
 #   URLGET_VSFTPD_CERT  the server's self-signed certificate (PEM)
 # Port: ${URLGET_VSFTPD_PORT:-2121}; passive ports 30000-30999.
 
+# shellcheck source=.ci/servers/listen.bash
+source "$(dirname "${BASH_SOURCE[0]}")/listen.bash"
+
 start_vsftpd() {
 	local dir="${URLGET_CI_DIR:?URLGET_CI_DIR must be set}/vsftpd"
 	local port="${URLGET_VSFTPD_PORT:-2121}"
+	ci_port_free vsftpd "$port" || return 1
 	# One system account per port: the account's home names the instance's
 	# chroot, so instances started side by side (CI, the benchmark) must
 	# not share an account, or the last one started takes it from the rest.
@@ -98,18 +102,7 @@ rsa_private_key_file=$dir/key.pem
 CONF
 	/usr/sbin/vsftpd "$dir/vsftpd.conf" >"$dir/log/stderr.log" 2>&1 &
 	echo $! >"${URLGET_CI_DIR}/vsftpd.pid"
-	local i
-	for i in $(seq 1 100); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			break
-		fi
-		if ! kill -0 "$(cat "${URLGET_CI_DIR}/vsftpd.pid")" 2>/dev/null; then
-			echo "vsftpd exited:" >&2
-			cat "$dir/log/stderr.log" "$dir/log/vsftpd.log" >&2 2>/dev/null || true
-			return 1
-		fi
-		sleep 0.1
-	done
+	ci_wait_listen vsftpd "$!" "$port" "$dir/log/stderr.log" "$dir/log/vsftpd.log" || return 1
 	export URLGET_VSFTPD_ADDR="127.0.0.1:$port"
 	export URLGET_VSFTPD_ROOT="$dir/root"
 	export URLGET_VSFTPD_USER="$user"

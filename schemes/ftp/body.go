@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path"
 	"strings"
 	"time"
 
@@ -283,7 +284,11 @@ func (l *listing) Next() (schemes.Entry, error) {
 func (l *listing) entry(line string) (schemes.Entry, bool) {
 	if l.nlst {
 		// RFC 959 §4.1.3: NLST sends names only, relative to the
-		// directory the command ran in.
+		// directory the command ran in. Some servers (Pure-FTPd) list
+		// the directory itself and its parent as well.
+		if b := path.Base(line); b == "." || b == ".." {
+			return schemes.Entry{}, false
+		}
 		return schemes.Entry{URL: l.base + uri.EscapePath(line), Name: line, Kind: schemes.KindOther, Size: -1, Raw: line}, true
 	}
 	var le listEntry

@@ -276,3 +276,20 @@ func FuzzCRLFReader(f *testing.F) {
 		}
 	})
 }
+
+// TestNLSTEntries checks that a name list's "." and ".." (Pure-FTPd sends
+// them) make no entries, and that other names become URLs in the
+// directory.
+func TestNLSTEntries(t *testing.T) {
+	l := &listing{base: "ftp://h/d/", nlst: true}
+	for _, line := range []string{".", "..", "sub/.", "sub/.."} {
+		if e, ok := l.entry(line); ok {
+			t.Errorf("%q: entry %+v, want none", line, e)
+		}
+	}
+	for line, want := range map[string]string{"a b": "ftp://h/d/a%20b", "sub/x": "ftp://h/d/sub/x", ".hidden": "ftp://h/d/.hidden"} {
+		if e, ok := l.entry(line); !ok || e.URL != want || e.Name != line {
+			t.Errorf("%q: %+v, %v; want URL %q", line, e, ok, want)
+		}
+	}
+}
