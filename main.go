@@ -243,7 +243,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 	var ftpMethod, ftpPort, ftpAnonPass, nntpServer string
 	var maxArticles, maxRedirs int
 	var userAgent string
-	var sslReqd bool
+	var sslReqd, ftpSync bool
 	var pos int
 	fs.Var(urlFlag{args: &o.urlArgs, pos: &pos}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
 	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
@@ -278,6 +278,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 	fs.BoolVar(&sslReqd, "ssl-reqd", false, "require TLS on ftp: (AUTH TLS)")
 	fs.StringVarP(&ftpPort, "ftp-port", "P", "", "active FTP: listen on `address` instead of passive mode")
 	fs.StringVar(&ftpAnonPass, "ftp-anon-pass", "", "password for anonymous FTP (default: urlget@)")
+	fs.BoolVar(&ftpSync, "ftp-sync", false, "send each FTP command only after the reply to the one before")
 	fs.StringVar(&nntpServer, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
 	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
 	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
@@ -362,6 +363,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 	}
 	if sslReqd {
 		o.options["ftp-ssl"] = "1"
+	}
+	if ftpSync {
+		o.options["ftp-sync"] = "1"
 	}
 	o.options["max-articles"] = strconv.Itoa(maxArticles)
 	if fs.Changed("user-agent") {

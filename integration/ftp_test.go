@@ -719,6 +719,38 @@ func TestFTPRidesAlong(t *testing.T) {
 	}
 }
 
+// TestFTPSync checks the option ftp-sync: no command goes out before the
+// reply to the one before it has come (RFC 959 §5.4), neither in the login
+// nor in a walk nor around a transfer, and nothing is sent ahead.
+func TestFTPSync(t *testing.T) {
+	s := newFTPServer(t, nil)
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	var trace []string
+	for _, p := range []string{"/etc/motd", "/d2/sub/f", "/one/", "/motd"} {
+		req := ftpRequest(t, s.URL+p, map[string]string{"ftp-sync": "1"})
+		req.Trace = func(d schemes.Direction, l string) {
+			if d != schemes.Info {
+				trace = append(trace, string(d)+" "+l)
+			}
+		}
+		if _, err := fetchFTP(t, f, req); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	for i := 1; i < len(trace); i++ {
+		if trace[i][0] == '>' && trace[i-1][0] == '>' {
+			t.Errorf("%q went out before the reply to %q", trace[i], trace[i-1])
+		}
+	}
+	checkCommands(t, closedCommands(t, f, s), []string{
+		"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword, "PWD", "CWD etc", "TYPE I", "EPSV", "RETR motd",
+		"PWD", "CWD /", "CWD d2", "CWD sub", "EPSV", "RETR f",
+		"PWD", "CWD /", "CWD one", "FEAT", "EPSV", "LIST",
+		"EPSV", "RETR /motd", "QUIT",
+	})
+}
+
 // TestFTPInjection checks that no URL puts CR, LF, NUL or 0xFF into a
 // command: the fetch fails before anything is sent.
 func TestFTPInjection(t *testing.T) {

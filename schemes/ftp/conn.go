@@ -202,22 +202,33 @@ type step struct {
 // in the order they came). Every reply is read even after a check has
 // failed, so that the connection stays in step with the server: failed is
 // the first check's error, err a failure of the connection itself.
+//
+// With the option ftp-sync, each command waits for the reply to the one
+// before and no EPSV goes out ahead.
 func (c *conn) exchange(steps []step, epsv bool) (failed, err error) {
-	lines := make([]string, 0, len(steps)+1)
+	batch := !c.key.sync
+	if batch {
+		lines := make([]string, 0, len(steps)+1)
+		for _, s := range steps {
+			lines = append(lines, s.line)
+		}
+		if epsv {
+			lines = append(lines, "EPSV")
+		}
+		if err := c.send(lines...); err != nil {
+			return nil, err
+		}
+		if epsv {
+			c.epsvAhead = true
+			c.aheadUntil = time.Now().Add(aheadFor)
+		}
+	}
 	for _, s := range steps {
-		lines = append(lines, s.line)
-	}
-	if epsv {
-		lines = append(lines, "EPSV")
-	}
-	if err := c.send(lines...); err != nil {
-		return nil, err
-	}
-	if epsv {
-		c.epsvAhead = true
-		c.aheadUntil = time.Now().Add(aheadFor)
-	}
-	for _, s := range steps {
+		if !batch {
+			if err := c.send(s.line); err != nil {
+				return nil, err
+			}
+		}
 		r, err := c.readReply(s.line)
 		if err != nil {
 			return nil, err
@@ -269,7 +280,7 @@ func (c *conn) write(lines ...string) error {
 // other command reads it first (settle). A failed write leaves the
 // connection broken, and the next request dials anew.
 func (c *conn) sendAhead() {
-	if c.broken || c.noEPSV || c.epsvAhead {
+	if c.broken || c.noEPSV || c.epsvAhead || c.key.sync {
 		return
 	}
 	if err := c.send("EPSV"); err == nil {

@@ -95,7 +95,7 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 			return nil, err
 		}
 	}
-	if lg.havePass && (lg.public || key.tls != tlsNone) {
+	if lg.havePass && (lg.public || key.tls != tlsNone) && !key.sync {
 		// The login goes out with the request's first commands.
 		c.deferred = &deferredLogin{lg: lg, tlsConf: cfg}
 		ok = true

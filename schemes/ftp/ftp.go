@@ -39,7 +39,9 @@ const maxIdlePerKey = 8
 // Options read from the request: "ftp-method" (multicwd, the RFC 1738
 // default; singlecwd; nocwd), "ftp-ssl" ("1": explicit AUTH TLS, required),
 // "ftp-port" (active mode: "-" or an IP address; "" for passive),
-// "ftp-anon-pass" (the anonymous password).
+// "ftp-anon-pass" (the anonymous password), "ftp-sync" ("1": send each
+// command only once the reply to the one before has come, as RFC 959 §5.4
+// has it, for servers and middleboxes that lose commands sent ahead).
 type Fetcher struct {
 	mu   sync.Mutex
 	idle map[connKey][]*conn
@@ -53,6 +55,8 @@ type connKey struct {
 	hasPass            bool
 	tls                tlsMode
 	tlsConf            *tls.Config
+	// sync: every command waits for the reply to the one before ("ftp-sync").
+	sync bool
 }
 
 // Close logs out of and closes every idle control connection. The Fetcher
@@ -234,6 +238,7 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	if key.tls != tlsNone {
 		key.tlsConf = req.TLSConfig
 	}
+	key.sync = req.Option("ftp-sync", "") == "1"
 	lg := login{user: "anonymous", pass: req.Option("ftp-anon-pass", DefaultAnonymousPassword), havePass: true, public: true}
 	if req.HasUser {
 		lg = login{user: req.User, pass: req.Password, havePass: req.HasPassword}
@@ -446,7 +451,7 @@ type startedTransfer struct {
 // startTransfer opens a data connection, sends REST when offset > 0, then
 // cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
 func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
-	if c.req.Option("ftp-port", "") == "" && !c.noEPSV {
+	if c.req.Option("ftp-port", "") == "" && !c.noEPSV && !c.key.sync {
 		if c.epsvAhead && time.Now().Before(c.aheadUntil) {
 			st, fallback, err := f.startPipelined(ctx, c, cmd, offset, true)
 			if !fallback {
