@@ -687,22 +687,31 @@ func TestFTPEPSVBefore226(t *testing.T) {
 
 // TestFTPRidesAlong checks what goes out without waiting for the reply
 // before it: the login with the first request's commands, PWD with the
-// CWD after it, and TYPE, FEAT and EPSV with the last CWD of a walk. The
-// server holds its reply to each of those until the next command has
-// arrived; a client that waited for it would cost the hold each time.
+// CWD after it, and with the last CWD of a walk (or on its own when there
+// is none) TYPE, FEAT, SIZE and MDTM for -I, SIZE for a resumed fetch, and
+// EPSV. The server holds its reply to each of those until the next command
+// has arrived; a client that waited for it would cost the hold each time.
 func TestFTPRidesAlong(t *testing.T) {
 	hold := 5 * time.Second
 	s := newFTPServer(t, func(s *ftptest.Server) {
-		s.Hold = map[string]time.Duration{"PASS": hold, "PWD": hold, "TYPE": hold, "FEAT": hold}
+		s.Hold = map[string]time.Duration{"PASS": hold, "PWD": hold, "TYPE": hold, "FEAT": hold, "SIZE": hold}
 	})
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	for _, tc := range []struct{ path, body string }{
-		{"/etc/motd", "etc motd\n"}, // login, PWD, CWD, TYPE, EPSV in one write
-		{"/one/", "only.txt\n"},     // PWD of etc and CWD / in one, then CWD one, FEAT, EPSV
-		{"/d2/sub/f", "d2\n"},       // PWD of one and CWD /; CWD d2; CWD sub and EPSV
+	for _, tc := range []struct {
+		path, body string
+		head       bool
+		offset     int64
+	}{
+		{path: "/etc/motd", body: "etc motd\n"},          // login, PWD, CWD, TYPE, EPSV in one write
+		{path: "/one/", body: "only.txt\n"},              // PWD of etc and CWD / in one, then CWD one, FEAT, EPSV
+		{path: "/d2/sub/f", body: "d2\n"},                // PWD of one and CWD /; CWD d2; CWD sub and EPSV
+		{path: "/text/lf.txt", head: true},               // PWD of d2/sub and CWD /; CWD text, SIZE, MDTM
+		{path: "/one/only.txt", offset: 2, body: "ly\n"}, // no walk: SIZE and EPSV, then REST, RETR
 	} {
-		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+tc.path, nil))
+		req := ftpRequest(t, s.URL+tc.path, nil)
+		req.Head, req.Offset = tc.head, tc.offset
+		body, err := fetchFTP(t, f, req)
 		if err != nil || body != tc.body {
 			t.Fatalf("%s: %q, %v", tc.path, body, err)
 		}
@@ -710,9 +719,11 @@ func TestFTPRidesAlong(t *testing.T) {
 	checkCommands(t, closedCommands(t, f, s), []string{
 		"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword, "PWD", "CWD etc", "TYPE I", "EPSV", "RETR motd", "EPSV",
 		"PWD", "CWD /", "CWD one", "FEAT", "EPSV", "LIST", "EPSV",
-		"PWD", "CWD /", "CWD d2", "CWD sub", "EPSV", "RETR f", "EPSV", "QUIT",
+		"PWD", "CWD /", "CWD d2", "CWD sub", "EPSV", "RETR f", "EPSV",
+		"PWD", "CWD /", "CWD text", "SIZE lf.txt", "MDTM lf.txt",
+		"SIZE /one/only.txt", "EPSV", "REST 2", "RETR /one/only.txt", "EPSV", "QUIT",
 	})
-	for verb, want := range map[string]int{"PASS": 1, "PWD": 3, "TYPE": 1, "FEAT": 1} {
+	for verb, want := range map[string]int{"PASS": 1, "PWD": 4, "TYPE": 1, "FEAT": 1, "SIZE": 2} {
 		if n := s.Early(verb); n != want {
 			t.Errorf("%s: the next command came before the reply %d times, want %d", verb, n, want)
 		}

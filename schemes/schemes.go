@@ -83,8 +83,9 @@ type Request struct {
 	HasSearch bool
 
 	// Options holds scheme-specific settings by their command-line name,
-	// without dashes: "ftp-method", "ftp-ssl", "ftp-pasv", "ftp-anon-pass",
-	// "nntp-server", "max-articles", and so on. Absent means the default.
+	// without dashes: "ftp-method", "ftp-ssl", "ftp-port", "ftp-sync",
+	// "ftp-anon-pass", "nntp-server", "max-articles", and so on. Absent
+	// means the default.
 	Options map[string]string
 
 	// Dialer opens every connection the fetcher makes. Never nil.

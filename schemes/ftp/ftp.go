@@ -304,21 +304,34 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *plan) (*schemes.Resource, error) {
 	v := p.ftp
 	fileOp := v.Type != "d" && v.Name != ""
+	abs, short := c.shortcut(p, fileOp)
+	if short {
+		p.arg = abs
+	}
 	// What the command after the walk needs goes out with the walk's last
-	// CWD: the TYPE of a file (retr, head), the FEAT of a listing, and the
-	// EPSV of the transfer that follows at once (none does for -I, nor
-	// when a resumed file's SIZE comes first).
+	// CWD: a file's TYPE (and for -I its SIZE and MDTM, for a resumed
+	// fetch its SIZE), a listing's FEAT, and the EPSV of the transfer that
+	// follows (none does for -I).
 	var tail []step
+	fi := fileInfo{size: -1}
 	if fileOp {
 		if t := transferType(p, req.Head); c.typ != t {
 			tail = append(tail, c.typeStep(t))
 		}
+		if req.Head || req.Offset > 0 {
+			tail = append(tail, c.sizeStep(p.arg, &fi.size))
+		}
+		if req.Head {
+			tail = append(tail, step{line: "MDTM " + p.arg, check: func(r reply) error {
+				fi.mdtm = r
+				return nil
+			}})
+		}
 	} else if v.Type != "d" && !req.Raw && !req.Head && c.feat == nil {
 		tail = append(tail, c.featStep())
 	}
-	epsv := req.Option("ftp-port", "") == "" && !c.noEPSV && !req.Head && (!fileOp || req.Offset == 0)
-	if abs, ok := c.shortcut(p, fileOp); ok {
-		p.arg = abs
+	epsv := req.Option("ftp-port", "") == "" && !c.noEPSV && !req.Head
+	if short {
 		if len(tail) > 0 {
 			if err := firstErr(c.exchange(tail, epsv)); err != nil {
 				return nil, err
@@ -330,7 +343,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name}
 	switch {
 	case req.Head:
-		if err := c.head(p, res); err != nil {
+		if err := c.head(p, res, fi); err != nil {
 			return nil, err
 		}
 		f.put(c)
@@ -356,7 +369,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	case v.Name == "":
 		return f.list(ctx, c, req, p, res)
 	}
-	return f.retr(ctx, c, req, p, res)
+	return f.retr(ctx, c, req, p, res, fi.size)
 }
 
 // list sends MLSD where the server offers it (RFC 3659 §7), else LIST; --raw
@@ -386,7 +399,8 @@ func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *pl
 
 // retr retrieves a file (RFC 959 §4.1.3 RETR), resuming with REST (RFC 3659
 // §5) when asked, in TYPE A for ;type=a and TYPE I otherwise.
-func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource) (*schemes.Resource, error) {
+// size is what SIZE said, for a resumed fetch (-1 if it said nothing).
+func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource, size int64) (*schemes.Resource, error) {
 	typ := transferType(p, false)
 	ascii := typ == "A"
 	if err := c.setType(typ); err != nil {
@@ -394,10 +408,6 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 	}
 	offset := req.Offset
 	if offset > 0 {
-		size, err := c.size(p.arg)
-		if err != nil {
-			return nil, err
-		}
 		res.Size = size
 		if size >= 0 && offset >= size {
 			if offset > size {
@@ -618,56 +628,53 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 	return st, nil
 }
 
-// head answers -I with SIZE and MDTM (RFC 3659 §4, §3).
-func (c *conn) head(p *plan, res *schemes.Resource) error {
+// fileInfo is what SIZE and MDTM said of a file (RFC 3659 §4, §3), asked
+// with the walk to it: size is -1 when SIZE gave none.
+type fileInfo struct {
+	size int64
+	mdtm reply
+}
+
+// head answers -I from SIZE and MDTM.
+func (c *conn) head(p *plan, res *schemes.Resource, fi fileInfo) error {
 	if p.ftp.Name == "" {
 		return nil
 	}
-	if err := c.setType(transferType(p, true)); err != nil {
-		return err
+	if fi.size >= 0 {
+		res.Size = fi.size
+		res.Header = append(res.Header, [2]string{"Content-Length", strconv.FormatInt(fi.size, 10)})
 	}
-	size, err := c.size(p.arg)
-	if err != nil {
-		return err
-	}
-	if size >= 0 {
-		res.Size = size
-		res.Header = append(res.Header, [2]string{"Content-Length", strconv.FormatInt(size, 10)})
-	}
-	r, err := c.cmd("MDTM " + p.arg)
-	if err != nil {
-		return err
-	}
-	if r.code == 213 {
-		if t, ok := parseMDTM(r.last()); ok {
+	if fi.mdtm.code == 213 {
+		if t, ok := parseMDTM(fi.mdtm.last()); ok {
 			res.ModTime = t
 			res.Header = append(res.Header, [2]string{"Last-Modified", t.Format("Mon, 02 Jan 2006 15:04:05 GMT")})
 		}
-	} else if r.code == 550 && size < 0 {
-		return c.replyErr("MDTM "+p.arg, r)
+	} else if fi.mdtm.code == 550 && fi.size < 0 {
+		return c.replyErr("MDTM "+p.arg, fi.mdtm)
 	}
-	if size >= 0 {
+	if fi.size >= 0 {
 		res.Header = append(res.Header, [2]string{"Accept-Ranges", "bytes"})
 	}
 	return nil
 }
 
-// size sends SIZE; -1 when the server does not support it. A 550 is
-// returned as not found only by the caller that needs it.
-func (c *conn) size(arg string) (int64, error) {
-	r, err := c.cmd("SIZE " + arg)
-	if err != nil {
-		return -1, err
-	}
-	if r.code == 213 {
-		if n, ok := parseSize(r.last()); ok {
-			return n, nil
+// sizeStep is SIZE for exchange: *size gets the file's size, or -1 when
+// the server does not say; only 421 and 530 fail it. A 550 fails only
+// the caller that needs the size.
+func (c *conn) sizeStep(arg string, size *int64) step {
+	cmd := "SIZE " + arg
+	return step{line: cmd, check: func(r reply) error {
+		*size = -1
+		if r.code == 213 {
+			if n, ok := parseSize(r.last()); ok {
+				*size = n
+			}
 		}
-	}
-	if r.code == 421 || r.code == 530 {
-		return -1, c.replyErr("SIZE "+arg, r)
-	}
-	return -1, nil
+		if r.code == 421 || r.code == 530 {
+			return c.replyErr(cmd, r)
+		}
+		return nil
+	}}
 }
 
 // setType sends TYPE when the connection is not in that type yet (RFC 959
