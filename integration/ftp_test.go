@@ -730,6 +730,27 @@ func TestFTPRidesAlong(t *testing.T) {
 	}
 }
 
+// TestFTPPasswordRidesAlong checks a password login in clear: USER waits
+// for its reply (the password goes only to a server that asks for it),
+// and PASS, once asked for, goes out with the request's first commands.
+func TestFTPPasswordRidesAlong(t *testing.T) {
+	s := newFTPServer(t, func(s *ftptest.Server) {
+		s.Hold = map[string]time.Duration{"USER": 200 * time.Millisecond, "PASS": 5 * time.Second}
+	})
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	body, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+"/rel/file", nil))
+	if err != nil || body != "relative to the login directory\n" {
+		t.Fatalf("%q, %v", body, err)
+	}
+	checkCommands(t, closedCommands(t, f, s), []string{
+		"USER user", "PASS secret", "PWD", "CWD rel", "TYPE I", "EPSV", "RETR file", "EPSV", "QUIT",
+	})
+	if s.Early("USER") != 0 || s.Early("PASS") != 1 {
+		t.Errorf("the next command came before the reply to USER %d times (want 0), to PASS %d times (want 1)", s.Early("USER"), s.Early("PASS"))
+	}
+}
+
 // TestFTPSync checks the option ftp-sync: no command goes out before the
 // reply to the one before it has come (RFC 959 §5.4), neither in the login
 // nor in a walk nor around a transfer, and nothing is sent ahead.

@@ -95,26 +95,23 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 			return nil, err
 		}
 	}
-	if lg.havePass && (lg.public || key.tls != tlsNone) && !key.sync {
-		// The login goes out with the request's first commands.
-		c.deferred = &deferredLogin{lg: lg, tlsConf: cfg}
-		ok = true
-		return c, nil
-	}
-	if err := c.login(lg); err != nil {
-		return nil, err
-	}
-	if cfg != nil {
-		for _, cmd := range dataProtection {
-			r, err := c.cmd(cmd)
-			if err != nil {
-				return nil, err
-			}
-			if r.code/100 != 2 {
-				return nil, c.replyErr(cmd, r)
-			}
+	d := &deferredLogin{lg: lg, tlsConf: cfg}
+	if key.sync || !(lg.havePass && (lg.public || key.tls != tlsNone)) {
+		// USER first, and PASS only if the server asks for it.
+		var err error
+		if d, err = c.login(lg, cfg); err != nil {
+			return nil, err
 		}
-		c.tlsConf = cfg
+	}
+	switch {
+	case key.sync:
+		if err := c.finishLogin(d); err != nil {
+			return nil, err
+		}
+	case len(d.lines()) > 0:
+		// What is left of the login goes out with the request's first
+		// commands.
+		c.deferred = d
 	}
 	ok = true
 	return c, nil
@@ -137,70 +134,83 @@ func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
 	return nil
 }
 
-// login sends USER and, when asked, PASS (RFC 959 §4.1.1). A password the
-// request lacks is prompted for only when the server asks for one.
-func (c *conn) login(lg login) error {
+// login sends USER (RFC 959 §4.1.1) and returns what is left to send: the
+// PASS the server asked for with 331, prompting for a password the request
+// lacks, or nothing but the data protection commands if the server let
+// the user in at USER.
+func (c *conn) login(lg login, cfg *tls.Config) (*deferredLogin, error) {
 	r, err := c.cmd("USER " + lg.user)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch r.code {
 	case 230:
-		return nil
-	case 331, 332:
+		return &deferredLogin{lg: lg, loggedIn: true, tlsConf: cfg}, nil
+	case 331:
 	default:
-		return c.loginErr("USER "+lg.user, r)
+		// 332 too: an account the URL cannot carry.
+		return nil, c.loginErr("USER "+lg.user, r)
 	}
-	if r.code == 332 {
-		return c.loginErr("USER "+lg.user, r)
-	}
-	pass := lg.pass
 	if !lg.havePass {
 		if c.req.Prompt == nil {
-			return c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
+			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
 				errors.New("the server asks for a password and there is no terminal to ask it on; give it with -u user:password or in .netrc"))
 		}
 		p, err := c.req.Prompt("Enter FTP password for user '" + lg.user + "' on " + c.key.host + ": ")
 		if err != nil {
-			return c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
+			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
 		}
 		if err := checkArg(c.req, "password", p); err != nil {
-			return err
+			return nil, err
 		}
-		pass = p
+		lg.pass, lg.havePass = p, true
 	}
-	r, err = c.cmd("PASS " + pass)
-	if err != nil {
-		return err
-	}
-	if r.code == 230 || r.code == 202 {
-		return nil
-	}
-	return c.loginErr("PASS", r)
+	return &deferredLogin{lg: lg, userSent: true, tlsConf: cfg}, nil
 }
 
 // dataProtection is what RFC 4217 §9 sends after the login to protect
 // data connections as well.
 var dataProtection = []string{"PBSZ 0", "PROT P"}
 
-// deferredLogin is a login that goes out in one write with the first
-// commands of the connection's first request, and PASS with USER, unasked:
-// a round trip less than waiting for USER's 331, and another less than
-// waiting for PASS's 230 before the request's first command. RFC 959 §5.4
-// has the server answer commands in order; a server reads PASS, when it
-// reads it, in the same pre-login state as USER, and the commands after
-// PASS once the login is done. Should the login fail, they are refused
-// (530) and the connection is dropped.
+// deferredLogin is what is left of a login, sent in one write with the
+// first commands of the connection's first request: a round trip less
+// than waiting for PASS's 230 (and, for PBSZ and PROT, their replies)
+// before the request's first command. RFC 959 §5.4 has the server answer
+// commands in order; it reads the commands after PASS once the login is
+// done. Should the login fail, they are refused (530) and the connection
+// is dropped.
 //
-// It is used only where sending the password unasked gives away nothing:
-// the anonymous password, or any password inside TLS. A server that
-// refuses USER (vsftpd's "530 Non-anonymous sessions must use
-// encryption") would otherwise have a password sent in clear that a
-// client waiting for 331 never sends.
+// For the anonymous login, or any login inside TLS, USER goes out in the
+// same write, and PASS with it unasked: another round trip less than
+// waiting for USER's 331 (a server reads PASS, when it reads it, in the
+// same pre-login state as USER). Only there: sending the password unasked
+// gives away nothing there, whereas a server that refuses USER (vsftpd's
+// "530 Non-anonymous sessions must use encryption") would otherwise have a
+// password sent in clear that a client waiting for 331 never sends.
 type deferredLogin struct {
-	lg login
+	lg       login
+	userSent bool // USER went out and was answered 331: PASS is left
+	loggedIn bool // USER was answered 230: no PASS
 	// tlsConf, when set, protects data connections (PBSZ, PROT P).
 	tlsConf *tls.Config
+	// user is the reply to a USER sent with PASS, judged with PASS's.
+	user reply
+}
+
+// lines returns the commands left.
+func (d *deferredLogin) lines() []string {
+	var l []string
+	switch {
+	case d.loggedIn:
+	case d.userSent:
+		l = append(l, "PASS "+d.lg.pass)
+	default:
+		l = append(l, "USER "+d.lg.user, "PASS "+d.lg.pass)
+	}
+	if d.tlsConf != nil {
+		l = append(l, dataProtection...)
+	}
+	return l
 }
 
 // sendLogin sends the deferred login and lines in one write, and reads the
@@ -208,11 +218,7 @@ type deferredLogin struct {
 func (c *conn) sendLogin(lines []string) error {
 	d := c.deferred
 	c.deferred = nil
-	all := []string{"USER " + d.lg.user, "PASS " + d.lg.pass}
-	if d.tlsConf != nil {
-		all = append(all, dataProtection...)
-	}
-	if err := c.write(append(all, lines...)...); err != nil {
+	if err := c.write(append(d.lines(), lines...)...); err != nil {
 		return err
 	}
 	if err := c.loginReplies(d); err != nil {
@@ -222,43 +228,69 @@ func (c *conn) sendLogin(lines []string) error {
 	return nil
 }
 
-// loginReplies reads the replies to a deferred login, USER's and PASS's
-// whatever USER's was, and those of the data protection commands.
-func (c *conn) loginReplies(d *deferredLogin) error {
-	r, err := c.readReply("USER " + d.lg.user)
-	if err != nil {
-		return err
-	}
-	p, err := c.readReply("PASS")
-	if err != nil {
-		return err
-	}
-	switch {
-	case r.code == 230:
-		// Logged in without a password: PASS was superfluous, and its
-		// reply (202, 230 or 503) says nothing more.
-	case r.code == 331:
-		if p.code != 230 && p.code != 202 {
-			return c.loginErr("PASS", p)
-		}
-	default:
-		// USER refused, or 332 (an account the URL cannot carry):
-		// that is the error, whatever became of PASS.
-		return c.loginErr("USER "+d.lg.user, r)
-	}
-	if d.tlsConf == nil {
-		return nil
-	}
-	for _, cmd := range dataProtection {
-		r, err := c.readReply(cmd)
-		if err != nil {
+// finishLogin sends what is left of a login one command at a time (the
+// option ftp-sync).
+func (c *conn) finishLogin(d *deferredLogin) error {
+	for _, l := range d.lines() {
+		if err := c.write(l); err != nil {
 			return err
 		}
-		if r.code/100 != 2 {
-			return c.replyErr(cmd, r)
+		if err := c.loginReply(d, l); err != nil {
+			return err
 		}
 	}
-	c.tlsConf = d.tlsConf
+	return nil
+}
+
+// loginReplies reads the replies to a deferred login's commands.
+func (c *conn) loginReplies(d *deferredLogin) error {
+	for _, l := range d.lines() {
+		if err := c.loginReply(d, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loginReply reads the reply to one command l of a login and says what
+// it means. A USER sent with PASS is judged with PASS's reply, so that
+// both are read: a refused USER (or 332, an account the URL cannot carry)
+// is the error, whatever became of PASS; a USER answered 230 needs no
+// PASS, whose reply (202, 230 or 503) then says nothing more.
+func (c *conn) loginReply(d *deferredLogin, l string) error {
+	verb, _, _ := strings.Cut(l, " ")
+	op := verb
+	if verb != "PASS" {
+		op = l
+	}
+	r, err := c.readReply(op)
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "USER":
+		d.user = r
+	case "PASS":
+		if !d.userSent {
+			switch d.user.code {
+			case 230:
+				return nil
+			case 331:
+			default:
+				return c.loginErr("USER "+d.lg.user, d.user)
+			}
+		}
+		if r.code != 230 && r.code != 202 {
+			return c.loginErr("PASS", r)
+		}
+	default:
+		if r.code/100 != 2 {
+			return c.replyErr(l, r)
+		}
+		if l == dataProtection[len(dataProtection)-1] {
+			c.tlsConf = d.tlsConf
+		}
+	}
 	return nil
 }
 
