@@ -183,10 +183,10 @@ var dataProtection = []string{"PBSZ 0", "PROT P"}
 // For the anonymous login, or any login inside TLS, USER goes out in the
 // same write, and PASS with it unasked: another round trip less than
 // waiting for USER's 331 (a server reads PASS, when it reads it, in the
-// same pre-login state as USER). Only there: sending the password unasked
-// gives away nothing there, whereas a server that refuses USER (vsftpd's
-// "530 Non-anonymous sessions must use encryption") would otherwise have a
-// password sent in clear that a client waiting for 331 never sends.
+// same pre-login state as USER). Only there does a password sent unasked
+// give nothing away; elsewhere a server that refuses USER (vsftpd's "530
+// Non-anonymous sessions must use encryption") would get a password in
+// clear that a client waiting for 331 never sends.
 type deferredLogin struct {
 	lg       login
 	userSent bool // USER went out and was answered 331: PASS is left
