@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,14 +58,22 @@ func TestReleaseText(t *testing.T) {
 	if !ok {
 		t.Fatal("no text segment found")
 	}
-	before := textRSS(t, lo)
+	rlo, rhi, _, ok := prefault.ReadOnly()
+	if !ok {
+		t.Fatal("no read-only data segment found")
+	}
+	before, rbefore := textRSS(t, lo), textRSS(t, rlo)
 	if !releaseText() {
 		t.Fatal("releaseText refused a text with no page of its own")
 	}
-	after := textRSS(t, lo)
-	t.Logf("text %d KiB, resident %d KiB before, %d KiB after", (hi-lo)>>10, before, after)
+	after, rafter := textRSS(t, lo), textRSS(t, rlo)
+	t.Logf("text %d KiB, resident %d KiB before, %d KiB after; read-only data %d KiB, %d and %d KiB",
+		(hi-lo)>>10, before, after, (rhi-rlo)>>10, rbefore, rafter)
 	if after >= before {
 		t.Errorf("resident text %d KiB after the release, %d before", after, before)
+	}
+	if rafter >= rbefore {
+		t.Errorf("resident read-only data %d KiB after the release, %d before", rafter, rbefore)
 	}
 
 	// A page of the text that is no longer the file's, as a debugger's
@@ -88,8 +97,8 @@ func TestReleaseText(t *testing.T) {
 	// the same bytes. (A second run of this test needs that too.)
 	defer syscall.Madvise(mem, syscall.MADV_DONTNEED)
 	textRSS(t, lo) // the copied page's code runs
-	if releaseText() {
-		t.Error("releaseText dropped a text holding a page of its own")
+	if releaseSegment(prefault.Text()) {
+		t.Error("releaseSegment dropped a text holding a page of its own")
 	}
 }
 
@@ -172,5 +181,36 @@ func TestReleaseArgv(t *testing.T) {
 	// pointers to give back.
 	if len(os.Args) < 512 && releaseArgv(os.Args) {
 		t.Error("releaseArgv gave back the pointers to fewer than a page's worth of arguments")
+	}
+}
+
+// TestLongBody checks that a body that says it holds longBody bytes or
+// more is copied after the text is given back, a shorter one not, and
+// that both come out whole.
+func TestLongBody(t *testing.T) {
+	released := 0
+	defer func(f func() bool) { releaseForBody = f }(releaseForBody)
+	releaseForBody = func() bool { released++; return releaseText() }
+	dir := t.TempDir()
+	for _, size := range []int64{longBody - 1, longBody} {
+		name := filepath.Join(dir, "f"+strconv.FormatInt(size, 10))
+		if err := os.WriteFile(name, []byte("start"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(name, size); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		var errOut bytes.Buffer
+		before := released
+		if code := run([]string{"-s", "-o", out, "file://" + name}, os.Stdin, io.Discard, &errOut); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		if fi, err := os.Stat(out); err != nil || fi.Size() != size {
+			t.Fatalf("%d bytes: output %v, %v", size, fi, err)
+		}
+		if want := size >= longBody; (released > before) != want {
+			t.Errorf("%d bytes: text given back %d times, want it %v", size, released-before, want)
+		}
 	}
 }

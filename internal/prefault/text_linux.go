@@ -13,6 +13,7 @@ const (
 	ptLoad = 1
 	ptPHDR = 6
 	pfX    = 1 // the segment is executable
+	pfW    = 2 // writable
 )
 
 // phdr64 is an ELF64 program header (Elf64_Phdr).
@@ -28,6 +29,20 @@ func getAuxv() []uintptr
 // kernel loaded (auxiliary vector AT_PHDR), as page-aligned bounds, or
 // says why it cannot.
 func textSegment() (lo, hi, page uintptr, why string) {
+	return loadSegment(func(flags uint32) bool { return flags&pfX != 0 })
+}
+
+// readOnlySegment finds the segment that is neither executable nor
+// writable, where the linker puts read-only data (Go's: type data, the
+// function tables, string constants).
+func readOnlySegment() (lo, hi, page uintptr, why string) {
+	return loadSegment(func(flags uint32) bool { return flags&(pfX|pfW) == 0 })
+}
+
+// loadSegment finds the largest loadable segment whose flags match: Go's
+// own linker makes one of each kind, an external linker may put the ELF
+// headers in a small read-only segment of their own ahead of the data.
+func loadSegment(match func(flags uint32) bool) (lo, hi, page uintptr, why string) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		return 0, 0, 0, "not a 64-bit platform"
 	}
@@ -61,19 +76,30 @@ func textSegment() (lo, hi, page uintptr, why string) {
 			bias = at - uintptr(ph.vaddr)
 		}
 	}
+	var size uint64
 	for _, ph := range phs {
-		if ph.typ == ptLoad && ph.flags&pfX != 0 {
+		if ph.typ == ptLoad && match(ph.flags) && ph.memsz > size {
+			size = ph.memsz
 			lo = (uintptr(ph.vaddr) + bias) &^ (page - 1)
 			hi = (uintptr(ph.vaddr) + bias + uintptr(ph.memsz) + page - 1) &^ (page - 1)
-			return lo, hi, page, ""
 		}
 	}
-	return 0, 0, 0, "no executable segment"
+	if size == 0 {
+		return 0, 0, 0, "no such segment"
+	}
+	return lo, hi, page, ""
 }
 
 // Text returns the bounds of the program's executable segment, page
 // aligned, and the page size; ok is false when they cannot be found.
 func Text() (lo, hi, page uintptr, ok bool) {
 	lo, hi, page, why := textSegment()
+	return lo, hi, page, why == ""
+}
+
+// ReadOnly returns the bounds of the program's read-only data segment,
+// page aligned, and the page size; ok is false when they cannot be found.
+func ReadOnly() (lo, hi, page uintptr, ok bool) {
+	lo, hi, page, why := readOnlySegment()
 	return lo, hi, page, why == ""
 }

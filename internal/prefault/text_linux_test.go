@@ -7,19 +7,35 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestTextSegment checks textSegment against /proc/self/maps: its bounds
 // are those of the executable mapping that holds this package's code.
 func TestTextSegment(t *testing.T) {
-	lo, hi, page, why := textSegment()
+	checkSegment(t, textSegment, reflect.ValueOf(textSegment).Pointer(), "r-x")
+}
+
+// constant is a string whose bytes the linker puts in read-only data.
+const constant = "read-only data of package prefault"
+
+// TestReadOnlySegment checks readOnlySegment likewise: its bounds are
+// those of the read-only mapping that holds a string constant's bytes.
+func TestReadOnlySegment(t *testing.T) {
+	checkSegment(t, readOnlySegment, uintptr(unsafe.Pointer(unsafe.StringData(constant))), "r--")
+}
+
+// checkSegment checks that segment's bounds are those of the mapping that
+// holds address pc, and that its permissions begin with perms.
+func checkSegment(t *testing.T, segment func() (lo, hi, page uintptr, why string), pc uintptr, perms string) {
+	t.Helper()
+	lo, hi, page, why := segment()
 	if why != "" {
-		t.Fatalf("textSegment: %s", why)
+		t.Fatalf("segment: %s", why)
 	}
 	if page != uintptr(os.Getpagesize()) {
 		t.Errorf("page size %d, want %d", page, os.Getpagesize())
 	}
-	pc := reflect.ValueOf(textSegment).Pointer()
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		t.Fatal(err)
@@ -35,11 +51,11 @@ func TestTextSegment(t *testing.T) {
 		if pc < uintptr(start) || pc >= uintptr(end) {
 			continue
 		}
-		if !strings.Contains(fields[1], "x") {
-			t.Fatalf("the mapping holding the code is %q, not executable", sc.Text())
+		if !strings.HasPrefix(fields[1], perms) {
+			t.Fatalf("the mapping holding %#x is %q, not %s", pc, sc.Text(), perms)
 		}
 		if lo != uintptr(start) || hi != uintptr(end) {
-			t.Errorf("textSegment %#x-%#x, the executable mapping is %#x-%#x", lo, hi, start, end)
+			t.Errorf("segment %#x-%#x, the mapping is %#x-%#x", lo, hi, start, end)
 		}
 		return
 	}
