@@ -289,15 +289,15 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		return res, nil
 	}
 	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
-	if sc, ok := conn.(syscall.Conn); ok && resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
-		// A plain TCP connection (TLS hides the socket) and a body of
-		// known length: one whose end the socket can be told (BatchReceive).
-		if rc, err := sc.SyscallConn(); err == nil {
-			b.raw, b.remain = rc, resp.ContentLength
+	if resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
+		// A body of known length alone on its connection: one whose end
+		// the socket can be told (BatchReceive).
+		if rc, slack, ok := socketOf(conn); ok {
+			b.raw, b.remain, b.slack = rc, resp.ContentLength, slack
 		}
 	}
 	res.Body = b
-	if sb, ok := resp.Body.(*shotBody); ok && b.raw != nil {
+	if sb, ok := resp.Body.(*shotBody); ok && b.raw != nil && b.slack == readBufferSize {
 		// The connection is the request's own and closes after the body:
 		// the copy may take the rest of the body from the socket itself.
 		res.Body = &shotRest{body: b, shot: sb, conn: conn}
@@ -509,13 +509,41 @@ type body struct {
 	req *schemes.Request
 
 	// For BatchReceive: the connection's socket when the body's length
-	// is known and nothing but TCP lies between (nil otherwise), the
-	// bytes of the body not yet read, the batch asked for and the
-	// SO_RCVLOWAT now set.
+	// is known and nothing but TCP, or TLS over it, lies between (nil
+	// otherwise), the bytes of the body not yet read, the batch asked for
+	// and the SO_RCVLOWAT now set.
 	raw    syscall.RawConn
 	remain int64
 	batch  int
 	lowat  int
+	// slack is the most of the body that may have left the socket
+	// without reaching the body's reader yet (socketOf).
+	slack int64
+}
+
+// tlsReadAhead bounds what crypto/tls holds of a connection's bytes read
+// from the socket and not yet returned: its buffer of raw records, which
+// it fills as far as its capacity goes (grown to about twice a record,
+// 2 x 17 KiB, plus one record's growth), and the plaintext of the record
+// being returned (16 KiB, RFC 8446 §5.1). Four times that estimate, so
+// that a read never waits for bytes that are not coming.
+const tlsReadAhead = 4 * (2*17 + 17 + 16) << 10
+
+// socketOf returns the TCP socket under conn, a plain connection or TLS
+// over one, and how much of a body may lie read from it in buffers above:
+// the Transport's, and for TLS crypto/tls's (tlsReadAhead).
+func socketOf(conn net.Conn) (rc syscall.RawConn, slack int64, ok bool) {
+	slack = readBufferSize
+	if tc, isTLS := conn.(*tls.Conn); isTLS {
+		conn = tc.NetConn()
+		slack += tlsReadAhead
+	}
+	sc, isSocket := conn.(syscall.Conn)
+	if !isSocket {
+		return nil, 0, false
+	}
+	rc, err := sc.SyscallConn()
+	return rc, slack, err == nil
 }
 
 // readBufferSize is the Transport's read buffer: at most this much of a
@@ -555,7 +583,7 @@ func (b *body) BatchReceive(n int) {
 // Transport's buffer may hold.
 func (b *body) lowWater() {
 	want := 1
-	if b.batch > 1 && b.remain-readBufferSize >= int64(b.batch) {
+	if b.batch > 1 && b.remain-b.slack >= int64(b.batch) {
 		want = b.batch
 	}
 	if want != b.lowat && schemes.SetReceiveLowWater(b.raw, want) {
