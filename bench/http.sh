@@ -5,7 +5,10 @@
 # processes fetching one small file each, and 100 small files from a server
 # 10 ms away (bench/delayproxy). Uses the nginx at
 # URLGET_NGINX_URL (document root URLGET_NGINX_ROOT), or starts a private one
-# with .ci/servers/nginx.sh on port ${URLGET_NGINX_PORT:-18090}.
+# with .ci/servers/nginx.sh on ports ${URLGET_NGINX_PORT:-18090} and
+# ${URLGET_NGINX_TLS_PORT:-18453} (TLS). Over TLS: 1 GiB to /dev/null and
+# into a pipe, the first also by bench/tlsfloor (the least a Go program
+# does to fetch it), 1000 small files in one invocation and 100 processes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.bash
@@ -25,6 +28,7 @@ trap cleanup EXIT
 if [ -z "${URLGET_NGINX_URL:-}" ]; then
 	export URLGET_CI_DIR="$BENCH_TMP/ci"
 	export URLGET_NGINX_PORT="${URLGET_NGINX_PORT:-18090}"
+	export URLGET_NGINX_TLS_PORT="${URLGET_NGINX_TLS_PORT:-18453}"
 	mkdir -p "$URLGET_CI_DIR"
 	# shellcheck source=.ci/servers/nginx.sh
 	source .ci/servers/nginx.sh
@@ -88,3 +92,20 @@ bench_far far "${URLGET_NGINX_URL#http://}"
 far100="$BENCH_TMP/http-far-100"
 head -n 100 "$list" | sed "s|^$URLGET_NGINX_URL/|http://$far/|" >"$far100"
 bench_row "http 100 x 4 KiB, 10 ms RTT" "$URLGET -s \$(<$far100)" "curl -s \$(<$far100)" "> /dev/null"
+
+# Over TLS (HTTP/1.1; the same nginx, its self-signed certificate trusted
+# by both tools).
+if [ -n "${URLGET_NGINX_TLS_URL:-}" ] && [ -n "${URLGET_NGINX_CERT:-}" ]; then
+	tls="$URLGET_NGINX_TLS_URL"
+	ca="--cacert $URLGET_NGINX_CERT"
+	bench_row "https 1 GiB > /dev/null" "$URLGET -s $ca $tls/bench/1g.bin" "curl -s $ca $tls/bench/1g.bin" "> /dev/null"
+	# The floor for the row above: crypto/tls with nothing around it.
+	tlsfloor="$BENCH_TMP/tlsfloor"
+	CGO_ENABLED="${CGO_ENABLED:-0}" go build -trimpath -o "$tlsfloor" ./bench/tlsfloor
+	bench_row "https 1 GiB > /dev/null (A: bench/tlsfloor)" "$tlsfloor ${tls#https://} /bench/1g.bin $URLGET_NGINX_CERT" "curl -s $ca $tls/bench/1g.bin" "> /dev/null"
+	bench_row "https 1 GiB | cat" "$URLGET -s $ca $tls/bench/1g.bin" "curl -s $ca $tls/bench/1g.bin" "| cat > /dev/null"
+	tlslist="$BENCH_TMP/small-urls-tls"
+	sed "s|^$URLGET_NGINX_URL/|$tls/|" "$list" >"$tlslist"
+	bench_row "https 1000 x 4 KiB, one invocation" "$URLGET -s $ca \$(<$tlslist)" "curl -s $ca \$(<$tlslist)" "> /dev/null"
+	bench_row "https 100 processes x 4 KiB" "bench/repeat 100 $URLGET -s $ca $tls/bench/small/f1" "bench/repeat 100 curl -s $ca $tls/bench/small/f1" "> /dev/null"
+fi

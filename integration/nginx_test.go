@@ -5,6 +5,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -282,4 +285,48 @@ type countWriter int64
 func (c *countWriter) Write(p []byte) (int, error) {
 	*c += countWriter(len(p))
 	return len(p), nil
+}
+
+// TestNginxTLS fetches from nginx over TLS (HTTP/1.1): a body of several
+// TLS records, byte for byte, with nginx's certificate trusted, and a
+// certificate error, naming the URL, without it.
+func TestNginxTLS(t *testing.T) {
+	httpBothWays(t, func(t *testing.T) {
+		base, dir, urlDir := nginxServer(t)
+		tlsBase, certFile := os.Getenv("URLGET_NGINX_TLS_URL"), os.Getenv("URLGET_NGINX_CERT")
+		if tlsBase == "" || certFile == "" {
+			t.Fatal("URLGET_NGINX_TLS_URL and URLGET_NGINX_CERT are not set: .ci/servers/nginx.sh exports them")
+		}
+		urlDir = tlsBase + strings.TrimPrefix(urlDir, base)
+		data := make([]byte, 1<<20+4321)
+		if _, err := rand.Read(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "big.bin"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pem, err := os.ReadFile(certFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			t.Fatalf("%s holds no certificate", certFile)
+		}
+		f := httpFetcher(t)
+		req := httpRequest(t, urlDir+"/big.bin")
+		req.TLSConfig = &tls.Config{RootCAs: pool}
+		res, body, err := httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(body, data) || res.Size != int64(len(data)) {
+			t.Errorf("%d bytes (size %d), want the %d written", len(body), res.Size, len(data))
+		}
+		_, _, err = httpGet(t, httpFetcher(t), httpRequest(t, urlDir+"/big.bin"))
+		var se *schemes.Error
+		if !errors.As(err, &se) || !errors.Is(err, schemes.ErrConnect) || !strings.Contains(err.Error(), "certificate") || !strings.Contains(err.Error(), urlDir) {
+			t.Errorf("untrusted certificate: %v", err)
+		}
+	})
 }

@@ -4,13 +4,17 @@
 # the tests write their files into. Sourced by .ci/run and bench/http.sh.
 #
 # Exports:
-#   URLGET_NGINX_URL   base URL, e.g. http://127.0.0.1:18080
-#   URLGET_NGINX_ROOT  the document root (autoindex on, sendfile on)
-# Port: ${URLGET_NGINX_PORT:-18080}.
+#   URLGET_NGINX_URL      base URL, e.g. http://127.0.0.1:18080
+#   URLGET_NGINX_TLS_URL  the same root over TLS (HTTP/1.1), e.g.
+#                         https://127.0.0.1:18443
+#   URLGET_NGINX_CERT     its self-signed certificate (PEM, for 127.0.0.1)
+#   URLGET_NGINX_ROOT     the document root (autoindex on, sendfile on)
+# Ports: ${URLGET_NGINX_PORT:-18080}, ${URLGET_NGINX_TLS_PORT:-18443}.
 
 start_nginx() {
 	local dir="${URLGET_CI_DIR:?URLGET_CI_DIR must be set}/nginx"
 	local port="${URLGET_NGINX_PORT:-18080}"
+	local tls_port="${URLGET_NGINX_TLS_PORT:-18443}"
 	local bin
 	bin="$(command -v nginx || true)"
 	if [ -z "$bin" ] && [ -x /usr/sbin/nginx ]; then
@@ -23,6 +27,14 @@ start_nginx() {
 		bin=/usr/sbin/nginx
 	fi
 	mkdir -p "$dir/root" "$dir/tmp" "$dir/logs"
+	if ! command -v openssl >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
+	fi
+	if ! [ -s "$dir/cert.pem" ]; then
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+			-addext subjectAltName=IP:127.0.0.1 \
+			-keyout "$dir/key.pem" -out "$dir/cert.pem" >/dev/null 2>&1
+	fi
 	chmod 0755 "$dir" "$dir/root"
 	local user_line=""
 	if [ "$(id -u)" = 0 ]; then
@@ -55,6 +67,9 @@ http {
 	scgi_temp_path $dir/tmp/scgi;
 	server {
 		listen 127.0.0.1:$port;
+		listen 127.0.0.1:$tls_port ssl;
+		ssl_certificate $dir/cert.pem;
+		ssl_certificate_key $dir/key.pem;
 		server_name localhost;
 		root $dir/root;
 		autoindex on;
@@ -77,6 +92,8 @@ CONF
 	done
 	cp "$dir/nginx.pid" "$URLGET_CI_DIR/nginx.pid"
 	export URLGET_NGINX_URL="http://127.0.0.1:$port"
+	export URLGET_NGINX_TLS_URL="https://127.0.0.1:$tls_port"
+	export URLGET_NGINX_CERT="$dir/cert.pem"
 	export URLGET_NGINX_ROOT="$dir/root"
 }
 
