@@ -103,9 +103,12 @@ func TestReleaseText(t *testing.T) {
 }
 
 // TestLongRun runs the command over longRun file: URLs and more, the run
-// that gives its text back before the first: every body must come out, in
-// order.
+// that gives its text back before the first and again after settled:
+// every body must come out, in order.
 func TestLongRun(t *testing.T) {
+	released := 0
+	defer func(f func() bool) { release = f }(release)
+	release = func() bool { released++; return releaseText() }
 	dir := t.TempDir()
 	var args []string
 	var want strings.Builder
@@ -124,6 +127,9 @@ func TestLongRun(t *testing.T) {
 	}
 	if out.String() != want.String() {
 		t.Errorf("the %d bodies came out as %d bytes, want %d", len(args), out.Len(), want.Len())
+	}
+	if released != 2 {
+		t.Errorf("the text was given back %d times, want 2", released)
 	}
 }
 
@@ -189,8 +195,8 @@ func TestReleaseArgv(t *testing.T) {
 // that both come out whole.
 func TestLongBody(t *testing.T) {
 	released := 0
-	defer func(f func() bool) { releaseForBody = f }(releaseForBody)
-	releaseForBody = func() bool { released++; return releaseText() }
+	defer func(f func() bool) { release = f }(release)
+	release = func() bool { released++; return releaseText() }
 	dir := t.TempDir()
 	for _, size := range []int64{longBody - 1, longBody} {
 		name := filepath.Join(dir, "f"+strconv.FormatInt(size, 10))
