@@ -680,6 +680,45 @@ func TestHTTPS(t *testing.T) {
 	})
 }
 
+// TestHTTPSResumesSessions checks that a run's later TLS connections to a
+// server resume the session of the first, as curl's do: the server here
+// closes every connection after its response, and the trace says which
+// handshakes resumed.
+func TestHTTPSResumesSessions(t *testing.T) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		io.WriteString(w, "fresh")
+	}))
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	f := httpFetcher(t)
+	var handshakes []string
+	for i := 0; i < 3; i++ {
+		req := httpRequest(t, s.URL+"/r"+strconv.Itoa(i))
+		req.TLSConfig = &tls.Config{RootCAs: pool}
+		var tr httpTrace
+		req.Trace = tr.tracer()
+		if _, body, err := httpGet(t, f, req); err != nil || string(body) != "fresh" {
+			t.Fatalf("request %d: %q, %v", i, body, err)
+		}
+		for _, l := range tr.lines {
+			if strings.HasPrefix(l, "* TLS ") {
+				handshakes = append(handshakes, l)
+			}
+		}
+	}
+	if len(handshakes) != 3 {
+		t.Fatalf("handshakes %q, want 3", handshakes)
+	}
+	for i, l := range handshakes {
+		if resumed := strings.HasSuffix(l, ", session resumed"); resumed != (i > 0) {
+			t.Errorf("handshake %d: %q", i, l)
+		}
+	}
+}
+
 func TestHTTPConnectionRefused(t *testing.T) {
 	httpBothWays(t, func(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -38,6 +38,10 @@ var ErrTooManyRedirects = errors.New("too many redirects")
 // request option "max-redirs" overrides it.
 const MaxRedirects = 20
 
+// sessionCacheSize is how many TLS sessions a Fetcher keeps for resumption:
+// one per server a run reaches over TLS, and a run rarely reaches more.
+const sessionCacheSize = 32
+
 // drainLimit bounds how much of an error response's body is read and
 // discarded so that its connection can be reused for the next URL.
 const drainLimit = 64 << 10
@@ -68,9 +72,15 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.transport == nil {
-		var tc *tls.Config
+		tc := &tls.Config{}
 		if req.TLSConfig != nil {
 			tc = req.TLSConfig.Clone()
+		}
+		if tc.ClientSessionCache == nil {
+			// The connections of a run resume the first one's TLS
+			// session (RFC 8446 §2.2, RFC 5077), as curl's do: no
+			// certificate to check again, no key exchange.
+			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
 		}
 		f.transport = &http.Transport{
 			DialContext:     req.Dialer.DialContext,
@@ -644,7 +654,11 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		},
 		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
 			if err == nil {
-				tr.TraceLine(schemes.Info, "TLS "+tls.VersionName(cs.Version)+" "+tls.CipherSuiteName(cs.CipherSuite)+" ALPN "+strconv.Quote(cs.NegotiatedProtocol))
+				line := "TLS " + tls.VersionName(cs.Version) + " " + tls.CipherSuiteName(cs.CipherSuite) + " ALPN " + strconv.Quote(cs.NegotiatedProtocol)
+				if cs.DidResume {
+					line += ", session resumed"
+				}
+				tr.TraceLine(schemes.Info, line)
 			}
 		},
 		GotConn: func(info httptrace.GotConnInfo) {
