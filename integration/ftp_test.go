@@ -509,9 +509,17 @@ func TestFTPHeadAndResume(t *testing.T) {
 	if res.Offset != 1000 || len(b) != 256*1024-1000 || b[0] != byte(1000%256) {
 		t.Errorf("resume: offset %d, %d bytes", res.Offset, len(b))
 	}
+	// -I on a name with ;type=d asks the same of it: a directory has
+	// neither size nor time, which is "not found" (550).
+	req = ftpRequest(t, s.URL+"/one;type=d", nil)
+	req.Head = true
+	if _, err = f.Fetch(ftpContext(t, 20*time.Second), req); !errors.Is(err, schemes.ErrNotFound) {
+		t.Errorf("head of a directory name: %v, want not found", err)
+	}
 	checkCommands(t, sessionCommands(closedCommands(t, f, s)), []string{
 		"PWD", "CWD bin", "TYPE I", "SIZE all.bin", "MDTM all.bin",
-		"SIZE all.bin", "EPSV", "REST 1000", "RETR all.bin", "EPSV", "QUIT",
+		"SIZE all.bin", "EPSV", "REST 1000", "RETR all.bin", "EPSV",
+		"PWD", "CWD /", "SIZE one", "MDTM one", "QUIT",
 	})
 }
 

@@ -314,7 +314,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	// follows (none does for -I).
 	var tail []step
 	fi := fileInfo{size: -1}
-	if fileOp {
+	if fileOp || req.Head && v.Name != "" {
 		if t := transferType(p, req.Head); c.typ != t {
 			tail = append(tail, c.typeStep(t))
 		}
