@@ -789,6 +789,15 @@ func TestFTPSync(t *testing.T) {
 		"PWD", "CWD /", "CWD one", "FEAT", "EPSV", "LIST",
 		"EPSV", "RETR /motd", "QUIT",
 	})
+	// A refused password is still PASS's error, sent after USER's 331.
+	s2 := newFTPServer(t, func(s *ftptest.Server) { s.Hold = map[string]time.Duration{"USER": 200 * time.Millisecond} })
+	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s2.Addr+"/rel/file", map[string]string{"ftp-sync": "1"}))
+	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "PASS") || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("refused password: %v", err)
+	}
+	if s2.Early("USER") != 0 {
+		t.Error("PASS went out before the reply to USER")
+	}
 }
 
 // TestFTPInjection checks that no URL puts CR, LF, NUL or 0xFF into a
