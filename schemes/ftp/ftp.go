@@ -332,10 +332,8 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	}
 	epsv := req.Option("ftp-port", "") == "" && !c.noEPSV && !req.Head
 	if short {
-		if len(tail) > 0 {
-			if err := firstErr(c.exchange(tail, epsv)); err != nil {
-				return nil, err
-			}
+		if err := c.sendTail(tail, epsv); err != nil {
+			return nil, err
 		}
 	} else if err := c.navigate(p, tail, epsv); err != nil {
 		return nil, err
@@ -686,6 +684,16 @@ func (c *conn) setType(t string) error {
 	return firstErr(c.exchange([]step{c.typeStep(t)}, false))
 }
 
+// sendTail sends tail, and the EPSV ahead when epsv is set, where no CWD
+// is to go before them; with no tail nothing goes out, and the transfer
+// command takes its EPSV along (startPipelined).
+func (c *conn) sendTail(tail []step, epsv bool) error {
+	if len(tail) == 0 {
+		return nil
+	}
+	return firstErr(c.exchange(tail, epsv))
+}
+
 // typeStep is TYPE t for exchange: a refusal fails it.
 func (c *conn) typeStep(t string) step {
 	cmd := "TYPE " + t
@@ -785,10 +793,7 @@ const maxAbsDirs = 1024
 // when there is a tail.
 func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 	if c.dirKey == p.dirKey {
-		if len(tail) == 0 {
-			return nil
-		}
-		return firstErr(c.exchange(tail, epsv))
+		return c.sendTail(tail, epsv)
 	}
 	var pwds []step
 	if c.dirKey == "" && !c.haveLogin {

@@ -313,7 +313,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		}
 	}
 	res.Body = b
-	if sb, ok := resp.Body.(*shotBody); ok && b.raw != nil && b.slack == readBufferSize {
+	if sb, ok := resp.Body.(*shotBody); ok && b.raw != nil && !overTLS(conn) {
 		// The connection is the request's own and closes after the body:
 		// the copy may take the rest of the body from the socket itself.
 		res.Body = &shotRest{body: b, shot: sb, conn: conn}
@@ -545,12 +545,19 @@ type body struct {
 // that a read never waits for bytes that are not coming.
 const tlsReadAhead = 4 * (2*17 + 17 + 16) << 10
 
+// overTLS reports whether conn is a TLS connection, whose socket carries
+// records rather than the body's bytes.
+func overTLS(conn net.Conn) bool {
+	_, ok := conn.(*tls.Conn)
+	return ok
+}
+
 // socketOf returns the TCP socket under conn, a plain connection or TLS
 // over one, and how much of a body may lie read from it in buffers above:
 // the Transport's, and for TLS crypto/tls's (tlsReadAhead).
 func socketOf(conn net.Conn) (rc syscall.RawConn, slack int64, ok bool) {
 	slack = readBufferSize
-	if tc, isTLS := conn.(*tls.Conn); isTLS {
+	if tc, ok := conn.(*tls.Conn); ok {
 		conn = tc.NetConn()
 		slack += tlsReadAhead
 	}
