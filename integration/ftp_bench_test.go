@@ -90,10 +90,8 @@ func BenchmarkFTPSmallFiles(b *testing.B) {
 // BenchmarkVsftpdSmallFiles does the same against vsftpd, when running,
 // on one control connection and on two at once.
 func BenchmarkVsftpdSmallFiles(b *testing.B) {
-	addr, root := os.Getenv("URLGET_VSFTPD_ADDR"), os.Getenv("URLGET_VSFTPD_ROOT")
-	if addr == "" {
-		b.Skip("URLGET_VSFTPD_ADDR unset")
-	}
+	env := realServer(b, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_ROOT")
+	addr, root := env[0], env[1]
 	data := make([]byte, 4096)
 	var urls []string
 	for i := 0; i < 100; i++ {
@@ -114,10 +112,8 @@ func BenchmarkVsftpdSmallFiles(b *testing.B) {
 
 // BenchmarkVsftpdLarge fetches one 64 MiB file from vsftpd, when running.
 func BenchmarkVsftpdLarge(b *testing.B) {
-	addr, root := os.Getenv("URLGET_VSFTPD_ADDR"), os.Getenv("URLGET_VSFTPD_ROOT")
-	if addr == "" {
-		b.Skip("URLGET_VSFTPD_ADDR unset")
-	}
+	env := realServer(b, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_ROOT")
+	addr, root := env[0], env[1]
 	const size = 64 << 20
 	p := filepath.Join(root, "gobench-large.bin")
 	if err := os.WriteFile(p, make([]byte, size), 0o644); err != nil {

@@ -28,22 +28,13 @@ type vsftpdEnv struct {
 	cert             string
 }
 
-// vsftpd returns the running vsftpd, failing under CI when there is none
-// and skipping otherwise.
+// vsftpd returns the running vsftpd (see realServer for when it is
+// missing).
 func vsftpd(t *testing.T) vsftpdEnv {
 	t.Helper()
-	e := vsftpdEnv{
-		addr: os.Getenv("URLGET_VSFTPD_ADDR"), root: os.Getenv("URLGET_VSFTPD_ROOT"),
-		user: os.Getenv("URLGET_VSFTPD_USER"), pass: os.Getenv("URLGET_VSFTPD_PASS"),
-		home: os.Getenv("URLGET_VSFTPD_HOME"), cert: os.Getenv("URLGET_VSFTPD_CERT"),
-	}
-	if e.addr == "" || e.root == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("URLGET_VSFTPD_ADDR and URLGET_VSFTPD_ROOT are not set: start vsftpd with .ci/servers/vsftpd.sh")
-		}
-		t.Skip("vsftpd not running (URLGET_VSFTPD_ADDR unset; see .ci/servers/vsftpd.sh)")
-	}
-	return e
+	v := realServer(t, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_ROOT", "URLGET_VSFTPD_USER",
+		"URLGET_VSFTPD_PASS", "URLGET_VSFTPD_HOME", "URLGET_VSFTPD_CERT")
+	return vsftpdEnv{addr: v[0], root: v[1], user: v[2], pass: v[3], home: v[4], cert: v[5]}
 }
 
 // realFTP is a real FTP server that the tests reach anonymously.
@@ -58,26 +49,24 @@ type realFTP struct {
 }
 
 // realFTPServers returns the anonymous FTP servers .ci/servers started
-// (vsftpd, Pure-FTPd), failing under CI when one is missing and skipping
-// when none is running.
+// (vsftpd, Pure-FTPd): those whose variables are set, skipping when none
+// is (see lookupRealServer for URLGET_REAL).
 func realFTPServers(t *testing.T) []realFTP {
 	t.Helper()
 	var out []realFTP
+	var names []string
 	for _, s := range []struct{ name, env, crlfASCII string }{
 		{"vsftpd", "VSFTPD", "one\ntwo\n"},
 		{"pure-ftpd", "PUREFTPD", "one\r\ntwo\r\n"},
 	} {
-		addr, root := os.Getenv("URLGET_"+s.env+"_ADDR"), os.Getenv("URLGET_"+s.env+"_ROOT")
-		if addr == "" || root == "" {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("URLGET_%s_ADDR and URLGET_%[1]s_ROOT are not set: start %s with .ci/servers", s.env, s.name)
-			}
-			continue
+		env := []string{"URLGET_" + s.env + "_ADDR", "URLGET_" + s.env + "_ROOT"}
+		names = append(names, env...)
+		if v, ok := lookupRealServer(t, env...); ok {
+			out = append(out, realFTP{s.name, v[0], v[1], s.crlfASCII})
 		}
-		out = append(out, realFTP{s.name, addr, root, s.crlfASCII})
 	}
 	if len(out) == 0 {
-		t.Skip("no real FTP server running (URLGET_VSFTPD_ADDR, URLGET_PUREFTPD_ADDR unset; see .ci/servers)")
+		t.Skipf("no real FTP server running: set the ADDR and ROOT of one of %s (start them with .ci/servers, see docs/testing.md)", strings.Join(names, ", "))
 	}
 	return out
 }

@@ -24,16 +24,11 @@ type gophernicusTree struct {
 }
 
 // gophernicus finds the server .ci/servers/gophernicus.sh started and writes
-// a fresh tree into its root.
+// a fresh tree into its root (see realServer for when it is missing).
 func gophernicus(t *testing.T) gophernicusTree {
 	t.Helper()
-	addr, root := os.Getenv("URLGET_GOPHERNICUS_ADDR"), os.Getenv("URLGET_GOPHERNICUS_ROOT")
-	if addr == "" || root == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("gophernicus not running in CI (URLGET_GOPHERNICUS_ADDR or URLGET_GOPHERNICUS_ROOT unset; see .ci/servers/gophernicus.sh)")
-		}
-		t.Skip("gophernicus not running (URLGET_GOPHERNICUS_ADDR unset; see .ci/servers/gophernicus.sh)")
-	}
+	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
+	addr, root := env[0], env[1]
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	name := "urlget-" + hex.EncodeToString(rnd[:])

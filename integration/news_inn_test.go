@@ -18,17 +18,10 @@ import (
 )
 
 // innAddr returns the address of the INN instance .ci/servers/inn.sh
-// started: it fails the test under CI when there is none, skips otherwise.
+// started (see realServer for when it is missing).
 func innAddr(t *testing.T, env string) string {
 	t.Helper()
-	addr := os.Getenv(env)
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set: .ci/servers/inn.sh must start INN under CI", env)
-		}
-		t.Skipf("%s is not set; run .ci/servers/inn.sh (start_inn) to test against INN", env)
-	}
-	return addr
+	return realServer(t, env)[0]
 }
 
 // innArticle is an article the test posts to INN.
@@ -241,10 +234,10 @@ func TestNewsINN(t *testing.T) {
 
 func TestNewsINNAuthinfo(t *testing.T) {
 	feed := innAddr(t, "URLGET_INN_ADDR")
-	addr := innAddr(t, "URLGET_INN_AUTH_ADDR")
+	env := realServer(t, "URLGET_INN_AUTH_ADDR", "URLGET_INN_USER", "URLGET_INN_PASSWORD")
+	addr, user, pass := env[0], env[1], env[2]
 	posted := innArticles("urlget.test")[:1]
 	innPost(t, feed, posted)
-	user, pass := os.Getenv("URLGET_INN_USER"), os.Getenv("URLGET_INN_PASSWORD")
 
 	req := newsRequest(t, "nntp://"+addr+"/urlget.test", map[string]string{"max-articles": "1"})
 	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true

@@ -23,16 +23,11 @@ import (
 
 // nginxServer returns the base URL and document root of the nginx instance
 // .ci/servers/nginx.sh started, and a fresh directory inside the root for
-// this test's files. Without one it fails under CI and skips elsewhere.
+// this test's files (see realServer for when it is missing).
 func nginxServer(t *testing.T) (base, dir, urlDir string) {
 	t.Helper()
-	base, root := os.Getenv("URLGET_NGINX_URL"), os.Getenv("URLGET_NGINX_ROOT")
-	if base == "" || root == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("URLGET_NGINX_URL and URLGET_NGINX_ROOT are not set: .ci/servers/nginx.sh must start nginx under CI")
-		}
-		t.Skip("URLGET_NGINX_URL is not set; start nginx with .ci/servers/nginx.sh to run this test")
-	}
+	env := realServer(t, "URLGET_NGINX_URL", "URLGET_NGINX_ROOT")
+	base, root := env[0], env[1]
 	dir, err := os.MkdirTemp(root, "test-")
 	if err != nil {
 		t.Fatal(err)
@@ -292,11 +287,9 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // certificate error, naming the URL, without it.
 func TestNginxTLS(t *testing.T) {
 	httpBothWays(t, func(t *testing.T) {
+		env := realServer(t, "URLGET_NGINX_TLS_URL", "URLGET_NGINX_CERT")
+		tlsBase, certFile := env[0], env[1]
 		base, dir, urlDir := nginxServer(t)
-		tlsBase, certFile := os.Getenv("URLGET_NGINX_TLS_URL"), os.Getenv("URLGET_NGINX_CERT")
-		if tlsBase == "" || certFile == "" {
-			t.Fatal("URLGET_NGINX_TLS_URL and URLGET_NGINX_CERT are not set: .ci/servers/nginx.sh exports them")
-		}
 		urlDir = tlsBase + strings.TrimPrefix(urlDir, base)
 		data := make([]byte, 1<<20+4321)
 		if _, err := rand.Read(data); err != nil {
