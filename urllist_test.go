@@ -38,7 +38,7 @@ func writeList(t *testing.T, text string) *urlList {
 func drain(q *urlQueue) []string {
 	var got []string
 	for {
-		raw, m, ok := q.next()
+		raw, _, m, ok := q.next()
 		if !ok {
 			return got
 		}
@@ -80,7 +80,7 @@ func TestURLListLines(t *testing.T) {
 // as a malformed URL) and of a list that cannot be read (exit 26).
 func TestURLListLineError(t *testing.T) {
 	l := writeList(t, strings.Repeat("x", maxListLine+1))
-	_, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
+	_, _, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
 	if !ok || !errors.Is(m.err, schemes.ErrBadURL) || exitCode(m.err) != exitBadURL {
 		t.Errorf("a long line: %v (ok %v), exit %d; want a bad URL, exit %d", m.err, ok, exitCode(m.err), exitBadURL)
 	}
@@ -151,7 +151,7 @@ func TestURLQueueLongList(t *testing.T) {
 	q := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}})
 	var hints [][]string
 	for i := 0; ; i++ {
-		raw, _, ok := q.next()
+		raw, _, _, ok := q.next()
 		if !ok {
 			if i != n {
 				t.Fatalf("the list ended after %d URLs, want %d", i, n)
@@ -205,7 +205,7 @@ func TestURLQueuePipe(t *testing.T) {
 		t.Fatal("a pipe is taken for a list that cannot make a reader wait")
 	}
 	q := newURLQueue(positionalsOf([]string{"http://h/first"}), []urlArg{{at: 1, value: "@-", list: l}})
-	if raw, _, _ := q.next(); raw != "http://h/first" {
+	if raw, _, _, _ := q.next(); raw != "http://h/first" {
 		t.Fatalf("first URL %q", raw)
 	}
 	// Neither looking ahead nor asking for the last may wait for the
@@ -231,7 +231,7 @@ func TestURLQueuePipe(t *testing.T) {
 		}
 	})
 	w.WriteString("http://h/a\n# comment\nhttp://h/b\nhttp://h/c-partial")
-	if raw, _, _ := q.next(); raw != "http://h/a" {
+	if raw, _, _, _ := q.next(); raw != "http://h/a" {
 		t.Fatalf("next URL %q, want http://h/a", raw)
 	}
 	if a := q.ahead(maxAhead); !reflect.DeepEqual(a, []string{"http://h/b"}) {
@@ -243,7 +243,7 @@ func TestURLQueuePipe(t *testing.T) {
 	done := make(chan string)
 	go func() {
 		q.next() // http://h/b
-		raw, _, _ := q.next()
+		raw, _, _, _ := q.next()
 		done <- raw
 	}()
 	w.WriteString("\n")
@@ -256,7 +256,7 @@ func TestURLQueuePipe(t *testing.T) {
 	if q.last() {
 		t.Error("the end of a pipe known without reading it")
 	}
-	if raw, _, ok := q.next(); ok {
+	if raw, _, _, ok := q.next(); ok {
 		t.Errorf("after the end: %q", raw)
 	}
 }
