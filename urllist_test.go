@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // writeList writes a URL list into the test's directory and opens it.
@@ -139,8 +140,9 @@ func TestURLQueueOrder(t *testing.T) {
 
 // TestURLQueueLongList walks a list of many URLs as the command does and
 // checks that the queue holds a bounded number of them however long the
-// list, that each hint (ahead) keeps its URLs while the queue moves on, and
-// that only the last URL is known to be last.
+// list, that each URL comes parsed, that each hint (aheadURLs) keeps its
+// URLs while the queue moves on, and that only the last URL is known to
+// be last.
 func TestURLQueueLongList(t *testing.T) {
 	const n = 5000
 	var b strings.Builder
@@ -149,22 +151,22 @@ func TestURLQueueLongList(t *testing.T) {
 	}
 	l := writeList(t, b.String())
 	q := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}})
-	var hints [][]string
+	var hints [][]uri.URL
 	for i := 0; ; i++ {
-		raw, _, _, ok := q.next()
+		raw, u, _, ok := q.next()
 		if !ok {
 			if i != n {
 				t.Fatalf("the list ended after %d URLs, want %d", i, n)
 			}
 			break
 		}
-		if want := "http://h/" + strconv.Itoa(i); raw != want {
-			t.Fatalf("URL %d is %q, want %q", i, raw, want)
+		if want := "http://h/" + strconv.Itoa(i); raw != want || u.String() != want {
+			t.Fatalf("URL %d is %q, parsed %q, want %q", i, raw, u, want)
 		}
 		if last := q.last(); last != (i == n-1) {
 			t.Fatalf("URL %d: last %v", i, last)
 		}
-		ahead := q.ahead(maxAhead)
+		ahead := q.aheadURLs(maxAhead)
 		if want := min(maxAhead, n-1-i); len(ahead) != want {
 			t.Fatalf("URL %d: %d URLs ahead, want %d", i, len(ahead), want)
 		}
@@ -175,15 +177,33 @@ func TestURLQueueLongList(t *testing.T) {
 		// Every hint still held names the URLs it named.
 		for j, h := range hints {
 			first := i - len(hints) + 1 + j + 1
-			for k, raw := range h {
-				if want := "http://h/" + strconv.Itoa(first+k); raw != want {
-					t.Fatalf("at URL %d, a hint given out at URL %d reads %q, want %q", i, first-1, raw, want)
+			for k, u := range h {
+				if want := "http://h/" + strconv.Itoa(first+k); u.String() != want {
+					t.Fatalf("at URL %d, a hint given out at URL %d reads %q, want %q", i, first-1, u, want)
 				}
 			}
 		}
 		if cap(q.raws) > 4*maxAhead {
 			t.Fatalf("at URL %d the queue holds room for %d URLs", i, cap(q.raws))
 		}
+	}
+}
+
+// TestURLQueueBadURL: a URL that does not parse is handed out with its
+// error, as a bad URL, and a hint stops before it.
+func TestURLQueueBadURL(t *testing.T) {
+	q := newURLQueue(positionalsOf([]string{"http://h/a", "http://h/b", "http://h/c d", "http://h/e"}), nil)
+	q.next()
+	if a := q.aheadURLs(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
+		t.Errorf("ahead %v, want http://h/b alone", a)
+	}
+	q.next()
+	raw, u, m, _ := q.next()
+	if raw != "http://h/c d" || u != (uri.URL{}) || !errors.Is(m.err, schemes.ErrBadURL) {
+		t.Errorf("%q: %q, %v; want a bad URL", raw, u, m.err)
+	}
+	if _, u, m, _ := q.next(); u.String() != "http://h/e" || m.err != nil {
+		t.Errorf("after it: %q, %v", u, m.err)
 	}
 }
 
@@ -226,7 +246,7 @@ func TestURLQueuePipe(t *testing.T) {
 		}
 	})
 	nowait(func() {
-		if a := q.ahead(maxAhead); len(a) != 0 {
+		if a := q.aheadURLs(maxAhead); len(a) != 0 {
 			t.Errorf("ahead of an empty pipe: %q", a)
 		}
 	})
@@ -234,8 +254,8 @@ func TestURLQueuePipe(t *testing.T) {
 	if raw, _, _, _ := q.next(); raw != "http://h/a" {
 		t.Fatalf("next URL %q, want http://h/a", raw)
 	}
-	if a := q.ahead(maxAhead); !reflect.DeepEqual(a, []string{"http://h/b"}) {
-		t.Errorf("ahead %q, want the one whole line written", a)
+	if a := q.aheadURLs(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
+		t.Errorf("ahead %v, want the one whole line written", a)
 	}
 	if q.last() {
 		t.Error("a URL taken for the last while its list is still open")
