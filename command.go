@@ -97,6 +97,35 @@ func exitCode(err error) int {
 	return exitOther
 }
 
+// withFlagHint adds to an error the library reports when it lacks something
+// the command line can give, the flags that give it: the library says what
+// is missing in its own words, the command says how to supply it.
+func withFlagHint(err error) error {
+	var hint string
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, schemes.ErrNoNewsServer):
+		hint = "use --nntp-server or set NNTPSERVER"
+	case errors.Is(err, schemes.ErrNoSearchTerms):
+		hint = "give them with --search TERMS"
+	case errors.Is(err, schemes.ErrNoCredentials):
+		hint = "give them in the URL, with -u user:password or in .netrc (--netrc)"
+	default:
+		return err
+	}
+	return &hintedError{err: err, hint: hint}
+}
+
+// hintedError is an error with the command's hint appended after "; ".
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e *hintedError) Error() string { return e.err.Error() + "; " + e.hint }
+func (e *hintedError) Unwrap() error { return e.err }
+
 // errInterrupted is the kind given to a transfer stopped by a signal.
 var errInterrupted = errors.New("interrupted")
 
@@ -178,20 +207,20 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			st = <-ahead[0]
 			ahead = ahead[1:]
 		} else {
-			raw, m, ok := q.next()
+			raw, u, m, ok := q.next()
 			if !ok {
 				break
 			}
-			st = c.start(ctx, raw, m, q.last(), q.ahead(maxAhead))
+			st = c.start(ctx, raw, u, m, q.last(), q.aheadURLs(maxAhead))
 		}
 		for st.res != nil && len(ahead) < prefetchDepth {
 			raw, ok := q.peek(0)
 			if !ok || !c.prefetchable(raw) {
 				break
 			}
-			_, m, _ := q.next()
+			_, u, m, _ := q.next()
 			ch := make(chan *started, 1)
-			go func(raw string, m queued, last bool) { ch <- c.start(ctx, raw, m, last, nil) }(raw, m, q.last())
+			go func(raw string, u uri.URL, m queued, last bool) { ch <- c.start(ctx, raw, u, m, last, nil) }(raw, u, m, q.last())
 			ahead = append(ahead, ch)
 		}
 		t := c.finish(ctx, st)
@@ -358,10 +387,10 @@ type started struct {
 // (fetch.Request.Ahead), enough for NNTP to keep its pipeline full.
 const maxAhead = 32
 
-// start resolves the output file name and the resume offset of one URL and
-// makes its request; last tells that no URL of the run follows it, ahead
-// lists the URLs that follow it in order.
-func (c *command) start(ctx context.Context, raw string, m queued, last bool, ahead []string) *started {
+// start resolves the output file name and the resume offset of one URL,
+// raw as given and u parsed, and makes its request; last tells that no URL
+// of the run follows it, ahead lists the URLs that follow it in order.
+func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
 	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
 	t := &st.t
 	if t.err != nil {
@@ -370,7 +399,7 @@ func (c *command) start(ctx context.Context, raw string, m queued, last bool, ah
 	spec := c.spec(m.cli)
 
 	if spec.file != "" || spec.remote {
-		name, err := c.targetName(raw, spec)
+		name, err := c.targetName(u, spec)
 		if err != nil {
 			t.err = err
 			return st
@@ -389,7 +418,7 @@ func (c *command) start(ctx context.Context, raw string, m queued, last bool, ah
 		st.offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
 	}
 
-	res, err := c.client.Do(ctx, fetch.Request{URL: raw, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last, Ahead: ahead})
+	res, err := c.client.Do(ctx, fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last, Ahead: ahead})
 	if err != nil {
 		t.err = err
 		var se *schemes.Error
@@ -414,7 +443,10 @@ func (c *command) start(ctx context.Context, raw string, m queued, last bool, ah
 // file, atomically.
 func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	t = st.t
-	defer func() { t.end = time.Now() }()
+	defer func() {
+		t.end = time.Now()
+		t.err = withFlagHint(t.err)
+	}()
 	if t.err != nil {
 		return t
 	}
@@ -590,10 +622,10 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 // targetName decides the local file name for -o or -O. -O takes the URL's
 // last path segment, decoded, and refuses names that could leave the output
 // directory or mean nothing.
-func (c *command) targetName(raw string, spec outputSpec) (string, error) {
+func (c *command) targetName(u uri.URL, spec outputSpec) (string, error) {
 	name := spec.file
 	if spec.remote {
-		n, err := remoteName(raw)
+		n, err := remoteName(u)
 		if err != nil {
 			return "", err
 		}
@@ -607,15 +639,7 @@ func (c *command) targetName(raw string, spec outputSpec) (string, error) {
 
 // remoteName is -O's file name: the decoded last segment of the URL's path
 // (for ftp:, the RFC 1738 §3.2.2 <name> without ;type=).
-func remoteName(raw string) (string, error) {
-	text, err := uri.FromText(raw)
-	if err != nil {
-		return "", &schemes.Error{Kind: schemes.ErrBadURL, URL: raw, Err: err}
-	}
-	u, err := uri.Parse(text)
-	if err != nil {
-		return "", &schemes.Error{Kind: schemes.ErrBadURL, URL: raw, Err: err}
-	}
+func remoteName(u uri.URL) (string, error) {
 	var name string
 	if u.Scheme() == "ftp" || u.Scheme() == "ftps" {
 		if v, err := u.FTP(); err == nil {
@@ -626,6 +650,7 @@ func remoteName(raw string) (string, error) {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
 			p = p[i+1:]
 		}
+		var err error
 		name, err = uri.Unescape(p)
 		if err != nil {
 			name = ""

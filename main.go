@@ -213,7 +213,9 @@ type options struct {
 	cacert        string
 	search        string
 	hasSearch     bool
-	options       map[string]string
+	ftp           schemes.FTPOptions
+	nntp          schemes.NNTPOptions
+	http          schemes.HTTPOptions
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -235,7 +237,7 @@ Options:
 // argArea when that is set. It returns the options and the positional
 // URLs, or nil and the exit status.
 func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals, int) {
-	o := &options{options: map[string]string{}}
+	o := &options{}
 	fs := pflag.NewFlagSet("urlget", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
@@ -341,7 +343,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 		}
 	}
 	switch ftpMethod {
-	case "multicwd", "singlecwd", "nocwd":
+	case "multicwd":
+		o.ftp.Method = schemes.FTPMultiCWD
+	case "singlecwd":
+		o.ftp.Method = schemes.FTPSingleCWD
+	case "nocwd":
+		o.ftp.Method = schemes.FTPNoCWD
 	default:
 		return usage("--ftp-method must be multicwd, singlecwd or nocwd, not %q", ftpMethod)
 	}
@@ -354,25 +361,17 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 	if o.json && o.raw {
 		return usage("--json and --raw exclude each other")
 	}
-	for _, f := range []struct {
-		name, value string
-	}{{"ftp-method", ftpMethod}, {"ftp-port", ftpPort}, {"ftp-anon-pass", ftpAnonPass}, {"nntp-server", nntpServer}} {
-		if fs.Changed(f.name) {
-			o.options[f.name] = f.value
-		}
-	}
-	if sslReqd {
-		o.options["ftp-ssl"] = "1"
-	}
-	if ftpSync {
-		o.options["ftp-sync"] = "1"
-	}
-	o.options["max-articles"] = strconv.Itoa(maxArticles)
-	if fs.Changed("user-agent") {
-		o.options["user-agent"] = userAgent
-	}
-	if fs.Changed("max-redirs") {
-		o.options["max-redirs"] = strconv.Itoa(maxRedirs)
+	o.ftp.RequireTLS = sslReqd
+	o.ftp.ActiveAddr = ftpPort
+	o.ftp.Sync = ftpSync
+	o.ftp.AnonymousPassword = ftpAnonPass
+	o.nntp.Server = nntpServer
+	o.nntp.MaxArticles = maxArticles
+	o.http.UserAgent = userAgent
+	o.http.NoUserAgent = userAgent == ""
+	o.http.MaxRedirects = maxRedirs
+	if maxRedirs == 0 {
+		o.http.MaxRedirects = schemes.NoRedirects
 	}
 	return o, urls, 0
 }
@@ -408,7 +407,9 @@ func (c *command) newClient() (*fetch.Client, error) {
 		Retries:        o.retry,
 		RetryDelay:     seconds(o.retryDelay),
 		RetryMaxTime:   seconds(o.retryMaxTime),
-		Options:        o.options,
+		FTP:            o.ftp,
+		NNTP:           o.nntp,
+		HTTP:           o.http,
 		Search:         o.search,
 		HasSearch:      o.hasSearch,
 	}

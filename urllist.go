@@ -9,7 +9,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // URL lists: --url @FILE reads the URLs of a run from FILE, one a line, and
@@ -214,13 +216,16 @@ type urlQueue struct {
 	list  *urlList    // the list being read
 	lists []*urlList
 
-	// raws[head:] are the URLs queued and not handed out, meta[head:]
-	// what goes with them. raws only grows; when it is full the queued
-	// ones move to a new array, so that a slice of it given out as a hint
-	// (ahead) keeps its URLs.
-	raws []string
-	meta []queued
-	head int
+	// raws[head:] are the URLs queued and not handed out, parsed[head:]
+	// the same parsed (zero where meta's err is set), meta[head:] what
+	// goes with them. Each URL is parsed once, as it is queued, for its
+	// own transfer and for the hints of those before it. The arrays only
+	// grow; when they are full the queued ones move to new arrays, so that
+	// a slice given out as a hint (ahead, aheadURLs) keeps its URLs.
+	raws   []string
+	parsed []uri.URL
+	meta   []queued
+	head   int
 }
 
 // newURLQueue queues the positional URLs args and the --url values urls,
@@ -242,17 +247,24 @@ func (q *urlQueue) close() {
 	}
 }
 
-// push queues one URL.
+// push queues one URL, parsed.
 func (q *urlQueue) push(raw string, m queued) {
 	if len(q.raws) == cap(q.raws) {
 		n := len(q.raws) - q.head
 		raws := make([]string, n, max(64, 2*n))
+		parsed := make([]uri.URL, n, cap(raws))
 		meta := make([]queued, n, cap(raws))
 		copy(raws, q.raws[q.head:])
+		copy(parsed, q.parsed[q.head:])
 		copy(meta, q.meta[q.head:])
-		q.raws, q.meta, q.head = raws, meta, 0
+		q.raws, q.parsed, q.meta, q.head = raws, parsed, meta, 0
+	}
+	var u uri.URL
+	if m.err == nil {
+		u, m.err = fetch.ParseURL(raw)
 	}
 	q.raws = append(q.raws, raw)
+	q.parsed = append(q.parsed, u)
 	q.meta = append(q.meta, m)
 }
 
@@ -297,15 +309,16 @@ func (q *urlQueue) take(wait bool) bool {
 // waiting returns how many URLs are queued.
 func (q *urlQueue) waiting() int { return len(q.raws) - q.head }
 
-// next hands out the run's next URL, waiting for a list's writer if need
-// be; ok is false at the end of the run.
-func (q *urlQueue) next() (raw string, m queued, ok bool) {
+// next hands out the run's next URL, as given and parsed (u is zero when
+// m.err is set), waiting for a list's writer if need be; ok is false at
+// the end of the run.
+func (q *urlQueue) next() (raw string, u uri.URL, m queued, ok bool) {
 	if q.waiting() == 0 && !q.take(true) {
-		return "", queued{}, false
+		return "", uri.URL{}, queued{}, false
 	}
-	raw, m = q.raws[q.head], q.meta[q.head]
+	raw, u, m = q.raws[q.head], q.parsed[q.head], q.meta[q.head]
 	q.head++
-	return raw, m, true
+	return raw, u, m, true
 }
 
 // peek returns the URL after the i-th following one (i = 0 for the next)
@@ -327,6 +340,18 @@ func (q *urlQueue) ahead(n int) []string {
 	}
 	end := q.head + min(n, q.waiting())
 	return q.raws[q.head:end:end]
+}
+
+// aheadURLs is ahead parsed: up to n of the URLs that follow the one last
+// handed out, up to the first that is not a URL.
+func (q *urlQueue) aheadURLs(n int) []uri.URL {
+	for q.waiting() < n && q.take(false) {
+	}
+	end := q.head
+	for end < q.head+min(n, q.waiting()) && q.meta[end].err == nil {
+		end++
+	}
+	return q.parsed[q.head:end:end]
 }
 
 // last reports whether the URL last handed out is the run's last. It is

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // writeList writes a URL list into the test's directory and opens it.
@@ -38,7 +39,7 @@ func writeList(t *testing.T, text string) *urlList {
 func drain(q *urlQueue) []string {
 	var got []string
 	for {
-		raw, m, ok := q.next()
+		raw, _, m, ok := q.next()
 		if !ok {
 			return got
 		}
@@ -80,7 +81,7 @@ func TestURLListLines(t *testing.T) {
 // as a malformed URL) and of a list that cannot be read (exit 26).
 func TestURLListLineError(t *testing.T) {
 	l := writeList(t, strings.Repeat("x", maxListLine+1))
-	_, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
+	_, _, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
 	if !ok || !errors.Is(m.err, schemes.ErrBadURL) || exitCode(m.err) != exitBadURL {
 		t.Errorf("a long line: %v (ok %v), exit %d; want a bad URL, exit %d", m.err, ok, exitCode(m.err), exitBadURL)
 	}
@@ -139,8 +140,9 @@ func TestURLQueueOrder(t *testing.T) {
 
 // TestURLQueueLongList walks a list of many URLs as the command does and
 // checks that the queue holds a bounded number of them however long the
-// list, that each hint (ahead) keeps its URLs while the queue moves on, and
-// that only the last URL is known to be last.
+// list, that each URL comes parsed, that each hint (aheadURLs) keeps its
+// URLs while the queue moves on, and that only the last URL is known to
+// be last.
 func TestURLQueueLongList(t *testing.T) {
 	const n = 5000
 	var b strings.Builder
@@ -149,22 +151,22 @@ func TestURLQueueLongList(t *testing.T) {
 	}
 	l := writeList(t, b.String())
 	q := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}})
-	var hints [][]string
+	var hints [][]uri.URL
 	for i := 0; ; i++ {
-		raw, _, ok := q.next()
+		raw, u, _, ok := q.next()
 		if !ok {
 			if i != n {
 				t.Fatalf("the list ended after %d URLs, want %d", i, n)
 			}
 			break
 		}
-		if want := "http://h/" + strconv.Itoa(i); raw != want {
-			t.Fatalf("URL %d is %q, want %q", i, raw, want)
+		if want := "http://h/" + strconv.Itoa(i); raw != want || u.String() != want {
+			t.Fatalf("URL %d is %q, parsed %q, want %q", i, raw, u, want)
 		}
 		if last := q.last(); last != (i == n-1) {
 			t.Fatalf("URL %d: last %v", i, last)
 		}
-		ahead := q.ahead(maxAhead)
+		ahead := q.aheadURLs(maxAhead)
 		if want := min(maxAhead, n-1-i); len(ahead) != want {
 			t.Fatalf("URL %d: %d URLs ahead, want %d", i, len(ahead), want)
 		}
@@ -175,15 +177,33 @@ func TestURLQueueLongList(t *testing.T) {
 		// Every hint still held names the URLs it named.
 		for j, h := range hints {
 			first := i - len(hints) + 1 + j + 1
-			for k, raw := range h {
-				if want := "http://h/" + strconv.Itoa(first+k); raw != want {
-					t.Fatalf("at URL %d, a hint given out at URL %d reads %q, want %q", i, first-1, raw, want)
+			for k, u := range h {
+				if want := "http://h/" + strconv.Itoa(first+k); u.String() != want {
+					t.Fatalf("at URL %d, a hint given out at URL %d reads %q, want %q", i, first-1, u, want)
 				}
 			}
 		}
 		if cap(q.raws) > 4*maxAhead {
 			t.Fatalf("at URL %d the queue holds room for %d URLs", i, cap(q.raws))
 		}
+	}
+}
+
+// TestURLQueueBadURL: a URL that does not parse is handed out with its
+// error, as a bad URL, and a hint stops before it.
+func TestURLQueueBadURL(t *testing.T) {
+	q := newURLQueue(positionalsOf([]string{"http://h/a", "http://h/b", "http://h/c d", "http://h/e"}), nil)
+	q.next()
+	if a := q.aheadURLs(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
+		t.Errorf("ahead %v, want http://h/b alone", a)
+	}
+	q.next()
+	raw, u, m, _ := q.next()
+	if raw != "http://h/c d" || u != (uri.URL{}) || !errors.Is(m.err, schemes.ErrBadURL) {
+		t.Errorf("%q: %q, %v; want a bad URL", raw, u, m.err)
+	}
+	if _, u, m, _ := q.next(); u.String() != "http://h/e" || m.err != nil {
+		t.Errorf("after it: %q, %v", u, m.err)
 	}
 }
 
@@ -205,7 +225,7 @@ func TestURLQueuePipe(t *testing.T) {
 		t.Fatal("a pipe is taken for a list that cannot make a reader wait")
 	}
 	q := newURLQueue(positionalsOf([]string{"http://h/first"}), []urlArg{{at: 1, value: "@-", list: l}})
-	if raw, _, _ := q.next(); raw != "http://h/first" {
+	if raw, _, _, _ := q.next(); raw != "http://h/first" {
 		t.Fatalf("first URL %q", raw)
 	}
 	// Neither looking ahead nor asking for the last may wait for the
@@ -226,16 +246,16 @@ func TestURLQueuePipe(t *testing.T) {
 		}
 	})
 	nowait(func() {
-		if a := q.ahead(maxAhead); len(a) != 0 {
+		if a := q.aheadURLs(maxAhead); len(a) != 0 {
 			t.Errorf("ahead of an empty pipe: %q", a)
 		}
 	})
 	w.WriteString("http://h/a\n# comment\nhttp://h/b\nhttp://h/c-partial")
-	if raw, _, _ := q.next(); raw != "http://h/a" {
+	if raw, _, _, _ := q.next(); raw != "http://h/a" {
 		t.Fatalf("next URL %q, want http://h/a", raw)
 	}
-	if a := q.ahead(maxAhead); !reflect.DeepEqual(a, []string{"http://h/b"}) {
-		t.Errorf("ahead %q, want the one whole line written", a)
+	if a := q.aheadURLs(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
+		t.Errorf("ahead %v, want the one whole line written", a)
 	}
 	if q.last() {
 		t.Error("a URL taken for the last while its list is still open")
@@ -243,7 +263,7 @@ func TestURLQueuePipe(t *testing.T) {
 	done := make(chan string)
 	go func() {
 		q.next() // http://h/b
-		raw, _, _ := q.next()
+		raw, _, _, _ := q.next()
 		done <- raw
 	}()
 	w.WriteString("\n")
@@ -256,7 +276,7 @@ func TestURLQueuePipe(t *testing.T) {
 	if q.last() {
 		t.Error("the end of a pipe known without reading it")
 	}
-	if raw, _, ok := q.next(); ok {
+	if raw, _, _, ok := q.next(); ok {
 		t.Errorf("after the end: %q", raw)
 	}
 }

@@ -79,13 +79,16 @@ type Client struct {
 	RetryDelay   time.Duration
 	RetryMaxTime time.Duration
 
-	// Options holds scheme-specific settings by flag name ("ftp-method",
-	// "nntp-server", …), passed to every fetcher.
-	Options map[string]string
-
 	// Search holds search terms given apart from the URL (--search).
 	Search    string
 	HasSearch bool
+
+	// FTP, NNTP and HTTP are the settings of one family of schemes each,
+	// passed to every fetch (see schemes.Request). Their zero values mean
+	// the defaults.
+	FTP  schemes.FTPOptions
+	NNTP schemes.NNTPOptions
+	HTTP schemes.HTTPOptions
 
 	once     sync.Once
 	registry map[string]schemes.Fetcher
@@ -95,10 +98,10 @@ type Client struct {
 
 // Request is one URL with the per-URL choices a caller can make.
 type Request struct {
-	URL    string // the URL, absolute
-	Offset int64  // resume from this byte (curl's -C)
-	Head   bool   // metadata only (curl's -I)
-	Raw    bool   // a listing as the server's own bytes (--raw)
+	URL    uri.URL // the URL, absolute (see ParseURL)
+	Offset int64   // resume from this byte (curl's -C)
+	Head   bool    // metadata only (curl's -I)
+	Raw    bool    // a listing as the server's own bytes (--raw)
 
 	// Last tells that no request follows this one on the Client; see
 	// schemes.Request.Last.
@@ -106,7 +109,7 @@ type Request struct {
 
 	// Ahead lists the URLs the caller will request next, in order, with
 	// the same options; see schemes.Request.Ahead.
-	Ahead []string
+	Ahead []uri.URL
 }
 
 // Progress reports a body's transfer so far.
@@ -126,10 +129,30 @@ func Fetch(ctx context.Context, url string) (*schemes.Resource, error) {
 	return DefaultClient.Fetch(ctx, url)
 }
 
-// Fetch retrieves url. The caller closes the returned Resource's Body or
-// Listing.
+// Fetch retrieves url, given as ParseURL takes it. The caller closes the
+// returned Resource's Body or Listing.
 func (c *Client) Fetch(ctx context.Context, url string) (*schemes.Resource, error) {
-	return c.Do(ctx, Request{URL: url})
+	u, err := ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(ctx, Request{URL: u})
+}
+
+// ParseURL parses an absolute URL as a person typed or pasted it: white
+// space around it, a "<URL:…>" wrapper and line breaks inside are dropped,
+// and non-ASCII characters are %-encoded (uri.FromText, then uri.Parse). Its
+// error wraps schemes.ErrBadURL and names the text, password masked.
+func ParseURL(text string) (uri.URL, error) {
+	t, err := uri.FromText(text)
+	if err != nil {
+		return uri.URL{}, badURL(text, err)
+	}
+	u, err := uri.Parse(t)
+	if err != nil {
+		return uri.URL{}, badURL(t, err)
+	}
+	return u, nil
 }
 
 func (c *Client) init() {
@@ -197,13 +220,9 @@ var notRetrievable = map[string]string{
 // bounded by Timeout or by ctx stops when either ends, body included.
 func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	c.init()
-	text, err := uri.FromText(r.URL)
-	if err != nil {
-		return nil, badURL(r.URL, err)
-	}
-	u, err := uri.Parse(text)
-	if err != nil {
-		return nil, badURL(text, err)
+	u := r.URL
+	if !u.IsAbs() {
+		return nil, &schemes.Error{Kind: schemes.ErrBadURL, URL: u.Redacted(), Err: errNotAbsolute}
 	}
 	scheme := u.Scheme()
 	f, ok := c.registry[scheme]
@@ -308,6 +327,9 @@ func timeoutError(ctx context.Context, req *schemes.Request, err error) error {
 	return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Err: err, Temporary: true}
 }
 
+// errNotAbsolute is the cause when a Request's URL is not absolute.
+var errNotAbsolute = errors.New("missing scheme (an absolute URL starts with a scheme and ':')")
+
 func badURL(text string, err error) error {
 	return &schemes.Error{Kind: schemes.ErrBadURL, URL: maskText(text), Err: err}
 }
@@ -347,7 +369,9 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Ahead:     r.Ahead,
 		Search:    c.Search,
 		HasSearch: c.HasSearch,
-		Options:   c.Options,
+		FTP:       c.FTP,
+		NNTP:      c.NNTP,
+		HTTP:      c.HTTP,
 		Dialer:    c.dialer,
 		TLSConfig: c.tls,
 		Trace:     c.Trace,

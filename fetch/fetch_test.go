@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // stubFetcher answers every request from a function, counting calls.
@@ -69,6 +70,49 @@ func TestBadURLMasksPassword(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("password in message: %v", err)
+	}
+}
+
+// TestDoRefusesRelativeURL: a Request's URL, parsed by the caller, must be
+// absolute; a relative reference is a bad URL, password masked.
+func TestDoRefusesRelativeURL(t *testing.T) {
+	c := &Client{Fetchers: map[string]schemes.Fetcher{}}
+	rel, err := uri.ParseReference("//user:hunter2@host/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []uri.URL{{}, rel} {
+		_, err := c.Do(context.Background(), Request{URL: u})
+		if !errors.Is(err, schemes.ErrBadURL) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: %v, want a bad URL without the password", u.Redacted(), err)
+		}
+	}
+}
+
+// TestOptionsReachFetcher: the Client's typed options and a Request's
+// parsed hints reach the fetcher as they were given.
+func TestOptionsReachFetcher(t *testing.T) {
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return bodyResource(""), nil
+	}}
+	c := &Client{
+		Fetchers: map[string]schemes.Fetcher{"x-test": f},
+		FTP:      schemes.FTPOptions{Method: schemes.FTPNoCWD, RequireTLS: true, ActiveAddr: "-", Sync: true, AnonymousPassword: "me@"},
+		NNTP:     schemes.NNTPOptions{Server: "news.example:119", MaxArticles: 7},
+		HTTP:     schemes.HTTPOptions{MaxRedirects: schemes.NoRedirects, UserAgent: "agent/1"},
+	}
+	ahead := []uri.URL{uri.MustParse("x-test://host/b"), uri.MustParse("x-test://host/c")}
+	res, err := c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a"), Ahead: ahead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	req := f.last
+	if req.FTP != c.FTP || req.NNTP != c.NNTP || req.HTTP != c.HTTP {
+		t.Errorf("options %+v %+v %+v, want %+v %+v %+v", req.FTP, req.NNTP, req.HTTP, c.FTP, c.NNTP, c.HTTP)
+	}
+	if len(req.Ahead) != 2 || req.Ahead[1].String() != "x-test://host/c" {
+		t.Errorf("ahead %v", req.Ahead)
 	}
 }
 

@@ -417,7 +417,7 @@ func TestVsftpdTLS(t *testing.T) {
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	for _, path := range []string{"bin/all.bin", "one/only.txt", "bin/all.bin"} {
-		req := ftpRequest(t, "ftp://"+e.addr+dir+path, map[string]string{"ftp-ssl": "1"})
+		req := ftpRequest(t, "ftp://"+e.addr+dir+path, &schemes.FTPOptions{RequireTLS: true})
 		req.TLSConfig = conf
 		body, err := fetchFTP(t, f, req)
 		if err != nil {

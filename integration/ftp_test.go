@@ -68,13 +68,16 @@ func newFTPServer(t *testing.T, configure func(s *ftptest.Server)) *ftptest.Serv
 
 // ftpRequest builds a request the way the fetch package does, with the
 // credentials taken from the URL.
-func ftpRequest(t testing.TB, raw string, opts map[string]string) *schemes.Request {
+func ftpRequest(t testing.TB, raw string, opts *schemes.FTPOptions) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(raw)
 	if err != nil {
 		t.Fatalf("parse %q: %v", raw, err)
 	}
-	req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}, Options: opts}
+	req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
+	if opts != nil {
+		req.FTP = *opts
+	}
 	if user, ok := u.User(); ok {
 		req.User, req.HasUser = user, true
 		req.Password, req.HasPassword = u.Password()
@@ -202,13 +205,13 @@ func TestFTPRFC1738Examples(t *testing.T) {
 			want: []string{"PWD", "CWD nope", "TYPE I", "EPSV"}, errKind: schemes.ErrNotFound},
 		{name: "unreadable file", url: "/pub/secret",
 			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR secret"}, errKind: schemes.ErrNotFound},
-		{name: "singlecwd", url: "/d2/sub/f", opts: map[string]string{"ftp-method": "singlecwd"},
+		{name: "singlecwd", url: "/d2/sub/f", opts: &schemes.FTPOptions{Method: schemes.FTPSingleCWD},
 			want: []string{"PWD", "CWD d2/sub", "TYPE I", "EPSV", "RETR f"}, body: "d2\n"},
-		{name: "singlecwd absolute", url: "//etc/motd", opts: map[string]string{"ftp-method": "singlecwd"},
+		{name: "singlecwd absolute", url: "//etc/motd", opts: &schemes.FTPOptions{Method: schemes.FTPSingleCWD},
 			want: []string{"PWD", "CWD /etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
-		{name: "nocwd", url: "/d2/sub/f", opts: map[string]string{"ftp-method": "nocwd"},
+		{name: "nocwd", url: "/d2/sub/f", opts: &schemes.FTPOptions{Method: schemes.FTPNoCWD},
 			want: []string{"TYPE I", "EPSV", "RETR d2/sub/f"}, body: "d2\n"},
-		{name: "nocwd listing", url: "/d2/", opts: map[string]string{"ftp-method": "nocwd"},
+		{name: "nocwd listing", url: "/d2/", opts: &schemes.FTPOptions{Method: schemes.FTPNoCWD},
 			want: []string{"FEAT", "EPSV", "LIST d2"}, body: "sub\n"},
 	}
 	for _, tt := range tests {
@@ -227,7 +230,7 @@ func TestFTPRFC1738Examples(t *testing.T) {
 type ftpExample struct {
 	name     string
 	url      string
-	opts     map[string]string
+	opts     *schemes.FTPOptions
 	bareCWD  bool
 	mlsd     bool
 	want     []string
@@ -539,7 +542,7 @@ func TestFTPPassiveAndActive(t *testing.T) {
 	checkCommands(t, sessionCommands(s.Commands()), []string{"TYPE I", "EPSV", "RETR motd", "PASV", "RETR motd", "PASV", "RETR motd"})
 
 	s2 := newFTPServer(t, nil)
-	body, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/etc/motd", map[string]string{"ftp-port": "127.0.0.1"}))
+	body, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/etc/motd", &schemes.FTPOptions{ActiveAddr: "127.0.0.1"}))
 	if err != nil || body != "etc motd\n" {
 		t.Fatalf("active: body %q, %v", body, err)
 	}
@@ -564,7 +567,7 @@ func TestFTPLogin(t *testing.T) {
 	}
 	req := ftpRequest(t, "ftp://user@"+s.Addr+"/rel/file", nil)
 	_, err = fetchFTP(t, f, req)
-	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "no terminal") {
+	if !errors.Is(err, schemes.ErrLoginFailed) || !errors.Is(err, schemes.ErrNoCredentials) || !strings.Contains(err.Error(), "no terminal") || strings.Contains(err.Error(), "-u") {
 		t.Errorf("no terminal: %v", err)
 	}
 	prompts := 0
@@ -643,7 +646,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	s.StartTLS(false)
 	t.Cleanup(s.Close)
 	s.ReplyOnce("USER", "530 Not you.")
-	req := ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd", map[string]string{"ftp-ssl": "1"})
+	req := ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd", &schemes.FTPOptions{RequireTLS: true})
 	req.TLSConfig = s.ClientTLSConfig()
 	_, err = fetchFTP(t, f, req)
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER user") {
@@ -768,7 +771,7 @@ func TestFTPSync(t *testing.T) {
 	defer f.Close()
 	var trace []string
 	for _, p := range []string{"/etc/motd", "/d2/sub/f", "/one/", "/motd"} {
-		req := ftpRequest(t, s.URL+p, map[string]string{"ftp-sync": "1"})
+		req := ftpRequest(t, s.URL+p, &schemes.FTPOptions{Sync: true})
 		req.Trace = func(d schemes.Direction, l string) {
 			if d != schemes.Info {
 				trace = append(trace, string(d)+" "+l)
@@ -791,7 +794,7 @@ func TestFTPSync(t *testing.T) {
 	})
 	// A refused password is still PASS's error, sent after USER's 331.
 	s2 := newFTPServer(t, func(s *ftptest.Server) { s.Hold = map[string]time.Duration{"USER": 200 * time.Millisecond} })
-	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s2.Addr+"/rel/file", map[string]string{"ftp-sync": "1"}))
+	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s2.Addr+"/rel/file", &schemes.FTPOptions{Sync: true}))
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "PASS") || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("refused password: %v", err)
 	}
@@ -834,7 +837,7 @@ func TestFTPTLS(t *testing.T) {
 		s.StartTLS(implicit)
 		t.Cleanup(s.Close)
 		f := &ftp.Fetcher{}
-		opts := map[string]string{"ftp-ssl": "1"}
+		opts := &schemes.FTPOptions{RequireTLS: true}
 		if implicit {
 			opts = nil
 		}

@@ -287,10 +287,12 @@ func TestGopherSearch(t *testing.T) {
 	readEntries(t, mustFetch(t, &f, req))
 	gopherSent(t, s, "/search\tin url\r\n")
 
-	// Without terms nothing is sent and the error says how to give them.
+	// Without terms nothing is sent, and the error says so in words a
+	// program can tell (ErrNoSearchTerms) and shows the URL form; it names
+	// no command-line flag.
 	n := len(s.Requests())
 	_, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/7/search"))
-	if !errors.Is(err, schemes.ErrNotRetrievable) || !strings.Contains(err.Error(), "--search") || !strings.Contains(err.Error(), "%09") {
+	if !errors.Is(err, schemes.ErrNotRetrievable) || !errors.Is(err, schemes.ErrNoSearchTerms) || strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), "%09") {
 		t.Errorf("type 7 without terms: err = %v", err)
 	}
 	if len(s.Requests()) != n {

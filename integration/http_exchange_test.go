@@ -237,7 +237,7 @@ func TestHTTPUserAgentWithControlBytesRefused(t *testing.T) {
 		var hits atomic.Int32
 		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 		req := httpRequest(t, s.URL+"/x")
-		req.Options = map[string]string{"user-agent": "agent\r\nX-Injected: 1"}
+		req.HTTP.UserAgent = "agent\r\nX-Injected: 1"
 		_, _, err := httpGet(t, httpFetcher(t), req)
 		httpWantKind(t, err, schemes.ErrBadURL, 0)
 		if hits.Load() != 0 {

@@ -304,7 +304,7 @@ func TestHTTPTooManyRedirects(t *testing.T) {
 		}
 
 		req := httpRequest(t, s.URL+"/r/3")
-		req.Options = map[string]string{"max-redirs": "2"}
+		req.HTTP.MaxRedirects = 2
 		_, _, err = httpGet(t, httpFetcher(t), req)
 		httpWantKind(t, err, schemes.ErrProtocol, 0)
 	})

@@ -98,7 +98,7 @@ func TestNewsFaults(t *testing.T) {
 			f := newsFetcher(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			got, err := newsReadAll(ctx, f, newsRequest(t, tc.url, map[string]string{"nntp-server": s.Addr}))
+			got, err := newsReadAll(ctx, f, newsRequest(t, tc.url, &schemes.NNTPOptions{Server: s.Addr}))
 			if !errors.Is(err, tc.kind) {
 				t.Fatalf("err = %v, want %v", err, tc.kind)
 			}
@@ -139,7 +139,7 @@ func TestNewsStaleSession(t *testing.T) {
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE <second@example.test>", Close: true, Once: true}}
 	s := newNewsServer(t, cfg)
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	newsFetchBody(t, f, newsRequest(t, "news:first@example.test", opts))
 	if got := newsFetchBody(t, f, newsRequest(t, "news:second@example.test", opts)); !strings.HasSuffix(got, "second body\n") {
 		t.Errorf("article after reconnection %q", got)
@@ -157,7 +157,7 @@ func TestNewsAfterBrokenBody(t *testing.T) {
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE <first", Reply: "220 0 <first@example.test>\r\nX: y\r\n", Close: true, Once: true}}
 	s := newNewsServer(t, cfg)
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	if _, err := newsReadAll(context.Background(), f, newsRequest(t, "news:first@example.test", opts)); !errors.Is(err, schemes.ErrTruncated) {
 		t.Fatalf("err = %v, want truncated", err)
 	}
@@ -186,7 +186,7 @@ func TestNewsCancelWhileReading(t *testing.T) {
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE", Reply: "220 0 <first@example.test>\r\nSubject: stalled\r\n\r\nfirst line\r\n", Hang: true}}
 	s := newNewsServer(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	res, err := newsFetcher(t).Fetch(ctx, newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr}))
+	res, err := newsFetcher(t).Fetch(ctx, newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestNewsCancelWhileReading(t *testing.T) {
 
 	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err = newsReadAll(ctx, newsFetcher(t), newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr}))
+	_, err = newsReadAll(ctx, newsFetcher(t), newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr}))
 	if !errors.Is(err, schemes.ErrTimeout) {
 		t.Errorf("stalled body past the deadline: %v, want timeout", err)
 	}

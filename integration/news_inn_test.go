@@ -129,7 +129,7 @@ func TestNewsINN(t *testing.T) {
 	posted := innArticles(group)
 	innPost(t, addr, posted)
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": addr, "max-articles": fmt.Sprint(len(posted))}
+	opts := &schemes.NNTPOptions{Server: addr, MaxArticles: len(posted)}
 
 	// news:<message-id>
 	for _, a := range posted {
@@ -143,9 +143,10 @@ func TestNewsINN(t *testing.T) {
 	for _, a := range posted {
 		urls = append(urls, "news:"+uri.EscapeSegment(a.id), "news:absent."+uri.EscapeSegment(a.id))
 	}
+	parsed := parseURLs(t, urls...)
 	for i, u := range urls {
 		req := newsRequest(t, u, opts)
-		req.Ahead = urls[i+1:]
+		req.Ahead = parsed[i+1:]
 		res, err := f.Fetch(context.Background(), req)
 		if i%2 == 1 {
 			if !errors.Is(err, schemes.ErrNotFound) {
@@ -239,13 +240,13 @@ func TestNewsINNAuthinfo(t *testing.T) {
 	posted := innArticles("urlget.test")[:1]
 	innPost(t, feed, posted)
 
-	req := newsRequest(t, "nntp://"+addr+"/urlget.test", map[string]string{"max-articles": "1"})
+	req := newsRequest(t, "nntp://"+addr+"/urlget.test", &schemes.NNTPOptions{MaxArticles: 1})
 	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true
 	entries := newsFetchListing(t, newsFetcher(t), req)
 	if len(entries) != 1 || entries[0].Fields["message-id"] != "<"+posted[0].id+">" {
 		t.Fatalf("entries %+v", entries)
 	}
-	req = newsRequest(t, "news:"+posted[0].id, map[string]string{"nntp-server": addr})
+	req = newsRequest(t, "news:"+posted[0].id, &schemes.NNTPOptions{Server: addr})
 	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true
 	innCheckArticle(t, newsFetchBody(t, newsFetcher(t), req), posted[0])
 
@@ -253,7 +254,7 @@ func TestNewsINNAuthinfo(t *testing.T) {
 		user, pass string
 		has        bool
 	}{{"", "", false}, {user, "wrong", true}} {
-		req := newsRequest(t, "news:"+posted[0].id, map[string]string{"nntp-server": addr})
+		req := newsRequest(t, "news:"+posted[0].id, &schemes.NNTPOptions{Server: addr})
 		req.User, req.Password, req.HasUser, req.HasPassword = tc.user, tc.pass, tc.has, tc.has
 		_, err := newsFetcher(t).Fetch(context.Background(), req)
 		if !errors.Is(err, schemes.ErrLoginFailed) {

@@ -37,11 +37,12 @@ func fetchInOrder(t *testing.T, f *news.Fetcher, s *nntptest.Server, head bool, 
 	for i, id := range ids {
 		urls[i] = newsArticleURL(id)
 	}
+	parsed := parseURLs(t, urls...)
 	var got []string
 	for i, u := range urls {
-		req := newsRequest(t, u, map[string]string{"nntp-server": s.Addr})
+		req := newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr})
 		req.Head = head
-		req.Ahead = urls[i+1:]
+		req.Ahead = parsed[i+1:]
 		res, err := f.Fetch(testCtx(t), req)
 		if err != nil {
 			got = append(got, "error: "+err.Error())
@@ -107,9 +108,9 @@ func TestNewsPipelined(t *testing.T) {
 func TestNewsPipelineHintNotFollowed(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	first := newsRequest(t, newsArticleURL("first@example.test"), opts)
-	first.Ahead = []string{newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test")}
+	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	if got, want := newsFetchBody(t, f, first), wantArticle(t, "first@example.test"); got != want {
 		t.Errorf("first: %q", got)
 	}
@@ -117,7 +118,7 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 		t.Errorf("third, out of the announced order: %q, want %q", got, want)
 	}
 	// A command of another kind waits for the replies sent ahead too.
-	first.Ahead = []string{newsArticleURL("second@example.test")}
+	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, first)
 	entries := newsFetchListing(t, f, newsRequest(t, "news:test.urlget", opts))
 	if len(entries) != 3 {
@@ -129,7 +130,7 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 
 	// Closing the Fetcher with replies still on their way does not wait
 	// for them.
-	first.Ahead = []string{newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test")}
+	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, first)
 	if err := f.Close(); err != nil {
 		t.Errorf("close: %v", err)
@@ -141,9 +142,9 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 func TestNewsPipelineBodyClosedEarly(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	req := newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = []string{newsArticleURL("second@example.test")}
+	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
 	res := mustFetch(t, f, req)
 	res.Body.Close()
 	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("second@example.test"), opts)), wantArticle(t, "second@example.test"); got != want {
@@ -163,10 +164,11 @@ func TestNewsPipelineAuthRequired(t *testing.T) {
 	f := newsFetcher(t)
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test"}
 	urls := []string{newsArticleURL(ids[0]), newsArticleURL(ids[1]), newsArticleURL(ids[2])}
+	parsed := parseURLs(t, urls...)
 	for i, u := range urls {
-		req := newsRequest(t, u, map[string]string{"nntp-server": s.Addr})
+		req := newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr})
 		req.User, req.Password, req.HasUser, req.HasPassword = "reader", "pw", true, true
-		req.Ahead = urls[i+1:]
+		req.Ahead = parsed[i+1:]
 		if got, want := newsFetchBody(t, f, req), wantArticle(t, ids[i]); got != want {
 			t.Errorf("%s: %q, want %q", ids[i], got, want)
 		}
@@ -196,20 +198,20 @@ func TestNewsPipelineServerCloses(t *testing.T) {
 }
 
 // Only articles by message-id on the same server go ahead; the hint stops
-// at the first URL that is anything else, and a bad URL in it is never
-// sent.
+// at the first URL that is anything else, and a bad message-id in it is
+// never sent.
 func TestNewsPipelineOnlyArticlesByID(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	req := newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = []string{newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test")}
+	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, req)
 	req = newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = []string{"news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test")}
+	req.Ahead = parseURLs(t, "news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, req)
 	req = newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = []string{"news://other.example:119/second@example.test", "http://x/", "%%"}
+	req.Ahead = parseURLs(t, "news://other.example:119/second@example.test", "http://x/")
 	newsFetchBody(t, f, req)
 	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "ARTICLE <second@example.test>",
 		"ARTICLE <first@example.test>", "ARTICLE <first@example.test>")

@@ -58,13 +58,31 @@ func newNewsServer(t *testing.T, cfg nntptest.Config) *nntptest.Server {
 }
 
 // newsRequest builds the request the fetch package would for rawURL.
-func newsRequest(t testing.TB, rawURL string, opts map[string]string) *schemes.Request {
+func newsRequest(t testing.TB, rawURL string, opts *schemes.NNTPOptions) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(rawURL)
 	if err != nil {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
-	return &schemes.Request{URL: u, Options: opts, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
+	req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
+	if opts != nil {
+		req.NNTP = *opts
+	}
+	return req
+}
+
+// parseURLs parses URLs for a request's Ahead.
+func parseURLs(t testing.TB, raws ...string) []uri.URL {
+	t.Helper()
+	urls := make([]uri.URL, len(raws))
+	for i, raw := range raws {
+		u, err := uri.Parse(raw)
+		if err != nil {
+			t.Fatalf("parse %q: %v", raw, err)
+		}
+		urls[i] = u
+	}
+	return urls
 }
 
 func newsFetcher(t *testing.T) *news.Fetcher {
@@ -96,7 +114,7 @@ func TestNewsArticleByMessageID(t *testing.T) {
 	for _, a := range newsArticles() {
 		s.ResetCommands()
 		u := "news:" + uri.EscapeSegment(a.MessageID)
-		got := newsFetchBody(t, f, newsRequest(t, u, map[string]string{"nntp-server": s.Addr}))
+		got := newsFetchBody(t, f, newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr}))
 		want := nntptest.Article{Header: append([][2]string{{"Message-ID", "<" + a.MessageID + ">"}}, a.Header...), Body: a.Body}.Text()
 		if got != want {
 			t.Errorf("%s:\n got %q\nwant %q", u, got, want)
@@ -123,7 +141,7 @@ func TestNewsAngleBracketsAndEnv(t *testing.T) {
 
 	// RFC 5538 §2.1: news://server/... names its own server, over the
 	// option and the environment.
-	got = newsFetchBody(t, newsFetcher(t), newsRequest(t, "news://"+s.Addr+"/first@example.test", map[string]string{"nntp-server": "127.0.0.1:1"}))
+	got = newsFetchBody(t, newsFetcher(t), newsRequest(t, "news://"+s.Addr+"/first@example.test", &schemes.NNTPOptions{Server: "127.0.0.1:1"}))
 	if !strings.HasSuffix(got, "last line\n") {
 		t.Errorf("news://server/id: %q", got)
 	}
@@ -132,8 +150,8 @@ func TestNewsAngleBracketsAndEnv(t *testing.T) {
 func TestNewsNoServer(t *testing.T) {
 	t.Setenv("NNTPSERVER", "")
 	_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, "news:test.urlget", nil))
-	if !errors.Is(err, schemes.ErrBadURL) || !strings.Contains(err.Error(), "--nntp-server") || !strings.Contains(err.Error(), "NNTPSERVER") {
-		t.Fatalf("err = %v, want a bad-URL error naming --nntp-server and NNTPSERVER", err)
+	if !errors.Is(err, schemes.ErrBadURL) || !errors.Is(err, schemes.ErrNoNewsServer) || strings.Contains(err.Error(), "--") {
+		t.Fatalf("err = %v, want a bad-URL error of ErrNoNewsServer that names no flag", err)
 	}
 }
 
@@ -152,7 +170,7 @@ func TestNewsGroupListing(t *testing.T) {
 			cfg.Overview = tc.over
 			s := newNewsServer(t, cfg)
 			f := newsFetcher(t)
-			got := newsFetchListing(t, f, newsRequest(t, "news:test.urlget", map[string]string{"nntp-server": s.Addr}))
+			got := newsFetchListing(t, f, newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr}))
 			newsCommands(t, s, tc.cmds...)
 			if len(got) != 3 {
 				t.Fatalf("%d entries, want 3: %+v", len(got), got)
@@ -184,7 +202,7 @@ func TestNewsGroupListing(t *testing.T) {
 			}
 			// Every entry's URL fetches its article over the same session.
 			s.ResetCommands()
-			body := newsFetchBody(t, f, newsRequest(t, got[2].URL, map[string]string{"nntp-server": s.Addr}))
+			body := newsFetchBody(t, f, newsRequest(t, got[2].URL, &schemes.NNTPOptions{Server: s.Addr}))
 			if !strings.HasPrefix(body, "Message-ID: <third/x@example.test>\n") {
 				t.Errorf("article from entry URL: %q", body)
 			}
@@ -198,20 +216,23 @@ func TestNewsGroupListing(t *testing.T) {
 
 func TestNewsMaxArticles(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.urlget", map[string]string{"nntp-server": s.Addr, "max-articles": "2"}))
+	got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 2}))
 	newsCommands(t, s, "CAPABILITIES", "GROUP test.urlget", "OVER 11-12")
 	if len(got) != 2 || got[0].Fields["number"] != "11" {
 		t.Errorf("entries %+v", got)
 	}
-	_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, "news:test.urlget", map[string]string{"nntp-server": s.Addr, "max-articles": "many"}))
-	if !errors.Is(err, schemes.ErrBadURL) {
-		t.Errorf("max-articles=many: %v", err)
+	// A negative MaxArticles lists every article of the group.
+	s.ResetCommands()
+	all := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: -1}))
+	newsCommands(t, s, "CAPABILITIES", "GROUP test.urlget", "OVER 10-12")
+	if len(all) != 3 {
+		t.Errorf("all entries %+v", all)
 	}
 }
 
 func TestNewsEmptyGroup(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.empty", map[string]string{"nntp-server": s.Addr}))
+	got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.empty", &schemes.NNTPOptions{Server: s.Addr}))
 	if len(got) != 0 {
 		t.Errorf("entries %+v", got)
 	}
@@ -223,7 +244,7 @@ func TestNewsAllGroups(t *testing.T) {
 		cfg := newsConfig()
 		cfg.NoNewsgroups = noDesc
 		s := newNewsServer(t, cfg)
-		got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:*", map[string]string{"nntp-server": s.Addr}))
+		got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:*", &schemes.NNTPOptions{Server: s.Addr}))
 		newsCommands(t, s, "CAPABILITIES", "LIST NEWSGROUPS", "LIST ACTIVE")
 		if len(got) != 3 {
 			t.Fatalf("entries %+v", got)
@@ -246,12 +267,12 @@ func TestNewsAllGroups(t *testing.T) {
 func TestNewsRaw(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	req := newsRequest(t, "news:*", map[string]string{"nntp-server": s.Addr})
+	req := newsRequest(t, "news:*", &schemes.NNTPOptions{Server: s.Addr})
 	req.Raw = true
 	if got := newsFetchBody(t, f, req); got != "test.urlget 12 10 y\ntest.empty 4 5 y\ntest.other 0 1 y\n" {
 		t.Errorf("raw LIST ACTIVE: %q", got)
 	}
-	req = newsRequest(t, "news:test.urlget", map[string]string{"nntp-server": s.Addr, "max-articles": "1"})
+	req = newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 1})
 	req.Raw = true
 	a := newsArticles()[2]
 	a.Number = 12
@@ -266,7 +287,7 @@ func TestNewsRawHEAD(t *testing.T) {
 	cfg := newsConfig()
 	cfg.Overview = nntptest.OverNone
 	s := newNewsServer(t, cfg)
-	req := newsRequest(t, "news:test.urlget", map[string]string{"nntp-server": s.Addr, "max-articles": "2"})
+	req := newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 2})
 	req.Raw = true
 	got := newsFetchBody(t, newsFetcher(t), req)
 	want := "Message-ID: <second@example.test>\nFrom: =?UTF-8?Q?J=C3=B6rg?= <joerg@example.test>\nNewsgroups: test.urlget\n" +
@@ -301,7 +322,7 @@ func TestNNTPURLs(t *testing.T) {
 func TestNewsHead(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	req := newsRequest(t, "news:second@example.test", map[string]string{"nntp-server": s.Addr})
+	req := newsRequest(t, "news:second@example.test", &schemes.NNTPOptions{Server: s.Addr})
 	req.Head = true
 	res, err := f.Fetch(context.Background(), req)
 	if err != nil {
@@ -325,7 +346,7 @@ func TestNewsHead(t *testing.T) {
 func TestNewsNotFound(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	for _, u := range []string{"news:missing@example.test", "news:no.such.group", s.URL + "/no.such.group", s.URL + "/test.urlget/99"} {
 		_, err := f.Fetch(context.Background(), newsRequest(t, u, opts))
 		var e *schemes.Error
@@ -342,7 +363,7 @@ func TestNewsNotFound(t *testing.T) {
 func TestNewsRefusesUnsendable(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	for _, u := range []string{
 		"news:a%0D%0AQUIT@example.test",
 		"news:a%00b@example.test",
@@ -366,7 +387,7 @@ func TestNewsAuthinfo(t *testing.T) {
 	cfg.User, cfg.Password = "reader", "s3cret pass"
 	s := newNewsServer(t, cfg)
 	f := newsFetcher(t)
-	req := newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr})
+	req := newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
 	req.User, req.Password, req.HasUser, req.HasPassword = "reader", "s3cret pass", true, true
 	var trace []string
 	req.Trace = func(dir schemes.Direction, line string) { trace = append(trace, string(dir)+" "+line) }
@@ -386,18 +407,21 @@ func TestNewsAuthinfo(t *testing.T) {
 		user, pass string
 		has        bool
 	}{{"", "", false}, {"reader", "wrong", true}} {
-		req := newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr})
+		req := newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
 		req.User, req.Password, req.HasUser, req.HasPassword = tc.user, tc.pass, tc.has, tc.has
 		_, err := newsFetcher(t).Fetch(context.Background(), req)
 		if !errors.Is(err, schemes.ErrLoginFailed) {
 			t.Errorf("user %q: %v, want login failed", tc.user, err)
+		}
+		if errors.Is(err, schemes.ErrNoCredentials) != !tc.has || strings.Contains(err.Error(), "-u") {
+			t.Errorf("user %q: %v: ErrNoCredentials should tell only a missing user, and no flag be named", tc.user, err)
 		}
 	}
 
 	// A password still to be asked for is asked only once the server
 	// refuses a command (480).
 	s.ResetCommands()
-	req = newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr})
+	req = newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
 	req.User, req.HasUser = "reader", true
 	req.Prompt = func(string) (string, error) { return "s3cret pass", nil }
 	if got := newsFetchBody(t, newsFetcher(t), req); !strings.Contains(got, "last line") {
@@ -409,7 +433,7 @@ func TestNewsAuthinfo(t *testing.T) {
 	// its 480.
 	cfg.NoCapabilities = true
 	s = newNewsServer(t, cfg)
-	req = newsRequest(t, "news:first@example.test", map[string]string{"nntp-server": s.Addr})
+	req = newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
 	req.User, req.Password, req.HasUser, req.HasPassword = "reader", "s3cret pass", true, true
 	if got := newsFetchBody(t, newsFetcher(t), req); !strings.Contains(got, "last line") {
 		t.Errorf("article from a server without CAPABILITIES %q", got)
@@ -440,13 +464,13 @@ func TestNewsTLS(t *testing.T) {
 	if got := newsFetchBody(t, f, req); !strings.HasSuffix(got, "second body\n") {
 		t.Errorf("nntps article %q", got)
 	}
-	req = newsRequest(t, "snews:first@example.test", map[string]string{"nntp-server": s.Addr})
+	req = newsRequest(t, "snews:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
 	req.TLSConfig = s.ClientTLSConfig()
 	if got := newsFetchBody(t, f, req); !strings.Contains(got, "..two dots") {
 		t.Errorf("snews article %q", got)
 	}
 	entries := newsFetchListing(t, f, func() *schemes.Request {
-		r := newsRequest(t, "snews:test.urlget", map[string]string{"nntp-server": s.Addr})
+		r := newsRequest(t, "snews:test.urlget", &schemes.NNTPOptions{Server: s.Addr})
 		r.TLSConfig = s.ClientTLSConfig()
 		return r
 	}())
@@ -466,7 +490,7 @@ func TestNewsTLS(t *testing.T) {
 func TestNewsConcurrent(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := &schemes.NNTPOptions{Server: s.Addr}
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
 		go func() {

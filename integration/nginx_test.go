@@ -247,7 +247,7 @@ func TestNginxBodyIntoKernelDestinations(t *testing.T) {
 				defer c.Close()
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				res, err := c.Do(ctx, fetch.Request{URL: urlDir + "/big.bin", Last: last})
+				res, err := c.Do(ctx, fetch.Request{URL: uri.MustParse(urlDir + "/big.bin"), Last: last})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -90,12 +90,13 @@ func TestWAISServerSearch(t *testing.T) {
 }
 
 // TestWAISServerSearchFlag: a database URL needs terms, from ?terms or
-// req.Search (--search); without them it is not retrievable and says how.
+// req.Search (--search); without them it is not retrievable, of
+// ErrNoSearchTerms, and shows the URL form without naming a flag.
 func TestWAISServerSearchFlag(t *testing.T) {
 	s := waisServer(t, waistest.Config{})
 	f := &wais.Fetcher{}
 	_, err := f.Fetch(testCtx(t), waisRequest(t, s.URL))
-	if !errors.Is(err, schemes.ErrNotRetrievable) || !strings.Contains(err.Error(), "?terms") || !strings.Contains(err.Error(), "--search") {
+	if !errors.Is(err, schemes.ErrNotRetrievable) || !strings.Contains(err.Error(), "?terms") || !errors.Is(err, schemes.ErrNoSearchTerms) || strings.Contains(err.Error(), "--") {
 		t.Errorf("err = %v, want not retrievable with how to search", err)
 	}
 	if len(s.Requests()) != 0 {

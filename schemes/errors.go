@@ -33,6 +33,22 @@ var (
 	ErrWrite          = errors.New("write error")
 )
 
+// Causes a fetcher gives (as Error.Err, or wrapped in it) when the request
+// lacks something only its caller can supply. A program can recognise them
+// with errors.Is and tell its user how to give what is missing; the urlget
+// command names its flags.
+var (
+	// ErrNoCredentials: the server asks for a user name or password that
+	// the request does not carry, and Request.Prompt cannot ask for it.
+	ErrNoCredentials = errors.New("the server requires credentials that were not given")
+	// ErrNoSearchTerms: the URL names a search (a gopher type-7 item, a
+	// WAIS database) and neither it nor Request.Search gives terms.
+	ErrNoSearchTerms = errors.New("no search terms were given")
+	// ErrNoNewsServer: a news: or snews: URL, which names no server,
+	// was given neither NNTPOptions.Server nor NNTPSERVER.
+	ErrNoNewsServer = errors.New("no news server configured")
+)
+
 // Error is the error every fetcher returns. It names the URL (password
 // masked), the kind of failure from the taxonomy above, what was being done
 // and the server's own reply.

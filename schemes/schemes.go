@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/urlget/urlget/uri"
@@ -82,11 +83,12 @@ type Request struct {
 	Search    string
 	HasSearch bool
 
-	// Options holds scheme-specific settings by their command-line name,
-	// without dashes: "ftp-method", "ftp-ssl", "ftp-port", "ftp-sync",
-	// "ftp-anon-pass", "nntp-server", "max-articles", and so on. Absent
-	// means the default.
-	Options map[string]string
+	// FTP, NNTP and HTTP hold the settings of one family of schemes each;
+	// a fetcher reads its own and ignores the others. Their zero values
+	// mean the defaults.
+	FTP  FTPOptions
+	NNTP NNTPOptions
+	HTTP HTTPOptions
 
 	// Dialer opens every connection the fetcher makes. Never nil.
 	Dialer Dialer
@@ -115,17 +117,94 @@ type Request struct {
 	// in order, each with this request's options. It is a hint: a fetcher
 	// may send their requests early where its protocol allows (NNTP
 	// pipelines articles by message-id), and must still serve each request
-	// as it comes, whatever was sent ahead.
-	Ahead []string
+	// as it comes, whatever was sent ahead. The URLs are parsed already, so
+	// that a URL hinted at by many requests is parsed once.
+	Ahead []uri.URL
 }
 
-// Option returns the scheme-specific option name, or def when it is unset.
-func (r *Request) Option(name, def string) string {
-	if v, ok := r.Options[name]; ok {
-		return v
+// FTPMethod is how an FTP fetch reaches the directory of the file it
+// retrieves (RFC 1738 §3.2.2).
+type FTPMethod int
+
+// The FTP methods. The zero value is the one RFC 1738 prescribes.
+const (
+	// FTPMultiCWD sends one CWD per directory of the path, as RFC 1738
+	// §3.2.2 prescribes, then RETR or LIST the last segment.
+	FTPMultiCWD FTPMethod = iota
+	// FTPSingleCWD sends a single CWD with the whole directory path, for
+	// servers that take a path there, then RETR the file name.
+	FTPSingleCWD
+	// FTPNoCWD sends no CWD and gives RETR or LIST the whole path.
+	FTPNoCWD
+)
+
+var ftpMethodNames = [...]string{"multicwd", "singlecwd", "nocwd"}
+
+// String returns the method's name: multicwd, singlecwd or nocwd.
+func (m FTPMethod) String() string {
+	if m >= 0 && int(m) < len(ftpMethodNames) {
+		return ftpMethodNames[m]
 	}
-	return def
+	return "FTPMethod(" + strconv.Itoa(int(m)) + ")"
 }
+
+// FTPOptions are the settings for ftp: and ftps: URLs. The zero value is
+// passive mode, the RFC 1738 walk, no TLS on ftp: and pipelined commands.
+type FTPOptions struct {
+	// Method is how the file's directory is reached; the zero value is
+	// FTPMultiCWD.
+	Method FTPMethod
+
+	// RequireTLS makes an ftp: URL's connection switch to TLS with AUTH
+	// TLS (RFC 4217 §4) and fail when the server refuses. ftps: URLs
+	// always use TLS, from the first byte.
+	RequireTLS bool
+
+	// ActiveAddr selects active mode (RFC 959 §3.2, PORT and EPRT): the
+	// client listens for the data connection at this IP address, with an
+	// optional ":port", or at the control connection's own address when
+	// it is "-". Empty means passive mode (EPSV, then PASV).
+	ActiveAddr string
+
+	// Sync sends each command only once the reply to the one before has
+	// come, as RFC 959 §5.4 describes the exchange, for servers and
+	// middleboxes that lose commands sent ahead. By default commands
+	// whose order is fixed are sent together.
+	Sync bool
+
+	// AnonymousPassword is the password of an anonymous login (RFC 1738
+	// §3.2.1); empty means "urlget@".
+	AnonymousPassword string
+}
+
+// NNTPOptions are the settings for news:, snews:, nntp: and nntps: URLs.
+type NNTPOptions struct {
+	// Server is the "host[:port]" that news: and snews: URLs, which name
+	// no server (RFC 1738 §3.6), are fetched from. Empty means the
+	// NNTPSERVER environment variable; when that is empty too, such a
+	// fetch fails with ErrNoNewsServer.
+	Server string
+
+	// MaxArticles is how many of a group's newest articles a group
+	// listing holds: 0 means 100, and a negative value lists them all.
+	MaxArticles int
+}
+
+// HTTPOptions are the settings for http: and https: URLs.
+type HTTPOptions struct {
+	// MaxRedirects is how many redirects a fetch follows before it fails:
+	// 0 means 20 (curl's and wget's default), and NoRedirects (any
+	// negative value) follows none, so that a redirect fails.
+	MaxRedirects int
+
+	// UserAgent is the User-Agent header sent (RFC 9110 §10.1.5); empty
+	// means "urlget". NoUserAgent sends none at all.
+	UserAgent   string
+	NoUserAgent bool
+}
+
+// NoRedirects is the HTTPOptions.MaxRedirects that follows no redirect.
+const NoRedirects = -1
 
 // Direction tells which way a traced line went.
 type Direction byte

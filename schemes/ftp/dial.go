@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func (c *conn) login(lg login, cfg *tls.Config) (*deferredLogin, error) {
 	if !lg.havePass {
 		if c.req.Prompt == nil {
 			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
-				errors.New("the server asks for a password and there is no terminal to ask it on; give it with -u user:password or in .netrc"))
+				fmt.Errorf("%w (a password, and there is no terminal to ask for it on)", schemes.ErrNoCredentials))
 		}
 		p, err := c.req.Prompt("Enter FTP password for user '" + lg.user + "' on " + c.key.host + ": ")
 		if err != nil {
@@ -313,7 +314,7 @@ type pending struct {
 
 // openData prepares a data connection before the transfer command.
 func (c *conn) openData(ctx context.Context) (*pending, error) {
-	if addr := c.req.Option("ftp-port", ""); addr != "" {
+	if addr := c.req.FTP.ActiveAddr; addr != "" {
 		return c.active(addr)
 	}
 	port, err := c.passive()
@@ -392,7 +393,7 @@ func (c *conn) active(addr string) (*pending, error) {
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {
-		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", errors.New("ftp-port must be \"-\" or an IP address"))
+		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", errors.New("the active-mode address "+strconv.Quote(addr)+" is not \"-\" or an IP address"))
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), port))
 	if err != nil {

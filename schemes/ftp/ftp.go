@@ -26,7 +26,8 @@ import (
 
 // DefaultAnonymousPassword is the password sent with the user "anonymous"
 // when a URL names no user (RFC 1738 §3.2.1, RFC 1635): an e-mail-style
-// string, as the convention asks. The option ftp-anon-pass overrides it.
+// string, as the convention asks. FTPOptions.AnonymousPassword overrides
+// it.
 const DefaultAnonymousPassword = "urlget@"
 
 // maxIdlePerKey bounds the idle control connections kept per server and
@@ -36,12 +37,7 @@ const maxIdlePerKey = 8
 // Fetcher fetches ftp: and ftps: URLs. Its zero value is ready to use; it is
 // safe for concurrent use, and keeps idle control connections until Close.
 //
-// Options read from the request: "ftp-method" (multicwd, the RFC 1738
-// default; singlecwd; nocwd), "ftp-ssl" ("1": explicit AUTH TLS, required),
-// "ftp-port" (active mode: "-" or an IP address; "" for passive),
-// "ftp-anon-pass" (the anonymous password), "ftp-sync" ("1": send each
-// command only once the reply to the one before has come, as RFC 959 §5.4
-// has it, for servers and middleboxes that lose commands sent ahead).
+// It reads its settings from the request's FTP field (schemes.FTPOptions).
 type Fetcher struct {
 	mu   sync.Mutex
 	idle map[connKey][]*conn
@@ -55,7 +51,8 @@ type connKey struct {
 	hasPass            bool
 	tls                tlsMode
 	tlsConf            *tls.Config
-	// sync: every command waits for the reply to the one before ("ftp-sync").
+	// sync: every command waits for the reply to the one before
+	// (schemes.FTPOptions.Sync).
 	sync bool
 }
 
@@ -127,13 +124,6 @@ type plan struct {
 	nbase  string   // the same for NLST names
 }
 
-// Methods of walking to a file, named as curl names them (--ftp-method).
-const (
-	methodMulti  = "multicwd"  // RFC 1738 §3.2.2: one CWD per segment
-	methodSingle = "singlecwd" // one CWD with the whole directory path
-	methodNone   = "nocwd"     // no CWD: the path goes in the command
-)
-
 func makePlan(req *schemes.Request) (*plan, error) {
 	v, err := req.URL.FTP()
 	if err != nil {
@@ -150,12 +140,12 @@ func makePlan(req *schemes.Request) (*plan, error) {
 	p := &plan{ftp: v}
 	dirURL := directoryURL(req.URL, v.Dirs)
 	p.base, p.nbase = dirURL, dirURL
-	method := req.Option("ftp-method", methodMulti)
+	method := req.FTP.Method
 	switch method {
-	case methodMulti, "":
+	case schemes.FTPMultiCWD:
 		p.cwds = v.Dirs
 		p.arg = v.Name
-	case methodSingle:
+	case schemes.FTPSingleCWD:
 		if len(v.Dirs) > 0 {
 			d := strings.Join(v.Dirs, "/")
 			if d == "" {
@@ -164,7 +154,7 @@ func makePlan(req *schemes.Request) (*plan, error) {
 			p.cwds = []string{d}
 		}
 		p.arg = v.Name
-	case methodNone:
+	case schemes.FTPNoCWD:
 		if len(v.Dirs) > 0 {
 			d := strings.Join(v.Dirs, "/")
 			if d == "" {
@@ -181,11 +171,11 @@ func makePlan(req *schemes.Request) (*plan, error) {
 		}
 		p.nbase = directoryURL(req.URL, nil)
 	default:
-		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("ftp-method must be multicwd, singlecwd or nocwd, not "+strconv.Quote(method)))
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("unknown FTP method "+method.String()))
 	}
 	if len(p.cwds) > 0 {
 		var b strings.Builder
-		b.WriteString(method)
+		b.WriteString(method.String())
 		for _, d := range p.cwds {
 			b.WriteByte(' ')
 			b.WriteString(strconv.Itoa(len(d)))
@@ -229,7 +219,7 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 		if p, _ := req.URL.Port(); p == "" {
 			key.port = "990" // RFC 4217 §7 names 990 for implicit FTPS
 		}
-	case req.Option("ftp-ssl", "") == "1":
+	case req.FTP.RequireTLS:
 		key.tls = tlsExplicit
 	}
 	if key.port == "" {
@@ -238,8 +228,12 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	if key.tls != tlsNone {
 		key.tlsConf = req.TLSConfig
 	}
-	key.sync = req.Option("ftp-sync", "") == "1"
-	lg := login{user: "anonymous", pass: req.Option("ftp-anon-pass", DefaultAnonymousPassword), havePass: true, public: true}
+	key.sync = req.FTP.Sync
+	anonPass := req.FTP.AnonymousPassword
+	if anonPass == "" {
+		anonPass = DefaultAnonymousPassword
+	}
+	lg := login{user: "anonymous", pass: anonPass, havePass: true, public: true}
 	if req.HasUser {
 		lg = login{user: req.User, pass: req.Password, havePass: req.HasPassword}
 	}
@@ -330,7 +324,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	} else if v.Type != "d" && !req.Raw && !req.Head && c.feat == nil {
 		tail = append(tail, c.featStep())
 	}
-	epsv := req.Option("ftp-port", "") == "" && !c.noEPSV && !req.Head
+	epsv := req.FTP.ActiveAddr == "" && !c.noEPSV && !req.Head
 	if short {
 		if err := c.sendTail(tail, epsv); err != nil {
 			return nil, err
@@ -459,7 +453,7 @@ type startedTransfer struct {
 // startTransfer opens a data connection, sends REST when offset > 0, then
 // cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
 func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
-	if c.req.Option("ftp-port", "") == "" && !c.noEPSV && !c.key.sync {
+	if c.req.FTP.ActiveAddr == "" && !c.noEPSV && !c.key.sync {
 		if c.epsvAhead && time.Now().Before(c.aheadUntil) {
 			st, fallback, err := f.startPipelined(ctx, c, cmd, offset, true)
 			if !fallback {

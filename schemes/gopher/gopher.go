@@ -125,15 +125,15 @@ func requestLines(req *schemes.Request, g uri.Gopher) ([]string, error) {
 	switch {
 	case g.Type == typeSearch && !attr:
 		// RFC 1738 §3.4.2: a search sends its terms; the URL's own terms
-		// win, --search gives them when the URL has none.
+		// win, Request.Search gives them when the URL has none.
 		switch {
 		case g.HasSearch && g.Search != "":
 		case req.HasSearch:
 			search = req.Search
 		case g.HasSearch:
 		default:
-			return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New(
-				"type-7 item is a search and needs search terms: give them with --search TERMS, or in the URL after %09 (gopher://host/7selector%09terms)"))
+			return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf(
+				"type-7 item is a search, and %w (a URL carries them after %%09: gopher://host/7selector%%09terms)", schemes.ErrNoSearchTerms))
 		}
 		sendSearch = true
 	case g.HasPlus:

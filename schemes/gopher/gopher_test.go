@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -118,7 +119,7 @@ func TestRequestLines(t *testing.T) {
 		{url: "gopher://h/7s%09a%20b", want: []string{"s\ta b"}},
 		{url: "gopher://h/7s", search: "t", hasSearch: true, want: []string{"s\tt"}},
 		{url: "gopher://h/7s%09", want: []string{"s\t"}},
-		{url: "gopher://h/7s", wantErrSub: "--search"},
+		{url: "gopher://h/7s", wantErrSub: "no search terms"},
 		{url: "gopher://h/1s", search: "ignored", hasSearch: true, want: []string{"s"}},
 		{url: "gopher://h/1s%09q", want: []string{"s\tq"}},
 		{url: "gopher://h/0s%09%09+", want: []string{"s\t+"}},
@@ -138,6 +139,9 @@ func TestRequestLines(t *testing.T) {
 			t.Fatalf("%s: %v", tt.url, err)
 		}
 		got, err := requestLines(req, g)
+		if tt.wantErrSub == "no search terms" && !errors.Is(err, schemes.ErrNoSearchTerms) {
+			t.Errorf("%s: err = %v, want ErrNoSearchTerms", tt.url, err)
+		}
 		if tt.wantErrSub != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErrSub) {
 				t.Errorf("%s: err = %v, want one mentioning %q", tt.url, err, tt.wantErrSub)

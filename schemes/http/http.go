@@ -35,7 +35,7 @@ var ErrTooManyRedirects = errors.New("too many redirects")
 
 // MaxRedirects is how many redirects a fetch follows before it gives up,
 // the limit curl's --max-redirs and wget's --max-redirect default to. The
-// request option "max-redirs" overrides it.
+// request's HTTP.MaxRedirects overrides it.
 const MaxRedirects = 20
 
 // sessionCacheSize is how many TLS sessions a Fetcher keeps for resumption:
@@ -140,13 +140,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Dialer == nil {
 		return nil, req.Fail(schemes.ErrConnect, "", 0, "", errors.New("request has no dialer"))
 	}
-	maxRedirects := MaxRedirects
-	if v := req.Option("max-redirs", ""); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", fmt.Errorf("max-redirs %q is not a count", v))
-		}
-		maxRedirects = n
+	maxRedirects := req.HTTP.MaxRedirects
+	switch {
+	case maxRedirects == 0:
+		maxRedirects = MaxRedirects
+	case maxRedirects < 0:
+		maxRedirects = 0
 	}
 
 	method := http.MethodGet
@@ -159,8 +158,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	hreq.URL = target
 	hreq.Host = target.Host
-	ua := req.Option("user-agent", "urlget")
-	if err := req.CheckArg("user-agent", ua); err != nil {
+	ua := req.HTTP.UserAgent
+	switch {
+	case req.HTTP.NoUserAgent:
+		ua = "" // net/http then sends no User-Agent line
+	case ua == "":
+		ua = "urlget"
+	}
+	if err := req.CheckArg("User-Agent header", ua); err != nil {
 		return nil, err
 	}
 	hreq.Header.Set("User-Agent", ua)

@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultMaxArticles is how many of a group's newest articles a group
-// listing shows when the "max-articles" option is not given.
+// listing shows when the request's NNTP.MaxArticles is 0.
 const DefaultMaxArticles = 100
 
 // maxIdlePerServer bounds the idle sessions kept per server: a run that
@@ -82,10 +82,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
-	max, err := maxArticles(req)
-	if err != nil {
-		return nil, err
-	}
+	max := maxArticles(req)
 	key := poolKey{tls: t.tls, addr: t.addr}
 	if req.HasUser {
 		key.user, key.password = req.User, req.Password
@@ -128,12 +125,11 @@ func aheadCommands(req *schemes.Request, t target) func(skip, n int) []string {
 		verb, _ := articleVerb(req)
 		var cmds []string
 		next := *req
-		for _, raw := range req.Ahead[min(skip, len(req.Ahead)):] {
+		for _, u := range req.Ahead[min(skip, len(req.Ahead)):] {
 			if len(cmds) == n {
 				break
 			}
-			u, err := uri.Parse(raw)
-			if err != nil || u.Scheme() != req.URL.Scheme() {
+			if u.Scheme() != req.URL.Scheme() {
 				break
 			}
 			next.URL = u
@@ -265,16 +261,16 @@ func decode(req *schemes.Request) (target, error) {
 }
 
 // newsServer finds the server for a news: URL, which names none (RFC 1738
-// §3.6): the "nntp-server" option, then the NNTPSERVER environment variable
+// §3.6): the request's NNTP.Server, then the NNTPSERVER environment variable
 // that tin, slrn and Lynx read.
 func newsServer(req *schemes.Request, scheme string) (host, addr string, err error) {
-	s := req.Option("nntp-server", "")
+	s := req.NNTP.Server
 	if s == "" {
 		s = os.Getenv("NNTPSERVER")
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("a "+scheme+": URL names no server: give one with --nntp-server host[:port] or the NNTPSERVER environment variable"))
+		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", schemes.ErrNoNewsServer)
 	}
 	if strings.ContainsAny(s, "/\r\n\x00 \t") {
 		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("news server "+strconv.Quote(s)+" is not host[:port]"))
@@ -296,18 +292,17 @@ func newsServer(req *schemes.Request, scheme string) (host, addr string, err err
 	return h, net.JoinHostPort(h, p), nil
 }
 
-// maxArticles reads the "max-articles" option: how many of a group's newest
-// articles to list, 0 for all of them.
-func maxArticles(req *schemes.Request) (int64, error) {
-	s := req.Option("max-articles", "")
-	if s == "" {
-		return DefaultMaxArticles, nil
+// maxArticles returns how many of a group's newest articles to list, 0
+// for all of them (schemes.NNTPOptions.MaxArticles).
+func maxArticles(req *schemes.Request) int64 {
+	switch n := req.NNTP.MaxArticles; {
+	case n == 0:
+		return DefaultMaxArticles
+	case n < 0:
+		return 0
+	default:
+		return int64(n)
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("max-articles "+strconv.Quote(s)+" is not a count of articles (0 lists them all)"))
-	}
-	return n, nil
 }
 
 // checkGroup refuses a newsgroup name that cannot go into a command: RFC

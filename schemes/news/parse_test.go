@@ -210,13 +210,35 @@ func TestNewsServerOption(t *testing.T) {
 		{"", "", "news", "", true},
 	} {
 		t.Setenv("NNTPSERVER", tc.env)
-		req := &schemes.Request{URL: uri.MustParse(tc.scheme + ":misc.test"), Options: map[string]string{"nntp-server": tc.opt}}
+		req := &schemes.Request{URL: uri.MustParse(tc.scheme + ":misc.test"), NNTP: schemes.NNTPOptions{Server: tc.opt}}
 		_, addr, err := newsServer(req, tc.scheme)
 		if (err != nil) != tc.bad || addr != tc.addr {
 			t.Errorf("%q/%q: %q %v", tc.opt, tc.env, addr, err)
 		}
 		if err != nil && !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%q: %v is not a bad-URL error", tc.opt, err)
+		}
+		// No server at all is told apart, so that a program can say how
+		// to configure one; the message names no command-line flag.
+		if none := tc.opt == "" && tc.env == ""; errors.Is(err, schemes.ErrNoNewsServer) != none {
+			t.Errorf("%q/%q: %v: ErrNoNewsServer %v, want %v", tc.opt, tc.env, err, !none, none)
+		}
+		if err != nil && strings.Contains(err.Error(), "--") {
+			t.Errorf("%q/%q: %v names a flag", tc.opt, tc.env, err)
+		}
+	}
+}
+
+// TestMaxArticles checks the meaning of NNTPOptions.MaxArticles: zero is
+// the default, a negative value lists every article.
+func TestMaxArticles(t *testing.T) {
+	for _, tc := range []struct {
+		opt  int
+		want int64
+	}{{0, DefaultMaxArticles}, {1, 1}, {250, 250}, {-1, 0}} {
+		req := &schemes.Request{NNTP: schemes.NNTPOptions{MaxArticles: tc.opt}}
+		if got := maxArticles(req); got != tc.want {
+			t.Errorf("MaxArticles %d: %d, want %d", tc.opt, got, tc.want)
 		}
 	}
 }
@@ -264,11 +286,11 @@ func (d scriptDialer) DialContext(context.Context, string, string) (net.Conn, er
 // reads the result to its end.
 func fetchScript(rawURL string, raw bool, script []byte) (string, error) {
 	req := &schemes.Request{
-		URL:     uri.MustParse(rawURL),
-		Options: map[string]string{"nntp-server": "news.invalid"},
-		Dialer:  scriptDialer(script),
-		Raw:     raw,
-		User:    "u", Password: "p", HasUser: true, HasPassword: true,
+		URL:    uri.MustParse(rawURL),
+		NNTP:   schemes.NNTPOptions{Server: "news.invalid"},
+		Dialer: scriptDialer(script),
+		Raw:    raw,
+		User:   "u", Password: "p", HasUser: true, HasPassword: true,
 	}
 	var f Fetcher
 	defer f.Close()

@@ -435,7 +435,7 @@ func (s *session) authenticate(op string, code int, msg string) error {
 		return s.replyErr(op, code, msg)
 	}
 	if !req.HasUser {
-		return req.Fail(schemes.ErrLoginFailed, op, code, msg, errors.New("the server requires authentication: give a user name with -u, in the URL or in .netrc"))
+		return req.Fail(schemes.ErrLoginFailed, op, code, msg, fmt.Errorf("%w (a user name)", schemes.ErrNoCredentials))
 	}
 	if err := req.CheckArg("user name", req.User); err != nil {
 		return err

@@ -90,8 +90,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	seed, ok := searchTerms(req, w)
 	if !ok {
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "",
-			fmt.Errorf("%s is a WAIS database, which is searched, not retrieved: give search terms as %s?terms or with --search",
-				req.URL.Redacted(), req.URL.Redacted()))
+			fmt.Errorf("%s is a WAIS database, which is searched, not retrieved, and %w (a URL carries them as %s?terms)",
+				req.URL.Redacted(), schemes.ErrNoSearchTerms, req.URL.Redacted()))
 	}
 	return f.search(ctx, req, w.Database, seed)
 }
