@@ -65,7 +65,7 @@ func TestURLListLines(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := writeList(t, c.text)
-			got := drain(newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}))
+			got := drain(newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}}))
 			for i := range got {
 				got[i] = strings.ReplaceAll(got[i], l.name, "LIST")
 			}
@@ -80,7 +80,7 @@ func TestURLListLines(t *testing.T) {
 // as a malformed URL) and of a list that cannot be read (exit 26).
 func TestURLListLineError(t *testing.T) {
 	l := writeList(t, strings.Repeat("x", maxListLine+1))
-	_, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
+	_, m, ok := newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}}).next()
 	if !ok || !errors.Is(m.err, schemes.ErrBadURL) || exitCode(m.err) != exitBadURL {
 		t.Errorf("a long line: %v (ok %v), exit %d; want a bad URL, exit %d", m.err, ok, exitCode(m.err), exitBadURL)
 	}
@@ -148,7 +148,7 @@ func TestURLQueueLongList(t *testing.T) {
 		fmt.Fprintf(&b, "http://h/%d\n", i)
 	}
 	l := writeList(t, b.String())
-	q := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}})
+	q := newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}})
 	var hints [][]string
 	for i := 0; ; i++ {
 		raw, _, ok := q.next()
@@ -204,7 +204,7 @@ func TestURLQueuePipe(t *testing.T) {
 	if !l.wait {
 		t.Fatal("a pipe is taken for a list that cannot make a reader wait")
 	}
-	q := newURLQueue(positionalsOf([]string{"http://h/first"}), []urlArg{{at: 1, value: "@-", list: l}})
+	q := newURLQueue([]string{"http://h/first"}, []urlArg{{at: 1, value: "@-", list: l}})
 	if raw, _, _ := q.next(); raw != "http://h/first" {
 		t.Fatalf("first URL %q", raw)
 	}
@@ -316,27 +316,27 @@ func TestURLListStreams(t *testing.T) {
 }
 
 // TestURLQueueCount checks that the command line's count of URLs, which
-// decides whether a run is long and whether -O applies to some of them,
-// stays what it was once the queue has read ahead (as holdLocalCPU does
-// before the run starts).
+// decides whether -O applies to some of them, stays what it was once the
+// queue has read ahead.
 func TestURLQueueCount(t *testing.T) {
-	args := make([]string, longRun)
+	const n = 256
+	args := make([]string, n)
 	for i := range args {
 		args[i] = "file:///f" + strconv.Itoa(i)
 	}
-	q := newURLQueue(positionalsOf(args), nil)
+	q := newURLQueue(args, nil)
 	q.ahead(maxAhead + 1)
 	q.next()
-	if q.ncli != longRun {
-		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
+	if q.ncli != n {
+		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.ncli, n)
 	}
-	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, longRun-1)}}
+	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, n-1)}}
 	if !c.writesFiles(q.ncli) {
 		t.Error("the last URL's implied -O not seen")
 	}
 	// A --url URL is one of the command line's as well; a list is not.
-	urls := []urlArg{{at: longRun - 1, value: "file:///last"}, {at: longRun - 1, value: "@list"}}
-	if q := newURLQueue(positionalsOf(args[:longRun-1]), urls); q.ncli != longRun {
-		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
+	urls := []urlArg{{at: n - 1, value: "file:///last"}, {at: n - 1, value: "@list"}}
+	if q := newURLQueue(args[:n-1], urls); q.ncli != n {
+		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, n)
 	}
 }
