@@ -1,16 +1,23 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // atomicFile writes into a temporary file beside the target and renames it
 // into place only when the transfer completed, so that a failed transfer
 // leaves an existing file untouched and no partial file behind. With -C the
-// target itself is appended to: the partial file is the point of resuming.
+// target itself is written (created, or appended to): what arrived before a
+// failure, a signal or -m is kept for the next -C - to resume from, as curl
+// keeps it.
 // A target that exists and is no regular file (/dev/null, a FIFO, a
 // terminal) is written in place too: it cannot be replaced, only written
 // to, as curl does.
@@ -28,21 +35,21 @@ type atomicFile struct {
 // Anything else is written in place: what exists and is no regular file,
 // a dangling link's file, and the names of a descriptor (standsForOpenFile),
 // which must be written through, not replaced.
-func createOutput(target string) (*atomicFile, error) {
+func createOutput(ctx context.Context, target string) (*atomicFile, error) {
 	if standsForOpenFile(target) {
-		return openInPlace(target, os.O_CREATE|os.O_TRUNC)
+		return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
 	}
 	fi, err := os.Lstat(target)
 	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		real, rerr := filepath.EvalSymlinks(target)
 		if fi, err = os.Stat(target); err != nil || rerr != nil {
 			// A dangling link: the file it names is created.
-			return openInPlace(target, os.O_CREATE|os.O_TRUNC)
+			return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
 		}
 		target = real
 	}
 	if err == nil && !fi.Mode().IsRegular() {
-		return openInPlace(target, 0)
+		return openInPlace(ctx, target, 0)
 	}
 	f, cerr := createAtomic(target)
 	if cerr == nil && err == nil {
@@ -68,13 +75,49 @@ func standsForOpenFile(path string) bool {
 	return p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin"
 }
 
-// openInPlace opens target itself for writing, with flags added.
-func openInPlace(target string, flags int) (*atomicFile, error) {
-	f, err := os.OpenFile(target, os.O_WRONLY|flags, 0o666)
-	if err != nil {
-		return nil, err
+// fifoRetry is how often the opening of a FIFO that has no reader yet is
+// tried again.
+const fifoRetry = 50 * time.Millisecond
+
+// openInPlace opens target itself for writing, with flags added, and
+// gives up when ctx ends.
+//
+// Opening a FIFO for writing waits in open(2) for a reader, where neither
+// a signal nor -m could end the wait (fifo(7)): a FIFO is opened without
+// waiting, and tried again every fifoRetry while it has no reader (ENXIO).
+// Its writes then go through Go's poller, so that a write deadline
+// (watchWrites) ends a write into a pipe whose reader stopped reading.
+func openInPlace(ctx context.Context, target string, flags int) (*atomicFile, error) {
+	fi, err := os.Stat(target)
+	fifo := err == nil && fi.Mode()&os.ModeNamedPipe != 0
+	if fifo {
+		flags |= syscall.O_NONBLOCK
 	}
-	return &atomicFile{File: f, target: target, inPlace: true}, nil
+	for {
+		f, err := os.OpenFile(target, os.O_WRONLY|flags, 0o666)
+		if err == nil {
+			return &atomicFile{File: f, target: target, inPlace: true}, nil
+		}
+		if !fifo || !errors.Is(err, syscall.ENXIO) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: no reader opened the FIFO", target)
+		case <-time.After(fifoRetry):
+		}
+	}
+}
+
+// watchWrites makes a write into an in-place target that blocks (a FIFO
+// whose reader stopped reading, a terminal held by flow control) end when
+// ctx does. It returns the function that stops watching. Regular files
+// have no write deadlines; their writes do not wait on a reader.
+func (f *atomicFile) watchWrites(ctx context.Context) (stop func() bool) {
+	if !f.inPlace {
+		return func() bool { return false }
+	}
+	return context.AfterFunc(ctx, func() { f.File.SetWriteDeadline(time.Now()) })
 }
 
 // createAtomic opens a temporary file beside target, for Commit to rename
@@ -92,9 +135,13 @@ func createAtomic(target string) (*atomicFile, error) {
 	return &atomicFile{File: f, target: target}, nil
 }
 
-// openAppend opens target for -C: the body's rest is appended to it.
-func openAppend(target string) (*atomicFile, error) {
-	return openInPlace(target, os.O_APPEND|os.O_CREATE)
+// openResume opens target for -C: the body's rest is appended to it from
+// offset, or with offset 0 the file is started afresh.
+func openResume(ctx context.Context, target string, offset int64) (*atomicFile, error) {
+	if offset > 0 {
+		return openInPlace(ctx, target, os.O_APPEND|os.O_CREATE)
+	}
+	return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
 }
 
 // ReadFrom passes io.Copy straight to *os.File so that the kernel's copy
