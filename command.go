@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,24 +30,24 @@ import (
 // (see the README's table).
 const (
 	exitOK             = 0
-	exitUnsupported    = 1  // no fetcher for the scheme, or the URL names nothing retrievable
-	exitUsage          = 2  // bad command line
-	exitBadURL         = 3  // malformed URL
-	exitResolve        = 6  // host name did not resolve
-	exitConnect        = 7  // connection refused or unreachable
-	exitProtocol       = 8  // the server broke its protocol
-	exitAccessDenied   = 9  // the server refused access
-	exitTruncated      = 18 // the transfer ended early
-	exitHTTP           = 22 // HTTP status 400 or above
-	exitWrite          = 23 // writing the output failed
-	exitRead           = 26 // a URL list (--url @FILE) cannot be read
-	exitTimeout        = 28 // a timeout expired
-	exitRange          = 33 // the server cannot resume (-C)
-	exitRedirects      = 47 // more redirects than --max-redirs
-	exitTooLarge       = 63 // larger than --max-filesize
-	exitLoginDenied    = 67 // the server refused the login
-	exitNotFound       = 78 // the resource does not exist
-	exitInterrupted    = 130
+	exitUnsupported    = 1   // no fetcher for the scheme, or the URL names nothing retrievable
+	exitUsage          = 2   // bad command line
+	exitBadURL         = 3   // malformed URL
+	exitResolve        = 6   // host name did not resolve
+	exitConnect        = 7   // connection refused or unreachable
+	exitProtocol       = 8   // the server broke its protocol
+	exitAccessDenied   = 9   // the server refused access
+	exitTruncated      = 18  // the transfer ended early
+	exitHTTP           = 22  // HTTP status 400 or above
+	exitWrite          = 23  // writing the output failed
+	exitRead           = 26  // a URL list (--url @FILE) cannot be read
+	exitTimeout        = 28  // a timeout expired
+	exitRange          = 33  // the server cannot resume (-C)
+	exitRedirects      = 47  // more redirects than --max-redirs
+	exitTooLarge       = 63  // larger than --max-filesize
+	exitLoginDenied    = 67  // the server refused the login
+	exitNotFound       = 78  // the resource does not exist
+	exitInterrupted    = 130 // SIGINT; other signals 128 plus their number
 	exitOther          = 1
 	progressInterval   = 200 * time.Millisecond
 	writeOutMaxVarName = 40
@@ -149,9 +150,9 @@ type command struct {
 	stderr io.Writer
 	client *fetch.Client
 	cancel context.CancelFunc // ends the run's context; see catchInterrupts
+	signal atomic.Int32       // the signal that ended it, once caught
 
 	progress *progressBar
-	gc       collector
 }
 
 // transfer holds what -w reports about one URL.
@@ -190,13 +191,6 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 	if c.cancel != nil && c.writesFiles(q.ncli) {
 		defer c.catchInterrupts()()
 	}
-	long := q.ncli >= longRun || len(q.lists) > 0
-	if long {
-		// Only the code the run keeps executing stays resident. A list is
-		// taken for a long run: that is what lists are for.
-		release()
-	}
-	done := 0
 	// ahead holds the transfers of the following URLs that were started
 	// early (see prefetchable), in order, so that their connections and
 	// requests overlap the writing of the current body.
@@ -211,7 +205,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			if !ok {
 				break
 			}
-			st = c.start(ctx, raw, u, m, q.last(), q.aheadURLs(maxAhead))
+			st = c.start(ctx, raw, u, m, q.last(), q.ahead(maxAhead))
 		}
 		for st.res != nil && len(ahead) < prefetchDepth {
 			raw, ok := q.peek(0)
@@ -224,20 +218,14 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			ahead = append(ahead, ch)
 		}
 		t := c.finish(ctx, st)
-		if done++; long && done == settled {
-			// And once more when the run's connections are open: their
-			// set-up (a TLS handshake, certificate checks) is behind it.
-			release()
-		}
-		if len(ahead) > 0 || !q.last() {
-			// Not after the last: the process's exit frees it all.
-			c.gc.between()
-		}
 		if t.err != nil && ctx.Err() != nil {
 			t.err = &schemes.Error{URL: maskedURL(t.url), Kind: errInterrupted, Err: t.err}
 		}
 		if t.err != nil {
 			t.code = exitCode(t.err)
+			if t.code == exitInterrupted {
+				t.code = c.interruptedStatus()
+			}
 			if !c.opts.silent || c.opts.showError {
 				fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(t.err.Error()))
 			}
@@ -252,7 +240,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 					closeRes(st.res)
 				}
 			}
-			return exitInterrupted
+			return c.interruptedStatus()
 		}
 	}
 	return status
@@ -294,10 +282,12 @@ func (c *command) writesFiles(n int) bool {
 	return false
 }
 
-// catchInterrupts turns SIGINT and SIGTERM into the end of the run's
-// context, so that a transfer into a file stops, its temporary file is
-// removed, and the command exits 130 with a message, leaving any existing
-// target as it was. It returns the function that lets the signals go again.
+// catchInterrupts turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the end
+// of the run's context, so that a transfer into a file stops, its
+// temporary file is removed (with -C, what arrived stays for resuming), and
+// the command exits 128 plus the signal's number with a message, leaving
+// any existing target as it was. It returns the function that lets the
+// signals go again.
 //
 // Only runs that write files catch them. Catching costs a Go process two
 // more threads at start-up, 1.6 ms on the benchmark machine, a tenth of a
@@ -306,11 +296,14 @@ func (c *command) writesFiles(n int) bool {
 // 130 in the shell), as curl does.
 func (c *command) catchInterrupts() (release func()) {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-sig:
+		case s := <-sig:
+			if n, ok := s.(syscall.Signal); ok {
+				c.signal.Store(int32(n))
+			}
 			c.cancel()
 		case <-done:
 		}
@@ -319,6 +312,16 @@ func (c *command) catchInterrupts() (release func()) {
 		signal.Stop(sig)
 		close(done)
 	}
+}
+
+// interruptedStatus is the exit status of a run that a signal stopped:
+// 128 plus the signal's number, as a shell reports a process the signal
+// killed (SIGINT 130, SIGTERM 143).
+func (c *command) interruptedStatus() int {
+	if n := c.signal.Load(); n > 0 {
+		return 128 + int(n)
+	}
+	return exitInterrupted
 }
 
 func oneLine(s string) string {
@@ -332,31 +335,6 @@ func oneLine(s string) string {
 // login directory, an NNTP session) are left in strict order so that a run
 // logs in once.
 var prefetchSchemes = map[string]bool{"gopher": true, "gophers": true, "http": true, "https": true}
-
-// longRun is how many URLs make a run long enough to give its text back
-// (releaseText) before it starts. Shorter runs peak lower (255 small http
-// files: 9.2-9.7 MiB), and the faults that bring the text back would be a
-// larger part of their time.
-const longRun = 256
-
-// settled is how many URLs of a long run are done when it gives its text
-// back a second time: past the prefetchDepth connections opened ahead and
-// a few more. 1000 small https files from a local nginx in one run peaked
-// at 9.6-10.2 MiB with the text given back at the start only, 9.0-9.2
-// with this as well (five runs each); small http files took no longer.
-const settled = 16
-
-// longBody is how long a body must say it is for its copy to begin by
-// giving the text back (releaseText): the connection's set-up ran code
-// that the copy never runs again (a TLS handshake, certificate checks).
-// An https body of 1 GiB from a local nginx into /dev/null peaked at
-// 9.3-9.5 MiB (10.7-10.9 built with cgo) before, 7.9-8.1 (9.4-9.5) after.
-// A copy of 32 MiB takes 15 ms or more even from this machine, against
-// some 0.3 ms to bring back what it runs.
-const longBody = 32 << 20
-
-// release is releaseText, a variable so that tests can see when.
-var release = releaseText
 
 // prefetchDepth is how many URLs may be started ahead of the one being
 // written: enough to hide a connection's round trip behind the writing of
@@ -440,7 +418,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 }
 
 // finish writes a started transfer's resource to stdout or its output
-// file, atomically.
+// file: atomically, or with -C in place.
 func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	t = st.t
 	defer func() {
@@ -451,29 +429,34 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		return t
 	}
 	res, target, offset := st.res, st.target, st.offset
+	// -m bounds the writing too: a FIFO with no reader, or one whose
+	// reader stopped reading, must not hold the run past it.
+	wctx := ctx
+	if c.opts.maxTime > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, t.start.Add(seconds(c.opts.maxTime)))
+		defer cancel()
+	}
 
 	var out io.Writer = c.stdout
 	var file *atomicFile
 	if target != "" {
-		if c.opts.createDirs {
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				closeRes(res)
-				t.err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: err}
-				return t
-			}
-		}
 		var err error
-		if offset > 0 {
-			file, err = openAppend(target)
-		} else {
-			file, err = createOutput(target)
+		if c.opts.createDirs {
+			err = os.MkdirAll(filepath.Dir(target), 0o755)
+		}
+		if err == nil && c.opts.continueAt != "" {
+			file, err = openResume(wctx, target, offset)
+		} else if err == nil {
+			file, err = createOutput(wctx, target)
 		}
 		if err != nil {
 			closeRes(res)
-			t.err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: err}
+			t.err = outputError(ctx, wctx, res.URL, target, err)
 			return t
 		}
 		out = file
+		defer file.watchWrites(wctx)()
 	}
 
 	if c.progress != nil {
@@ -496,11 +479,27 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
 		}
 	}
-	if err != nil && fetch.IsWriteError(err) {
-		err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: err}
+	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (fetch.IsWriteError(err) || file != nil && wctx.Err() != nil) {
+		err = outputError(ctx, wctx, res.URL, target, err)
 	}
 	t.err = err
 	return t
+}
+
+// outputError is the error for an output file, target, that could not be
+// opened or written: a timeout when -m's time ran out meanwhile (wctx),
+// else a write error. A signal (ctx) is left for the run to report. The
+// timeout leaves out its cause, the expired write deadline, which would
+// otherwise pass for a write error.
+func outputError(ctx, wctx context.Context, url, target string, err error) error {
+	if ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+		op := "writing the output"
+		if target != "" {
+			op = "writing " + target
+		}
+		return &schemes.Error{Kind: schemes.ErrTimeout, URL: url, Op: op}
+	}
+	return &schemes.Error{Kind: schemes.ErrWrite, URL: url, Err: err}
 }
 
 func closeRes(res *schemes.Resource) {
@@ -528,10 +527,6 @@ func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {
 	switch {
 	case res.Body != nil:
 		defer res.Body.Close()
-		if res.Size >= 0 && res.Size-res.Offset >= longBody {
-			// Only the code the copy keeps executing stays resident.
-			release()
-		}
 		// io.Copy hands the work to Body.WriteTo, which lets the kernel move
 		// the bytes when source and destination allow it.
 		return io.Copy(w, res.Body)
@@ -674,130 +669,6 @@ func safeName(name string) error {
 		return fmt.Errorf("-O: refusing the file name %q, which holds a path separator; use -o", name)
 	}
 	return nil
-}
-
-// atomicFile writes into a temporary file beside the target and renames it
-// into place only when the transfer completed, so that a failed transfer
-// leaves an existing file untouched and no partial file behind. With -C the
-// target itself is appended to: the partial file is the point of resuming.
-// A target that exists and is no regular file (/dev/null, a FIFO, a
-// terminal) is written in place too: it cannot be replaced, only written
-// to, as curl does.
-type atomicFile struct {
-	*os.File
-	target   string
-	inPlace  bool // the target itself is written: nothing to rename or remove
-	replaces bool // a file is there to be replaced, with permissions perm
-	perm     os.FileMode
-}
-
-// createOutput opens target for a body written from its start. A regular
-// file, or none yet, is written atomically (createAtomic); through a
-// symbolic link, the file the link leads to is, and the link stays.
-// Anything else is written in place: what exists and is no regular file,
-// a dangling link's file, and the names of a descriptor (standsForOpenFile),
-// which must be written through, not replaced.
-func createOutput(target string) (*atomicFile, error) {
-	if standsForOpenFile(target) {
-		return openInPlace(target, os.O_CREATE|os.O_TRUNC)
-	}
-	fi, err := os.Lstat(target)
-	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		real, rerr := filepath.EvalSymlinks(target)
-		if fi, err = os.Stat(target); err != nil || rerr != nil {
-			// A dangling link: the file it names is created.
-			return openInPlace(target, os.O_CREATE|os.O_TRUNC)
-		}
-		target = real
-	}
-	if err == nil && !fi.Mode().IsRegular() {
-		return openInPlace(target, 0)
-	}
-	f, cerr := createAtomic(target)
-	if cerr == nil && err == nil {
-		f.replaces, f.perm = true, fi.Mode().Perm()
-	}
-	return f, cerr
-}
-
-// standsForOpenFile reports whether path names a file through a process's
-// descriptor rather than by its place in a directory: /dev/stdout,
-// /dev/stderr, /dev/stdin, /dev/fd/N and anything under /proc
-// (/proc/self/fd/1). Such a name stands for the file the shell opened,
-// perhaps for appending; its link leads to a path that renaming over would
-// leave the shell's descriptor on the old file. Other paths under /dev
-// take the ordinary way: a device is written in place because it is no
-// regular file, and a file in /dev/shm is replaced like any other.
-func standsForOpenFile(path string) bool {
-	p := filepath.Clean(path)
-	switch {
-	case strings.HasPrefix(p, "/proc/"), strings.HasPrefix(p, "/dev/fd/"):
-		return true
-	}
-	return p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin"
-}
-
-// openInPlace opens target itself for writing, with flags added.
-func openInPlace(target string, flags int) (*atomicFile, error) {
-	f, err := os.OpenFile(target, os.O_WRONLY|flags, 0o666)
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, target: target, inPlace: true}, nil
-}
-
-// createAtomic opens a temporary file beside target, for Commit to rename
-// into place.
-func createAtomic(target string) (*atomicFile, error) {
-	dir, base := filepath.Split(target)
-	f, err := createTemp(dir, base)
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, target: target}, nil
-}
-
-// openAppend opens target for -C: the body's rest is appended to it.
-func openAppend(target string) (*atomicFile, error) {
-	return openInPlace(target, os.O_APPEND|os.O_CREATE)
-}
-
-// ReadFrom passes io.Copy straight to *os.File so that the kernel's copy
-// paths (copy_file_range, splice) stay in use.
-func (f *atomicFile) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFrom(r) }
-
-// Commit makes the file visible under its target name.
-func (f *atomicFile) Commit() error {
-	if f.inPlace {
-		return f.File.Close()
-	}
-	// The temporary file is 0600; give the result the mode of the file it
-	// replaces, or the one a newly created file would get.
-	mode := f.perm
-	if !f.replaces {
-		mode = os.FileMode(0o666) &^ os.FileMode(processUmask())
-	}
-	if err := chmodFile(f.File, mode); err != nil {
-		f.Abort()
-		return err
-	}
-	if err := f.File.Close(); err != nil {
-		os.Remove(f.File.Name())
-		return err
-	}
-	if err := renameFile(f.File.Name(), f.target); err != nil {
-		os.Remove(f.File.Name())
-		return err
-	}
-	return nil
-}
-
-// Abort discards the temporary file; with -C the partial data is kept.
-func (f *atomicFile) Abort() {
-	f.File.Close()
-	if !f.inPlace {
-		os.Remove(f.File.Name())
-	}
 }
 
 func isTerminal(w io.Writer) bool {

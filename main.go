@@ -11,19 +11,14 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
-	_ "github.com/urlget/urlget/internal/oneproc"  // GOMAXPROCS=1 and the stack grown, at initialization
-	_ "github.com/urlget/urlget/internal/prefault" // the heap's next pages mapped in at once
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -31,62 +26,10 @@ import (
 const version = "0.1.0"
 
 func main() {
-	holdCPU = !restoreGOMAXPROCS()
-	tuneGC = true
-	args := os.Args[1:]
-	// The URLs are read from argArea once the flags are parsed (see
-	// cmdline.go); os.Args would keep an array of their headers for the
-	// whole run, 16 bytes a URL on top of the runtime's own. Only the
-	// program name is left in it, and args goes with the parse.
-	argArea = argBytes(args)
-	releaseArgv(os.Args)
-	os.Args = []string{os.Args[0]}
-	os.Exit(run(args, os.Stdin, os.Stdout, os.Stderr))
-}
-
-// restoreGOMAXPROCS undoes package oneproc's GOMAXPROCS=1 when the
-// environment sets GOMAXPROCS, as the runtime would have read it: its value
-// when that is a positive integer, else the number of CPUs. It returns
-// whether the variable is set.
-func restoreGOMAXPROCS() bool {
-	v, set := syscall.Getenv("GOMAXPROCS")
-	if !set {
-		return false
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		runtime.GOMAXPROCS(1)
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		n = runtime.NumCPU()
-	}
-	runtime.GOMAXPROCS(n)
-	return true
-}
-
-// tuneGC is set by main: run then fits the garbage collector to the
-// command (see tuneRuntime); tests that call run leave it off.
-var tuneGC bool
-
-// tuneRuntime fits the Go runtime to a command that moves one transfer at a
-// time, unless the user set GOGC: a GC target of a quarter of the live
-// heap, which is tiny here, so that a run of many URLs collects its garbage
-// before the default 4 MiB minimum heap adds to the resident set (the
-// kernel copies the bodies and allocates nothing in the heap). GOMAXPROCS
-// is set to 1 earlier, by package oneproc.
-//
-// It is called once the command line is parsed. The lower target starts a
-// collection at once when the heap already holds more than a quarter of
-// it, as a long command line's does: the runtime's two arrays of the
-// arguments, 16 bytes an argument each. Started before the parse, that
-// collection found os.Args's array still in use and set the heap's goal by
-// it: at the kernel's limit on the arguments' size, 0.5 MiB more peak RSS.
-//
-// It reports whether it changed anything: the run then also collects
-// between transfers (see gcEvery).
-func tuneRuntime() bool {
-	if os.Getenv("GOGC") != "" {
-		return false
-	}
-	debug.SetGCPercent(25)
-	return true
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run is the whole command: it parses args, fetches every URL and returns
@@ -108,7 +51,6 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
-	tuned := tuneGC && tuneRuntime()
 	for i := range o.urlArgs {
 		a := &o.urlArgs[i]
 		if !a.isList() {
@@ -129,8 +71,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	q := newURLQueue(urls, o.urlArgs)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	holdLocalCPU(q)
-	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel, gc: newCollector(tuned && len(argArea)+int(unsafe.Sizeof(""))*urls.n >= gcArgs)}
+	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
 	return c.run(ctx, q)
 }
 
@@ -138,7 +79,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 // URLs, so that the run keeps the command line's order.
 type urlFlag struct {
 	args *[]urlArg
-	pos  *int // positional URLs before the flag being parsed
+	fs   *pflag.FlagSet // its Args are the positional URLs before the flag
 }
 
 func (f urlFlag) String() string { return "" }
@@ -147,7 +88,7 @@ func (f urlFlag) Set(v string) error {
 	if v == "@" {
 		return errors.New("@ names no file (@FILE, or @- for standard input)")
 	}
-	*f.args = append(*f.args, urlArg{at: *f.pos, value: v})
+	*f.args = append(*f.args, urlArg{at: len(f.fs.Args()), value: v})
 	return nil
 }
 
@@ -233,10 +174,9 @@ a line, each with its own URL; --json prints JSON lines instead.
 Options:
 `
 
-// parseFlags parses the command line of a fetch, args, whose bytes are
-// argArea when that is set. It returns the options and the positional
-// URLs, or nil and the exit status.
-func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals, int) {
+// parseFlags parses the command line of a fetch, args. It returns the
+// options and the positional URLs, or nil and the exit status.
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, int) {
 	o := &options{}
 	fs := pflag.NewFlagSet("urlget", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -246,8 +186,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 	var maxArticles, maxRedirs int
 	var userAgent string
 	var sslReqd, ftpSync bool
-	var pos int
-	fs.Var(urlFlag{args: &o.urlArgs, pos: &pos}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
+	fs.Var(urlFlag{args: &o.urlArgs, fs: fs}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
 	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
 	rn := fs.VarPF(outputList{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL's body to a local file named like the remote one")
 	rn.NoOptDefVal = "true"
@@ -291,39 +230,35 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, positionals,
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
 	}
-	area := argArea
-	if len(args) == 0 || len(area) == 0 || unsafe.StringData(args[0]) != &area[0] {
-		area = nil
-	}
-	urls, err := parseArgs(fs, args, area, &pos)
-	if err != nil {
+	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return nil, positionals{}, 0
+			return nil, nil, 0
 		}
 		fmt.Fprintf(stderr, "urlget: %v\nTry 'urlget --help'.\n", err)
-		return nil, positionals{}, exitUsage
+		return nil, nil, exitUsage
 	}
 	if help {
 		fmt.Fprint(stdout, usageText)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
-		return nil, positionals{}, 0
+		return nil, nil, 0
 	}
 	if showVersion {
 		fmt.Fprintf(stdout, "urlget %s\n", version)
-		return nil, positionals{}, 0
+		return nil, nil, 0
 	}
-	if urls.n == 0 && len(o.urlArgs) == 0 {
+	urls := fs.Args()
+	if len(urls) == 0 && len(o.urlArgs) == 0 {
 		fmt.Fprintln(stderr, "urlget: no URL given\nTry 'urlget --help'.")
-		return nil, positionals{}, exitUsage
+		return nil, nil, exitUsage
 	}
-	usage := func(format string, a ...any) (*options, positionals, int) {
+	usage := func(format string, a ...any) (*options, []string, int) {
 		fmt.Fprintf(stderr, "urlget: "+format+"\n", a...)
-		return nil, positionals{}, exitUsage
+		return nil, nil, exitUsage
 	}
 	// -o and -O pair with the command line's URLs; a list's URLs each
 	// have their implied -O.
-	if n := cliURLs(urls.n, o.urlArgs); len(o.outputs) > n {
+	if n := cliURLs(len(urls), o.urlArgs); len(o.outputs) > n {
 		return usage("%d outputs (-o/-O) for %d URLs", len(o.outputs), n)
 	}
 	if fs.Changed("user") {

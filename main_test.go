@@ -21,9 +21,9 @@ import (
 	"github.com/urlget/urlget/integration/samples"
 )
 
-// TestMain makes the test binary the command for the scripts: run as
-// "urlget", it is the program itself, main and all, reading its URLs from
-// the arguments' area as the program does.
+// TestMain makes the test binary the command for the scripts and for the
+// tests that run it as a process: run as "urlget" (testscript puts it in
+// PATH under that name), it is the program itself, main and all.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"urlget": main,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 // error of the commit.
 func writeOutput(t *testing.T, target, body string) error {
 	t.Helper()
-	f, err := createOutput(target)
+	f, err := createOutput(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,6 +21,20 @@ func writeOutput(t *testing.T, target, body string) error {
 		t.Fatal(err)
 	}
 	return f.Commit()
+}
+
+// dirNames lists a directory's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // TestAtomicFile checks the output file's life: invisible until
@@ -52,11 +67,11 @@ func TestAtomicFile(t *testing.T) {
 	if err := os.Chmod(old, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	f, err := createOutput(old)
+	f, err := createOutput(context.Background(), old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := createOutput(old)
+	g, err := createOutput(context.Background(), old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +98,7 @@ func TestAtomicFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(busy, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := createOutput(busy); err == nil {
+	if f, err := createOutput(context.Background(), busy); err == nil {
 		f.Abort()
 		t.Error("a directory taken for an output file")
 	}
@@ -98,19 +113,11 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("replacing a directory: %v, want a rename error naming it", err)
 	}
 
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if want := []string{"busy", "fresh", "old"}; !reflect.DeepEqual(names, want) {
+	if names, want := dirNames(t, dir), []string{"busy", "fresh", "old"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("the directory holds %q, want %q", names, want)
 	}
 
-	if _, err := createOutput(filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := createOutput(context.Background(), filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file in a missing directory: %v", err)
 	}
 }

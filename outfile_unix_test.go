@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -70,7 +71,7 @@ func TestCreateOutputInPlace(t *testing.T) {
 		t.Errorf("the FIFO's reader got %q through the link", s)
 	}
 	readFIFO()
-	f, err := createOutput(fifo)
+	f, err := createOutput(context.Background(), fifo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +143,7 @@ func TestCreateOutputInPlace(t *testing.T) {
 		t.Errorf("the dangling link's file reads %q", b)
 	}
 
-	var names []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+	names := dirNames(t, dir)
 	want := []string{"dangling", "fifo", "stdout", "to-real"}
 	if null != "/dev/zero" {
 		want = []string{"dangling", "fifo", "null", "stdout", "to-real"}

@@ -123,13 +123,13 @@ func TestOutputSpecs(t *testing.T) {
 		}
 		cmd := &command{opts: o}
 		var got []outputSpec
-		for i := range urls.n {
+		for i := range len(urls) {
 			got = append(got, cmd.spec(i))
 		}
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%q: outputs %+v, want %+v", c.args, got, c.want)
 		}
-		if w := cmd.writesFiles(urls.n); w != c.writes {
+		if w := cmd.writesFiles(len(urls)); w != c.writes {
 			t.Errorf("%q: writes files %v, want %v", c.args, w, c.writes)
 		}
 	}

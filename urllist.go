@@ -208,12 +208,12 @@ type queued struct {
 // of its --url @FILE. It reads ahead only as far as the run looks (the
 // next URL, the few started early, the hint of those that follow).
 type urlQueue struct {
-	ncli  int         // the command line's URLs in all (positional and --url URL)
-	args  positionals // positional URLs not yet queued
-	urls  []urlArg    // --url values not yet queued
-	pos   int         // positional URLs queued so far
-	cli   int         // command-line URLs queued so far
-	list  *urlList    // the list being read
+	ncli  int      // the command line's URLs in all (positional and --url URL)
+	args  []string // positional URLs not yet queued
+	urls  []urlArg // --url values not yet queued
+	pos   int      // positional URLs queued so far
+	cli   int      // command-line URLs queued so far
+	list  *urlList // the list being read
 	lists []*urlList
 
 	// raws[head:] are the URLs queued and not handed out, parsed[head:]
@@ -230,8 +230,8 @@ type urlQueue struct {
 
 // newURLQueue queues the positional URLs args and the --url values urls,
 // whose lists are open.
-func newURLQueue(args positionals, urls []urlArg) *urlQueue {
-	q := &urlQueue{ncli: cliURLs(args.n, urls), args: args, urls: urls}
+func newURLQueue(args []string, urls []urlArg) *urlQueue {
+	q := &urlQueue{ncli: cliURLs(len(args), urls), args: args, urls: urls}
 	for _, u := range urls {
 		if u.list != nil {
 			q.lists = append(q.lists, u.list)
@@ -296,10 +296,11 @@ func (q *urlQueue) take(wait bool) bool {
 			q.cli++
 			return true
 		}
-		if q.args.n == 0 {
+		if len(q.args) == 0 {
 			return false
 		}
-		q.push(q.args.next(), queued{cli: q.cli})
+		q.push(q.args[0], queued{cli: q.cli})
+		q.args = q.args[1:]
 		q.pos++
 		q.cli++
 		return true
@@ -333,18 +334,9 @@ func (q *urlQueue) peek(i int) (string, bool) {
 }
 
 // ahead returns up to n of the URLs that follow the one last handed out,
-// as far as they can be had without waiting. The slice stays as it is
-// when the queue moves on.
-func (q *urlQueue) ahead(n int) []string {
-	for q.waiting() < n && q.take(false) {
-	}
-	end := q.head + min(n, q.waiting())
-	return q.raws[q.head:end:end]
-}
-
-// aheadURLs is ahead parsed: up to n of the URLs that follow the one last
-// handed out, up to the first that is not a URL.
-func (q *urlQueue) aheadURLs(n int) []uri.URL {
+// parsed, as far as they can be had without waiting and up to the first
+// that is not a URL. The slice stays as it is when the queue moves on.
+func (q *urlQueue) ahead(n int) []uri.URL {
 	for q.waiting() < n && q.take(false) {
 	}
 	end := q.head
@@ -360,5 +352,5 @@ func (q *urlQueue) last() bool {
 	if q.waiting() > 0 || q.take(false) {
 		return false
 	}
-	return q.list == nil && len(q.urls) == 0 && q.args.n == 0
+	return q.list == nil && len(q.urls) == 0 && len(q.args) == 0
 }

@@ -66,7 +66,7 @@ func TestURLListLines(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := writeList(t, c.text)
-			got := drain(newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}))
+			got := drain(newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}}))
 			for i := range got {
 				got[i] = strings.ReplaceAll(got[i], l.name, "LIST")
 			}
@@ -81,7 +81,7 @@ func TestURLListLines(t *testing.T) {
 // as a malformed URL) and of a list that cannot be read (exit 26).
 func TestURLListLineError(t *testing.T) {
 	l := writeList(t, strings.Repeat("x", maxListLine+1))
-	_, _, m, ok := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}}).next()
+	_, _, m, ok := newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}}).next()
 	if !ok || !errors.Is(m.err, schemes.ErrBadURL) || exitCode(m.err) != exitBadURL {
 		t.Errorf("a long line: %v (ok %v), exit %d; want a bad URL, exit %d", m.err, ok, exitCode(m.err), exitBadURL)
 	}
@@ -150,7 +150,7 @@ func TestURLQueueLongList(t *testing.T) {
 		fmt.Fprintf(&b, "http://h/%d\n", i)
 	}
 	l := writeList(t, b.String())
-	q := newURLQueue(positionals{}, []urlArg{{value: "@" + l.name, list: l}})
+	q := newURLQueue(nil, []urlArg{{value: "@" + l.name, list: l}})
 	var hints [][]uri.URL
 	for i := 0; ; i++ {
 		raw, u, _, ok := q.next()
@@ -166,7 +166,7 @@ func TestURLQueueLongList(t *testing.T) {
 		if last := q.last(); last != (i == n-1) {
 			t.Fatalf("URL %d: last %v", i, last)
 		}
-		ahead := q.aheadURLs(maxAhead)
+		ahead := q.ahead(maxAhead)
 		if want := min(maxAhead, n-1-i); len(ahead) != want {
 			t.Fatalf("URL %d: %d URLs ahead, want %d", i, len(ahead), want)
 		}
@@ -192,9 +192,9 @@ func TestURLQueueLongList(t *testing.T) {
 // TestURLQueueBadURL: a URL that does not parse is handed out with its
 // error, as a bad URL, and a hint stops before it.
 func TestURLQueueBadURL(t *testing.T) {
-	q := newURLQueue(positionalsOf([]string{"http://h/a", "http://h/b", "http://h/c d", "http://h/e"}), nil)
+	q := newURLQueue([]string{"http://h/a", "http://h/b", "http://h/c d", "http://h/e"}, nil)
 	q.next()
-	if a := q.aheadURLs(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
+	if a := q.ahead(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
 		t.Errorf("ahead %v, want http://h/b alone", a)
 	}
 	q.next()
@@ -224,7 +224,7 @@ func TestURLQueuePipe(t *testing.T) {
 	if !l.wait {
 		t.Fatal("a pipe is taken for a list that cannot make a reader wait")
 	}
-	q := newURLQueue(positionalsOf([]string{"http://h/first"}), []urlArg{{at: 1, value: "@-", list: l}})
+	q := newURLQueue([]string{"http://h/first"}, []urlArg{{at: 1, value: "@-", list: l}})
 	if raw, _, _, _ := q.next(); raw != "http://h/first" {
 		t.Fatalf("first URL %q", raw)
 	}
@@ -246,7 +246,7 @@ func TestURLQueuePipe(t *testing.T) {
 		}
 	})
 	nowait(func() {
-		if a := q.aheadURLs(maxAhead); len(a) != 0 {
+		if a := q.ahead(maxAhead); len(a) != 0 {
 			t.Errorf("ahead of an empty pipe: %q", a)
 		}
 	})
@@ -254,7 +254,7 @@ func TestURLQueuePipe(t *testing.T) {
 	if raw, _, _, _ := q.next(); raw != "http://h/a" {
 		t.Fatalf("next URL %q, want http://h/a", raw)
 	}
-	if a := q.aheadURLs(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
+	if a := q.ahead(maxAhead); len(a) != 1 || a[0].String() != "http://h/b" {
 		t.Errorf("ahead %v, want the one whole line written", a)
 	}
 	if q.last() {
@@ -336,27 +336,27 @@ func TestURLListStreams(t *testing.T) {
 }
 
 // TestURLQueueCount checks that the command line's count of URLs, which
-// decides whether a run is long and whether -O applies to some of them,
-// stays what it was once the queue has read ahead (as holdLocalCPU does
-// before the run starts).
+// decides whether -O applies to some of them, stays what it was once the
+// queue has read ahead.
 func TestURLQueueCount(t *testing.T) {
-	args := make([]string, longRun)
+	const n = 256
+	args := make([]string, n)
 	for i := range args {
 		args[i] = "file:///f" + strconv.Itoa(i)
 	}
-	q := newURLQueue(positionalsOf(args), nil)
+	q := newURLQueue(args, nil)
 	q.ahead(maxAhead + 1)
 	q.next()
-	if q.ncli != longRun {
-		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
+	if q.ncli != n {
+		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.ncli, n)
 	}
-	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, longRun-1)}}
+	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, n-1)}}
 	if !c.writesFiles(q.ncli) {
 		t.Error("the last URL's implied -O not seen")
 	}
 	// A --url URL is one of the command line's as well; a list is not.
-	urls := []urlArg{{at: longRun - 1, value: "file:///last"}, {at: longRun - 1, value: "@list"}}
-	if q := newURLQueue(positionalsOf(args[:longRun-1]), urls); q.ncli != longRun {
-		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, longRun)
+	urls := []urlArg{{at: n - 1, value: "file:///last"}, {at: n - 1, value: "@list"}}
+	if q := newURLQueue(args[:n-1], urls); q.ncli != n {
+		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, n)
 	}
 }
