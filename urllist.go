@@ -221,7 +221,7 @@ type urlQueue struct {
 	// goes with them. Each URL is parsed once, as it is queued, for its
 	// own transfer and for the hints of those before it. The arrays only
 	// grow; when they are full the queued ones move to new arrays, so that
-	// a slice given out as a hint (ahead, aheadURLs) keeps its URLs.
+	// a slice given out as a hint (ahead) keeps its URLs.
 	raws   []string
 	parsed []uri.URL
 	meta   []queued

@@ -140,7 +140,7 @@ func TestURLQueueOrder(t *testing.T) {
 
 // TestURLQueueLongList walks a list of many URLs as the command does and
 // checks that the queue holds a bounded number of them however long the
-// list, that each URL comes parsed, that each hint (aheadURLs) keeps its
+// list, that each URL comes parsed, that each hint (ahead) keeps its
 // URLs while the queue moves on, and that only the last URL is known to
 // be last.
 func TestURLQueueLongList(t *testing.T) {
