@@ -165,16 +165,35 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 
 // ReadFrom copies r through the sink until r ends: a raw connection (an
 // FTP data connection) the sink can splice from, whose end is the peer
-// closing it.
+// closing it. A source that is an *io.LimitedReader over a connection (an
+// HTTP body of known length, on a connection that outlives it) is copied
+// from the connection itself, at most N bytes, with N counted down, as
+// (*os.File).ReadFrom treats one: the sink can still splice from the
+// socket, and nothing past the body is read. Such a source gets no
+// low-water mark from the copy: its body, which knows where it ends, sets
+// its own (bulk.BatchReceiver).
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
+	lr, limited := r.(*io.LimitedReader)
+	if limited {
+		r = lr.R
+	}
 	var total int64
-	bt := batcher{on: c.batch}
+	bt := batcher{on: c.batch && !limited}
 	eof := false
 	defer func() { bt.stop(eof) }()
 	for {
 		chunk := b.chunk(&bt, r, total)
+		if limited {
+			if lr.N <= 0 {
+				return total, nil
+			}
+			chunk = min(chunk, lr.N)
+		}
 		n, werr, err := c.s.copyN(r, chunk)
+		if limited {
+			lr.N -= n
+		}
 		total += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {

@@ -112,8 +112,10 @@ func hasDescriptor(r io.Reader) bool {
 
 // fileSink copies into a file, choosing for each chunk by its source:
 //
-//   - a socket: the destination's ReadFrom, which (*os.File).ReadFrom
-//     turns into splice(2) for any destination file on Linux
+//   - a socket into a pipe: splice (fileSplicer), where ReadFrom would
+//     spin on a full pipe it cannot poll (see spliceSink);
+//   - a socket into a regular file or /dev/null: the destination's
+//     ReadFrom, which (*os.File).ReadFrom turns into splice(2) on Linux
 //     (os/zero_copy_linux.go, internal/poll/splice_linux.go);
 //   - a regular file into a regular file: ReadFrom again, which uses
 //     copy_file_range(2);
@@ -162,6 +164,9 @@ func kindOf(r io.Reader) sourceKind {
 func (s *fileSink) copyN(r io.Reader, n int64) (int64, bool, error) {
 	switch kindOf(r) {
 	case sourceSocket:
+		if s.d.pipe && s.splice != nil {
+			return s.splice.copyN(r, n)
+		}
 		return s.readFrom(r, n)
 	case sourceFile:
 		if s.d.regular {

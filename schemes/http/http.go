@@ -83,8 +83,15 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// certificate to check again, no key exchange.
 			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
 		}
+		dialer := req.Dialer
 		f.transport = &http.Transport{
-			DialContext:     req.Dialer.DialContext,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := dialer.DialContext(ctx, network, addr)
+				if tc, ok := c.(*net.TCPConn); ok && err == nil {
+					return &sockConn{TCPConn: tc}, nil
+				}
+				return c, err
+			},
 			TLSClientConfig: tc,
 			// Like curl, pass the body as the server sent it: a gzip
 			// Content-Encoding is the user's to undo (RFC 9110 §8.4).
@@ -303,9 +310,9 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		// A body of known length alone on a plain TCP connection: the
 		// socket carries the body's bytes and nothing else until its
 		// end, which BatchReceive can then keep the mark below.
-		if sc, ok := conn.(syscall.Conn); ok {
+		if sc, ok := conn.(*sockConn); ok {
 			if rc, err := sc.SyscallConn(); err == nil {
-				b.raw, b.remain = rc, resp.ContentLength
+				b.raw, b.remain, b.sock = rc, resp.ContentLength, sc
 			}
 		}
 	}
@@ -525,7 +532,122 @@ type body struct {
 	lowat  int
 
 	last *Fetcher // closed with the body: the request was the run's last
+
+	// sock is the plain connection the body came on, for WriteTo.
+	sock *sockConn
 }
+
+// sockConn is a plain TCP connection of the Transport's. It tells a body
+// when a read went straight from the socket into the body's own buffer,
+// that is, when the Transport's read buffer held nothing of the body:
+// bufio.Reader reads from the connection only when its buffer is empty,
+// and into the caller's slice when that is at least as large as its
+// buffer. From then on the socket holds the rest of the body and nothing
+// more (the Transport sends no request before a response is read), and
+// body.WriteTo may take it from the socket itself.
+type sockConn struct {
+	*net.TCPConn
+	last  *byte // where the last read put its first byte
+	taken bool  // a body was read past the Transport: the connection ends
+}
+
+// errTaken ends the Transport's use of a connection whose body was read
+// from the socket directly; the body's early close discards it.
+var errTaken = errors.New("connection handed to a body")
+
+func (c *sockConn) Read(p []byte) (int, error) {
+	if c.taken {
+		return 0, errTaken
+	}
+	if len(p) > 0 {
+		c.last = &p[0]
+	}
+	return c.TCPConn.Read(p)
+}
+
+// spliceAfter is the least a body must still have for WriteTo to take it
+// from the socket: below it, reading through the Transport costs less
+// than setting the copy up.
+const spliceAfter = 1 << 20
+
+// WriteTo writes the body to w. When w can read from a source
+// (io.ReaderFrom) and the body is large, on a plain connection: it reads
+// through the Transport until one read comes straight from the socket
+// (sockConn), then hands w the socket itself as an *io.LimitedReader of
+// the bytes still to come, which the copy can splice into a pipe, a file
+// or /dev/null without passing them through user space. The Transport
+// then sees the body closed early and closes the connection. While a
+// low-water mark is set (BatchReceive), the last mark's worth of bytes go
+// in a copy of their own with the mark back at one byte, so that they
+// never wait for bytes that will not come: the server keeps the
+// connection open after the body (RFC 9112 §9.3).
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	rf, ok := w.(io.ReaderFrom)
+	if !ok || b.sock == nil || b.remain < spliceAfter {
+		return io.Copy(w, readerOnly{b})
+	}
+	buf := make([]byte, 2*readBufferSize)
+	var written int64
+	for {
+		b.sock.last = nil
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			written += int64(m)
+			if werr != nil {
+				return written, werr
+			}
+		}
+		if err == io.EOF {
+			return written, nil
+		}
+		if err != nil {
+			return written, err
+		}
+		if b.sock.last == &buf[0] || b.remain < spliceAfter {
+			break
+		}
+	}
+	if b.sock.last != &buf[0] {
+		m, err := io.Copy(w, readerOnly{b})
+		return written + m, err
+	}
+	b.sock.taken = true
+	if b.lowat > 1 {
+		if head := b.remain - int64(b.lowat); head > 0 {
+			m, err := b.copyRest(rf, head)
+			written += m
+			if err != nil {
+				return written, err
+			}
+		}
+		b.batch = 0
+		b.lowWater()
+	}
+	m, err := b.copyRest(rf, b.remain)
+	return written + m, err
+}
+
+// copyRest hands rf the next n bytes of the body as the socket limited to
+// them. A connection that ends before them is a truncated transfer.
+func (b *body) copyRest(rf io.ReaderFrom, n int64) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	lr := &io.LimitedReader{R: b.sock.TCPConn, N: n}
+	m, err := rf.ReadFrom(lr)
+	b.remain -= m
+	if err == nil && lr.N > 0 {
+		// The server closed the connection before the length its header
+		// gave.
+		err = b.classify(io.ErrUnexpectedEOF)
+	}
+	return m, err
+}
+
+// readerOnly hides every method of a reader but Read, so that io.Copy does
+// not call the WriteTo it wraps again.
+type readerOnly struct{ io.Reader }
 
 // readBufferSize is the Transport's read buffer: at most this much of a
 // body is read from the socket ahead of the body's reader.
