@@ -21,8 +21,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/schemes"
-	urlhttp "github.com/urlget/urlget/schemes/http"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -70,7 +70,7 @@ func exitCode(err error) int {
 		return exitRead
 	case errors.Is(err, schemes.ErrWrite), fetch.IsWriteError(err):
 		return exitWrite
-	case errors.Is(err, urlhttp.ErrTooManyRedirects):
+	case errors.Is(err, schemes.ErrTooManyRedirects):
 		return exitRedirects
 	case errors.Is(err, schemes.ErrBadURL):
 		return exitBadURL
@@ -181,7 +181,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 	if f, ok := c.stdout.(*os.File); ok && !c.opts.head {
 		// A reader at the other end of a pipe then takes up to 1 MiB at a
 		// time instead of the default 64 KiB, and both sides switch less.
-		fetch.GrowPipe(f)
+		bulk.GrowPipe(f)
 	}
 	if !c.opts.silent && isTerminal(c.stderr) {
 		c.progress = &progressBar{w: c.stderr}

@@ -4,12 +4,12 @@ import (
 	"io"
 	"syscall"
 
-	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/internal/bulk"
 )
 
 // batchReceive sets SO_RCVLOWAT on src's socket when src is a stream
 // socket itself (syscall.Conn), whose end is the peer closing it (see
-// schemes.Resource.Body): a close wakes the reader whatever the low-water
+// internal/bulk): a close wakes the reader whatever the low-water
 // mark, so the last bytes never wait. It returns the function that puts
 // the mark back to one byte, or nil when nothing was set; retry is true
 // when src may offer its socket later (it has bytes of its own to give
@@ -30,7 +30,7 @@ func batchReceive(src io.Reader) (undo func(), retry bool) {
 }
 
 // setLowWater sets SO_RCVLOWAT; a variable so that tests can see when.
-var setLowWater = schemes.SetReceiveLowWater
+var setLowWater = bulk.SetReceiveLowWater
 
 // quiet reports whether nobody sees the destination fill as the bytes
 // come: a regular file (an *os.File, or a writer over one that can Stat

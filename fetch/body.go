@@ -7,12 +7,13 @@ import (
 	"io"
 	"sync"
 
+	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/schemes"
 )
 
 // copyChunk is how much WriteTo moves per kernel copy call between progress
-// reports and limit checks: large enough that copy_file_range, sendfile and
-// splice run at full speed, small enough for a smooth progress bar.
+// reports and limit checks: large enough that copy_file_range and splice
+// run at full speed, small enough for a smooth progress bar.
 const copyChunk = 4 << 20
 
 // Body is the stream a Client returns as a Resource's Body. It enforces the
@@ -54,10 +55,12 @@ func (b *Body) Read(p []byte) (int, error) {
 
 // WriteTo copies the body to w in chunks of copyChunk bytes, checking the
 // size limit and reporting progress between chunks. How each chunk moves
-// depends on the two ends (see newSink): copy_file_range or splice through
-// *os.File's ReadFrom into a regular file, splice(2) into a pipe or
-// /dev/null, and otherwise one large reused buffer. Every byte is still
-// read from the source, so truncation and the limit are seen as with Read.
+// depends on the two ends (see newSink and fileSink): through *os.File's
+// ReadFrom, which splices from a socket and uses copy_file_range between
+// regular files, by splice(2) from a regular file into a pipe or
+// /dev/null, and otherwise through one large reused buffer. Every byte is
+// still read from the source, so truncation and the limit are seen as with
+// Read.
 //
 // Into a destination nobody watches fill (a regular file, /dev/null) and
 // with no progress to report, a body that is the rest of a socket is read
@@ -66,10 +69,10 @@ func (b *Body) Read(p []byte) (int, error) {
 // of at every few segments.
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	d := describe(w)
-	s := newSink(w, b.rc, d)
+	s := newSink(w, d)
 	defer s.release()
 	batch := b.progress == nil && d.quiet()
-	if br, ok := b.rc.(schemes.BatchReceiver); ok && batch {
+	if br, ok := b.rc.(bulk.BatchReceiver); ok && batch {
 		// The body knows where it ends in its connection (an HTTP
 		// Content-Length) and keeps the mark below that itself.
 		br.BatchReceive(receiveBatch)
@@ -160,13 +163,15 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// ReadFrom copies r through the sink until r ends. A source that is an
-// *io.LimitedReader over a connection (a body whose length its header
-// gave, on a connection that outlives it) is copied from the connection
-// itself, at most N bytes, with N counted down, as *os.File.ReadFrom
-// treats one: the sink can still splice from the socket, and nothing past
-// the body is read. Such a source gets no low-water mark from the copy:
-// its body, which knows where it ends, sets its own (BatchReceiver).
+// ReadFrom copies r through the sink until r ends: a raw connection (an
+// FTP data connection) the sink can splice from, whose end is the peer
+// closing it. A source that is an *io.LimitedReader over a connection (an
+// HTTP body of known length, on a connection that outlives it) is copied
+// from the connection itself, at most N bytes, with N counted down, as
+// (*os.File).ReadFrom treats one: the sink can still splice from the
+// socket, and nothing past the body is read. Such a source gets no
+// low-water mark from the copy: its body, which knows where it ends, sets
+// its own (bulk.BatchReceiver).
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
 	lr, limited := r.(*io.LimitedReader)
@@ -230,7 +235,7 @@ type batcher struct {
 
 // chunk returns how much may move before the mark is due, setting it on r
 // once copied reaches batchAfter. A body may expose its socket only once
-// the bytes it read ahead are out (see spliceSink.copyN): the mark is tried
+// the bytes it read ahead are out (see fileSink.copyN): the mark is tried
 // again at each chunk while batchReceive says it may.
 func (bt *batcher) chunk(r io.Reader, copied int64) int64 {
 	if bt.on {

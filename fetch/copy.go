@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"errors"
 	"io"
 	"os"
 	"sync"
@@ -84,31 +85,21 @@ func describe(w io.Writer) destination {
 	return d
 }
 
-// newSink chooses how to copy into w, described by d. A regular file keeps
-// *os.File's ReadFrom when the source is itself a file or a socket, so that
-// copy_file_range or splice moves the bytes; a pipe or /dev/null is fed by
-// splice(2) where the platform has it (see spliceSink); anything else, and
-// a source with no descriptor of its own, goes through one large buffer.
-func newSink(w io.Writer, src io.Reader, d destination) sink {
-	if d.file != nil {
-		if s := kernelSink(d); s != nil {
-			return s
-		}
-		if d.regular && hasDescriptor(src) {
-			return readFromSink{w}
-		}
+// newSink chooses how to copy into w, described by d. A regular file, a
+// pipe or /dev/null that can read from a source (an *os.File, or a writer
+// over one that passes ReadFrom on) gets a fileSink, which lets the kernel
+// move the bytes where it can; anything else goes through one large
+// buffer.
+func newSink(w io.Writer, d destination) sink {
+	rf, ok := w.(io.ReaderFrom)
+	if !ok || !(d.regular || d.pipe || d.null) {
 		return &bufferSink{w: w}
 	}
-	if _, ok := w.(io.ReaderFrom); ok && hasDescriptor(src) {
-		// A writer that wraps an *os.File (a temporary output file) and
-		// passes ReadFrom on reaches the same kernel copy paths.
-		return readFromSink{w}
-	}
-	return &bufferSink{w: w}
+	return &fileSink{rf: rf, d: d, fallback: bufferSink{w: w, discard: d.null}, splice: fileSplicer(d)}
 }
 
 // hasDescriptor reports whether r is a file or a connection whose
-// descriptor *os.File.ReadFrom can hand to copy_file_range or splice.
+// descriptor the copy may hand to the kernel.
 func hasDescriptor(r io.Reader) bool {
 	switch r.(type) {
 	case *os.File:
@@ -119,15 +110,111 @@ func hasDescriptor(r io.Reader) bool {
 	return false
 }
 
-// readFromSink lets the destination's ReadFrom do the copy.
-type readFromSink struct{ w io.Writer }
-
-func (s readFromSink) copyN(r io.Reader, n int64) (int64, bool, error) {
-	written, err := io.CopyN(s.w, r, n)
-	return written, false, err
+// fileSink copies into a file, choosing for each chunk by its source:
+//
+//   - a socket into a pipe: splice (fileSplicer), where ReadFrom would
+//     spin on a full pipe it cannot poll (see spliceSink);
+//   - a socket into a regular file or /dev/null: the destination's
+//     ReadFrom, which (*os.File).ReadFrom turns into splice(2) on Linux
+//     (os/zero_copy_linux.go, internal/poll/splice_linux.go);
+//   - a regular file into a regular file: ReadFrom again, which uses
+//     copy_file_range(2);
+//   - a regular file into a pipe or /dev/null: splice (fileSplicer), which
+//     ReadFrom does not reach: it splices only from sockets, and
+//     copy_file_range wants regular files at both ends;
+//   - a source that offers its socket only once the bytes it read ahead
+//     are out (see internal/bulk): one buffered read, then the above;
+//   - anything else: the buffer.
+type fileSink struct {
+	rf       io.ReaderFrom
+	d        destination
+	fallback bufferSink
+	splice   sink // nil where the platform has no splice for a file source
 }
 
-func (readFromSink) release() {}
+// sourceKind tells what the kernel can do with a copy's source.
+type sourceKind int
+
+const (
+	sourceOther  sourceKind = iota // no descriptor: read into the buffer
+	sourceLater                    // a descriptor, but not yet (see internal/bulk)
+	sourceFile                     // a regular file
+	sourceSocket                   // a stream socket
+)
+
+// kindOf looks at r's descriptor, with one fstat(2).
+func kindOf(r io.Reader) sourceKind {
+	sc, ok := r.(syscall.Conn)
+	if !ok {
+		return sourceOther
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return sourceLater
+	}
+	switch fileType(rc) {
+	case fileRegular:
+		return sourceFile
+	case fileSocket:
+		return sourceSocket
+	}
+	return sourceOther
+}
+
+func (s *fileSink) copyN(r io.Reader, n int64) (int64, bool, error) {
+	switch kindOf(r) {
+	case sourceSocket:
+		if s.d.pipe && s.splice != nil {
+			return s.splice.copyN(r, n)
+		}
+		return s.readFrom(r, n)
+	case sourceFile:
+		if s.d.regular {
+			return s.readFrom(r, n)
+		}
+		if s.splice != nil {
+			return s.splice.copyN(r, n)
+		}
+	case sourceLater:
+		return s.fallback.copyOnce(r, n)
+	}
+	return s.fallback.copyN(r, n)
+}
+
+// readFrom has the destination's ReadFrom move up to n bytes of r.
+func (s *fileSink) readFrom(r io.Reader, n int64) (int64, bool, error) {
+	written, err := s.rf.ReadFrom(&io.LimitedReader{R: r, N: n})
+	switch {
+	case err == nil && written < n:
+		return written, false, io.EOF
+	case err == nil:
+		return written, false, nil
+	case errors.Is(err, syscall.EPIPE) && s.d.file != nil:
+		// (*os.File).ReadFrom returns a closed pipe's EPIPE as it is,
+		// where Write ends the program on it for stdout, as any program
+		// writing to a closed pipe ends (epipecheck in package os). Hand
+		// Write the body's next byte, so that both paths end alike.
+		m, werr, rerr := s.fallback.copyOnce(r, 1)
+		if werr {
+			err = rerr
+		}
+		return written + m, true, err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) && !IsWriteError(err) {
+		// ReadFrom names the destination in every error, but this one is
+		// the source's (a reset, a timeout).
+		err = pe.Err
+	}
+	return written, IsWriteError(err), err
+}
+
+func (s *fileSink) release() {
+	s.fallback.release()
+	if s.splice != nil {
+		s.splice.release()
+	}
+}
 
 // bufferSink copies through one pooled buffer of copyBufferSize bytes. With
 // discard set the bytes are read and dropped: writing to /dev/null would

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -258,7 +259,7 @@ func TestWriteToPipe(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pr.Close()
-			GrowPipe(pw)
+			bulk.GrowPipe(pw)
 			got := make(chan []byte)
 			go func() {
 				b, _ := io.ReadAll(pr)
@@ -415,7 +416,7 @@ func BenchmarkBodyWriteTo(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer pr.Close()
-			GrowPipe(pw)
+			bulk.GrowPipe(pw)
 			go io.Copy(io.Discard, pr)
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {

@@ -5,15 +5,21 @@ package fetch
 import (
 	"io"
 	"os"
+	"syscall"
 )
 
-// GrowPipe enlarges the pipe f refers to where the platform allows it; here
-// it cannot, and reports false.
-func GrowPipe(f *os.File) bool { return false }
+// The file types kindOf tells apart; here none is told, and every source
+// goes through the copy buffer.
+const (
+	fileRegular = 1
+	fileSocket  = 2
+)
 
-// kernelSink has no splice(2) to offer on this platform: every destination
-// other than a regular file goes through the copy buffer.
-func kernelSink(d destination) sink { return nil }
+// fileType cannot tell a descriptor's type here.
+func fileType(rc syscall.RawConn) uint32 { return 0 }
+
+// fileSplicer has no splice(2) to offer on this platform.
+func fileSplicer(d destination) sink { return nil }
 
 // isNullDevice is false here, where nothing depends on it.
 func isNullDevice(fi os.FileInfo) bool { return false }

@@ -135,11 +135,8 @@ func TestHTTPRedirectToHTTPS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A run's only request goes over HTTP/1.1 (see TestHTTPS).
+		// h2 is offered over TLS (see TestHTTPS).
 		want := "HTTP/2.0"
-		if httpLast(t) {
-			want = "HTTP/1.1"
-		}
 		if string(body) != want || res.URL != secure.URL+"/there" {
 			t.Errorf("body %q from %s, want %s from the https server", body, res.URL, want)
 		}

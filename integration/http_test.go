@@ -49,10 +49,10 @@ func (h *httpTrace) has(line string) bool {
 	return false
 }
 
-// httpBothWays runs test twice: as subtest "pool", where requests go
-// through the Fetcher's pooled Transport, and as "last", where httpRequest
-// marks each request the last of its run (schemes.Request.Last), so that a
-// Fetcher's first and only request goes on a connection of its own.
+// httpBothWays runs test twice: as subtest "pool", and as "last", where
+// httpRequest marks each request the last of its run
+// (schemes.Request.Last). Every request goes through the Fetcher's
+// Transport either way, and must be served alike.
 func httpBothWays(t *testing.T, test func(t *testing.T)) {
 	for _, mode := range []string{"pool", "last"} {
 		t.Run(mode, test)
@@ -664,12 +664,9 @@ func TestHTTPS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// h2 is offered to a run of more than one URL; a run's only
-		// request goes over HTTP/1.1, whose body can be read in batches.
+		// h2 is offered over TLS, as curl offers it, to a run's only
+		// URL as to any other.
 		want, line := "HTTP/2.0", "> GET /secure HTTP/2"
-		if httpLast(t) {
-			want, line = "HTTP/1.1", "> GET /secure HTTP/1.1"
-		}
 		if string(body) != want || !tr.has(line) {
 			t.Errorf("body %q, trace %q; want %s", body, tr.lines, want)
 		}

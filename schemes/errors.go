@@ -49,6 +49,11 @@ var (
 	ErrNoNewsServer = errors.New("no news server configured")
 )
 
+// ErrTooManyRedirects is the cause, under ErrProtocol, of a fetch that met
+// more redirects than it may follow (HTTP's 3xx, RFC 9110 §15.4); the
+// command exits with curl's 47 for it.
+var ErrTooManyRedirects = errors.New("too many redirects")
+
 // Error is the error every fetcher returns. It names the URL (password
 // masked), the kind of failure from the taxonomy above, what was being done
 // and the server's own reply.

@@ -283,34 +283,18 @@ type Listing interface {
 	Close() error
 }
 
-// BatchReceiver is implemented by a Body that can have its reads woken
-// only once n bytes wait on its connection (SetReceiveLowWater), as far as
-// its own framing allows: a body that ends before the connection does must
-// keep the mark below what is still to come, so that its last bytes never
-// wait. The copy asks for it when nobody watches the output fill.
-type BatchReceiver interface {
-	BatchReceive(n int)
-}
-
 // Resource is what a Fetcher returns: a byte stream or a listing. Exactly one
 // of Body and Listing is set, or neither when the request asked for Head.
 type Resource struct {
 	// URL is the resource's final URL (after redirects), password masked.
 	URL string
 
-	// Body streams the resource's bytes from Offset on. The caller closes it.
-	//
-	// A Body (or the reader its WriteTo hands to an io.ReaderFrom) may
-	// implement syscall.Conn to let the kernel move the bytes. It must do
-	// so only while the rest of the connection is the rest of the body,
-	// ended by the peer closing it: the copy may then splice from the
-	// socket, and may ask the kernel to wake it only for large batches
-	// (SO_RCVLOWAT), which the end of the stream always ends. A body
-	// that ends before its connection does (a length its header gave) may
-	// instead have its WriteTo hand an *io.LimitedReader over the
-	// connection, N the bytes still to come: the copy moves at most N and
-	// counts N down; a low-water mark is then the body's own to keep below
-	// what is still to come (BatchReceiver).
+	// Body streams the resource's bytes, starting at Offset, until the
+	// end of the resource: reads return io.EOF once every byte is in, and
+	// an error of this package's taxonomy (ErrTruncated, ErrTimeout, …)
+	// if the transfer ends short or fails.
+	// The caller closes it, whether or not it read to the end; closing it
+	// early abandons the transfer.
 	Body io.ReadCloser
 
 	// Listing streams the entries of a directory, menu, group or search

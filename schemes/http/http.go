@@ -24,14 +24,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
-
-// ErrTooManyRedirects is the cause, under schemes.ErrProtocol, of a fetch
-// that met more redirects than it may follow; the command exits with curl's
-// 47 for it.
-var ErrTooManyRedirects = errors.New("too many redirects")
 
 // MaxRedirects is how many redirects a fetch follows before it gives up,
 // the limit curl's --max-redirs and wget's --max-redirect default to. The
@@ -45,6 +41,11 @@ const sessionCacheSize = 32
 // drainLimit bounds how much of an error response's body is read and
 // discarded so that its connection can be reused for the next URL.
 const drainLimit = 64 << 10
+
+// maxHeaderBytes bounds the status lines and header fields of one response,
+// interim (1xx) responses included: a server that never ends its header
+// must not take the process past its memory bound. curl allows 300 KB.
+const maxHeaderBytes = 1 << 20
 
 // Fetcher retrieves http: and https: URLs. Its zero value is ready to use.
 //
@@ -82,48 +83,34 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// certificate to check again, no key exchange.
 			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
 		}
+		dialer := req.Dialer
 		f.transport = &http.Transport{
-			DialContext:     req.Dialer.DialContext,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := dialer.DialContext(ctx, network, addr)
+				if tc, ok := c.(*net.TCPConn); ok && err == nil {
+					return &sockConn{TCPConn: tc}, nil
+				}
+				return c, err
+			},
 			TLSClientConfig: tc,
 			// Like curl, pass the body as the server sent it: a gzip
 			// Content-Encoding is the user's to undo (RFC 9110 §8.4).
 			DisableCompression: true,
-			// A custom DialContext turns HTTP/2 off unless asked for; curl
-			// offers h2 over TLS, and so does urlget, to a run of more
-			// than one URL. A Fetcher's first request that is also the
-			// last of its run has no other to share a connection with,
-			// and over HTTP/1.1 its body is read in batches
-			// (body.BatchReceive), which a stream among others cannot
-			// be: 1 GiB from a local nginx with http2 on into /dev/null
-			// took 1.09 times curl's time (curl on h2) over h2.
-			ForceAttemptHTTP2:   !req.Last,
+			// A custom DialContext turns HTTP/2 off unless asked for;
+			// curl offers h2 over TLS (ALPN, RFC 9113 §3.2), and so does
+			// urlget, for every URL of a run alike: a server is spoken to
+			// the same way whether a URL comes alone or among others.
+			ForceAttemptHTTP2:   true,
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
 			// Named, not left to the default, because body.lowWater
 			// relies on it: no more of a body than this waits in the
-			// transport's buffer rather than in the socket.
+			// Transport's buffer rather than in the socket.
 			ReadBufferSize:         readBufferSize,
 			MaxResponseHeaderBytes: maxHeaderBytes,
 		}
 	}
 	return f.transport
-}
-
-// oneShotFor returns the RoundTripper for a request that is the Fetcher's
-// only one: the last of its run with no connection pooled before it, to a
-// plain http URL. Otherwise it returns nil, and the Transport carries the
-// request.
-func (f *Fetcher) oneShotFor(req *schemes.Request, target *url.URL) *oneShot {
-	if !req.Last || target.Scheme != "http" {
-		return nil
-	}
-	f.mu.Lock()
-	pooled := f.transport != nil
-	f.mu.Unlock()
-	if pooled {
-		return nil
-	}
-	return &oneShot{dialer: req.Dialer, next: func() http.RoundTripper { return f.transportFor(req) }}
 }
 
 // Fetch sends a GET (a HEAD when req.Head is set) for req.URL and returns
@@ -189,19 +176,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 
 	origin := originOf(target)
-	var rt http.RoundTripper
-	shot := f.oneShotFor(req, target)
-	if shot != nil {
-		rt = shot
-	} else {
-		rt = f.transportFor(req)
-	}
 	client := &http.Client{
-		Transport: &tracingTransport{rt: rt, trace: req.Trace},
+		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
 				return req.Fail(schemes.ErrProtocol, method, 0, "",
-					fmt.Errorf("stopped after %d redirects: %w", maxRedirects, ErrTooManyRedirects))
+					fmt.Errorf("stopped after %d redirects: %w", maxRedirects, schemes.ErrTooManyRedirects))
 			}
 			// Only http and https may follow: a Location of file: or any
 			// other scheme would let a server read local files or reach
@@ -233,13 +213,34 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
 	}))
 	resp, err := client.Do(hreq)
-	if shot != nil {
-		shot.finish()
-	}
 	if err != nil {
+		if req.Last {
+			f.Close()
+		}
 		return nil, doError(ctx, req, method, err)
 	}
-	return f.resource(ctx, req, resp, conn)
+	res, err := f.resource(ctx, req, resp, conn)
+	if req.Last {
+		// No request follows on this Fetcher: the connections the
+		// exchange opened (a redirect's first hop's too) are closed
+		// once the body is, or now when there is none, so that a run's
+		// last URL leaves nothing open behind it.
+		if b, ok := bodyOf(res); ok {
+			b.last = f
+		} else {
+			f.Close()
+		}
+	}
+	return res, err
+}
+
+// bodyOf returns res's body when it is a response body of this package.
+func bodyOf(res *schemes.Resource) (*body, bool) {
+	if res == nil {
+		return nil, false
+	}
+	b, ok := res.Body.(*body)
+	return b, ok
 }
 
 // resource turns a response into a Resource or an error.
@@ -311,18 +312,16 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
 	if resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
-		// A body of known length alone on its connection: one whose end
-		// the socket can be told (BatchReceive).
-		if rc, slack, ok := socketOf(conn); ok {
-			b.raw, b.remain, b.slack = rc, resp.ContentLength, slack
+		// A body of known length alone on a plain TCP connection: the
+		// socket carries the body's bytes and nothing else until its
+		// end, which BatchReceive can then keep the mark below.
+		if sc, ok := conn.(*sockConn); ok {
+			if rc, err := sc.SyscallConn(); err == nil {
+				b.raw, b.remain, b.sock = rc, resp.ContentLength, sc
+			}
 		}
 	}
 	res.Body = b
-	if sb, ok := resp.Body.(*shotBody); ok && b.raw != nil && !overTLS(conn) {
-		// The connection is the request's own and closes after the body:
-		// the copy may take the rest of the body from the socket itself.
-		res.Body = &shotRest{body: b, shot: sb, conn: conn}
-	}
 	return res, nil
 }
 
@@ -529,50 +528,131 @@ type body struct {
 	ctx context.Context
 	req *schemes.Request
 
-	// For BatchReceive: the connection's socket when the body's length
-	// is known and nothing but TCP, or TLS over it, lies between (nil
-	// otherwise), the bytes of the body not yet read, the batch asked for
-	// and the SO_RCVLOWAT now set.
+	// For BatchReceive: the connection's plain TCP socket when the
+	// body's length is known (nil otherwise), the bytes of the body not
+	// yet read, the batch asked for and the SO_RCVLOWAT now set.
 	raw    syscall.RawConn
 	remain int64
 	batch  int
 	lowat  int
-	// slack is the most of the body that may have left the socket
-	// without reaching the body's reader yet (socketOf).
-	slack int64
+
+	last *Fetcher // closed with the body: the request was the run's last
+
+	// sock is the plain connection the body came on, for WriteTo.
+	sock *sockConn
 }
 
-// tlsReadAhead bounds what crypto/tls holds of a connection's bytes read
-// from the socket and not yet returned: its buffer of raw records, which
-// it fills as far as its capacity goes (grown to about twice a record,
-// 2 x 17 KiB, plus one record's growth), and the plaintext of the record
-// being returned (16 KiB, RFC 8446 §5.1). Four times that estimate, so
-// that a read never waits for bytes that are not coming.
-const tlsReadAhead = 4 * (2*17 + 17 + 16) << 10
-
-// overTLS reports whether conn is a TLS connection, whose socket carries
-// records rather than the body's bytes.
-func overTLS(conn net.Conn) bool {
-	_, ok := conn.(*tls.Conn)
-	return ok
+// sockConn is a plain TCP connection of the Transport's. It tells a body
+// when a read went straight from the socket into the body's own buffer,
+// that is, when the Transport's read buffer held nothing of the body:
+// bufio.Reader reads from the connection only when its buffer is empty,
+// and into the caller's slice when that is at least as large as its
+// buffer. From then on the socket holds the rest of the body and nothing
+// more (the Transport sends no request before a response is read), and
+// body.WriteTo may take it from the socket itself.
+type sockConn struct {
+	*net.TCPConn
+	last  *byte // where the last read put its first byte
+	taken bool  // a body was read past the Transport: the connection ends
 }
 
-// socketOf returns the TCP socket under conn, a plain connection or TLS
-// over one, and how much of a body may lie read from it in buffers above:
-// the Transport's, and for TLS crypto/tls's (tlsReadAhead).
-func socketOf(conn net.Conn) (rc syscall.RawConn, slack int64, ok bool) {
-	slack = readBufferSize
-	if tc, ok := conn.(*tls.Conn); ok {
-		conn = tc.NetConn()
-		slack += tlsReadAhead
+// errTaken ends the Transport's use of a connection whose body was read
+// from the socket directly; the body's early close discards it.
+var errTaken = errors.New("connection handed to a body")
+
+func (c *sockConn) Read(p []byte) (int, error) {
+	if c.taken {
+		return 0, errTaken
 	}
-	sc, isSocket := conn.(syscall.Conn)
-	if !isSocket {
-		return nil, 0, false
+	if len(p) > 0 {
+		c.last = &p[0]
 	}
-	rc, err := sc.SyscallConn()
-	return rc, slack, err == nil
+	return c.TCPConn.Read(p)
 }
+
+// spliceAfter is the least a body must still have for WriteTo to take it
+// from the socket: below it, reading through the Transport costs less
+// than setting the copy up.
+const spliceAfter = 1 << 20
+
+// WriteTo writes the body to w. When w can read from a source
+// (io.ReaderFrom) and the body is large, on a plain connection: it reads
+// through the Transport until one read comes straight from the socket
+// (sockConn), then hands w the socket itself as an *io.LimitedReader of
+// the bytes still to come, which the copy can splice into a pipe, a file
+// or /dev/null without passing them through user space. The Transport
+// then sees the body closed early and closes the connection. While a
+// low-water mark is set (BatchReceive), the last mark's worth of bytes go
+// in a copy of their own with the mark back at one byte, so that they
+// never wait for bytes that will not come: the server keeps the
+// connection open after the body (RFC 9112 §9.3).
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	rf, ok := w.(io.ReaderFrom)
+	if !ok || b.sock == nil || b.remain < spliceAfter {
+		return io.Copy(w, readerOnly{b})
+	}
+	buf := make([]byte, 2*readBufferSize)
+	var written int64
+	for {
+		b.sock.last = nil
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			written += int64(m)
+			if werr != nil {
+				return written, werr
+			}
+		}
+		if err == io.EOF {
+			return written, nil
+		}
+		if err != nil {
+			return written, err
+		}
+		if b.sock.last == &buf[0] || b.remain < spliceAfter {
+			break
+		}
+	}
+	if b.sock.last != &buf[0] {
+		m, err := io.Copy(w, readerOnly{b})
+		return written + m, err
+	}
+	b.sock.taken = true
+	if b.lowat > 1 {
+		if head := b.remain - int64(b.lowat); head > 0 {
+			m, err := b.copyRest(rf, head)
+			written += m
+			if err != nil {
+				return written, err
+			}
+		}
+		b.batch = 0
+		b.lowWater()
+	}
+	m, err := b.copyRest(rf, b.remain)
+	return written + m, err
+}
+
+// copyRest hands rf the next n bytes of the body as the socket limited to
+// them. A connection that ends before them is a truncated transfer.
+func (b *body) copyRest(rf io.ReaderFrom, n int64) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	lr := &io.LimitedReader{R: b.sock.TCPConn, N: n}
+	m, err := rf.ReadFrom(lr)
+	b.remain -= m
+	if err == nil && lr.N > 0 {
+		// The server closed the connection before the length its header
+		// gave.
+		err = b.classify(io.ErrUnexpectedEOF)
+	}
+	return m, err
+}
+
+// readerOnly hides every method of a reader but Read, so that io.Copy does
+// not call the WriteTo it wraps again.
+type readerOnly struct{ io.Reader }
 
 // readBufferSize is the Transport's read buffer: at most this much of a
 // body is read from the socket ahead of the body's reader.
@@ -592,9 +672,11 @@ func (b *body) Read(p []byte) (int, error) {
 }
 
 // BatchReceive asks that reads be woken only once n bytes wait on the
-// connection (schemes.BatchReceiver), for as long as the rest of the body
+// connection (bulk.BatchReceiver), for as long as the rest of the body
 // holds that many; a body without a known length on a plain TCP connection
-// ignores it.
+// ignores it. Over TLS the socket carries records, and crypto/tls reads
+// ahead of its reader by an amount it does not tell: no mark there could
+// be kept below what is still to come.
 func (b *body) BatchReceive(n int) {
 	if b.raw != nil {
 		b.batch = n
@@ -608,13 +690,13 @@ func (b *body) BatchReceive(n int) {
 // nothing but the body's own bytes would reach a higher mark, and the
 // connection goes back to the pool with the mark at one byte for the next
 // response. The socket still has to receive at least remain minus what the
-// Transport's buffer may hold.
+// Transport's buffer may hold (readBufferSize).
 func (b *body) lowWater() {
 	want := 1
-	if b.batch > 1 && b.remain-b.slack >= int64(b.batch) {
+	if b.batch > 1 && b.remain-readBufferSize >= int64(b.batch) {
 		want = b.batch
 	}
-	if want != b.lowat && schemes.SetReceiveLowWater(b.raw, want) {
+	if want != b.lowat && bulk.SetReceiveLowWater(b.raw, want) {
 		b.lowat = want
 	}
 }
@@ -630,13 +712,18 @@ func (b *body) classify(err error) error {
 }
 
 // Close closes the response body, returning its connection for reuse when
-// the body was read to the end.
+// the body was read to the end, or closing the Fetcher's connections after
+// a run's last request.
 func (b *body) Close() error {
 	if b.lowat > 1 {
 		b.batch = 0
 		b.lowWater()
 	}
-	return b.rc.Close()
+	err := b.rc.Close()
+	if b.last != nil {
+		b.last.Close()
+	}
+	return err
 }
 
 // tracingTransport reports each request and response of a fetch, redirects

@@ -1,0 +1,49 @@
+package bulk
+
+import (
+	"os"
+	"syscall"
+)
+
+// GrowPipe enlarges the pipe f refers to to PipeSize (F_SETPIPE_SZ,
+// fcntl(2)), so that the program at its other end takes large blocks and
+// both sides switch less. The standard library grows only the private
+// pipes it splices through (internal/poll), never a pipe it is handed as
+// stdout. It does nothing, and reports false, when f is not a pipe or the
+// size is refused.
+func GrowPipe(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	return SetPipeSize(rc)
+}
+
+// SetPipeSize sets the size of the pipe rc refers to to PipeSize and
+// reports whether the kernel took it.
+func SetPipeSize(rc syscall.RawConn) bool {
+	var errno syscall.Errno
+	err := rc.Control(func(fd uintptr) {
+		_, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, PipeSize)
+	})
+	return err == nil && errno == 0
+}
+
+// SetReceiveLowWater sets the socket's SO_RCVLOWAT (socket(7)) to n bytes:
+// the kernel then reports it readable, and wakes a waiting reader, only
+// once n bytes wait in it, or the peer closed it. It reports whether rc is
+// a stream socket and the mark was set.
+func SetReceiveLowWater(rc syscall.RawConn, n int) bool {
+	set := false
+	err := rc.Control(func(fd uintptr) {
+		if t, err := syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TYPE); err != nil || t != syscall.SOCK_STREAM {
+			return
+		}
+		set = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, n) == nil
+	})
+	return err == nil && set
+}

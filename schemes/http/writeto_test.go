@@ -1,0 +1,71 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// TestWriteToTakesSocket copies a large body of known length into a file
+// through body.WriteTo, which reads past the Transport once its buffer is
+// empty: the file gets the body's bytes and none past them, and the next
+// request on the Fetcher goes out on a new connection and is served.
+func TestWriteToTakesSocket(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), (3<<20+777)/16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/small" {
+			w.Write([]byte("small"))
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+		w.Write(big)
+	}))
+	defer srv.Close()
+	f := &Fetcher{}
+	defer f.Close()
+	get := func(path string) *body {
+		t.Helper()
+		res, err := f.Fetch(context.Background(), &schemes.Request{URL: uri.MustParse(srv.URL + path), Dialer: &net.Dialer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Body.(*body)
+	}
+	b := get("/big")
+	if b.sock == nil {
+		t.Fatal("a plain body of known length has no connection to take")
+	}
+	dst, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	n, err := b.WriteTo(dst)
+	if err != nil || n != int64(len(big)) {
+		t.Fatalf("wrote %d of %d bytes: %v", n, len(big), err)
+	}
+	if !b.sock.taken {
+		t.Error("the body was read through the Transport to its end")
+	}
+	b.Close()
+	got, err := os.ReadFile(dst.Name())
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("the file holds %d bytes, want the body's %d", len(got), len(big))
+	}
+	small := get("/small")
+	data, err := io.ReadAll(small)
+	small.Close()
+	if err != nil || string(data) != "small" {
+		t.Fatalf("next response: %q, %v", data, err)
+	}
+}
