@@ -142,6 +142,8 @@ type options struct {
 	continueAt    string
 	maxTime       float64
 	connectTime   float64
+	speedLimit    int64
+	speedTime     float64
 	retry         int
 	retryDelay    float64
 	retryMaxTime  float64
@@ -202,7 +204,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `file`")
 	fs.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at `offset`; '-' resumes where the output file ends")
 	fs.Float64VarP(&o.maxTime, "max-time", "m", 0, "give up on a transfer after `seconds`")
-	fs.Float64Var(&o.connectTime, "connect-timeout", 0, "give up connecting after `seconds`")
+	fs.Float64Var(&o.connectTime, "connect-timeout", 0, "give up after `seconds` without the first byte of a reply (default 120)")
+	fs.Int64VarP(&o.speedLimit, "speed-limit", "Y", 0, "give up when slower than `bytes` a second for --speed-time (default 1 with -y)")
+	fs.Float64VarP(&o.speedTime, "speed-time", "y", 0, "give up after `seconds` slower than --speed-limit (default 30 with -Y)")
 	fs.IntVar(&o.retry, "retry", 0, "retry transient failures `n` times")
 	fs.Float64Var(&o.retryDelay, "retry-delay", 0, "wait `seconds` between retries (default: backoff from 1s)")
 	fs.Float64Var(&o.retryMaxTime, "retry-max-time", 0, "stop retrying after `seconds`")
@@ -337,6 +341,8 @@ func (c *command) newClient() (*fetch.Client, error) {
 	o := c.opts
 	cl := &fetch.Client{
 		ConnectTimeout: seconds(o.connectTime),
+		LowSpeedLimit:  o.speedLimit,
+		LowSpeedTime:   seconds(o.speedTime),
 		Timeout:        seconds(o.maxTime),
 		MaxSize:        o.maxFilesize,
 		Retries:        o.retry,

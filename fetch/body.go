@@ -25,6 +25,7 @@ type Body struct {
 	rc       io.ReadCloser
 	ctx      context.Context
 	cancel   context.CancelFunc
+	watch    *watchdog // bounds the waits on the source (watchdog.go)
 	req      *schemes.Request
 	max      int64
 	progress func(Progress)
@@ -41,7 +42,9 @@ func (b *Body) Read(p []byte) (int, error) {
 		// Read at most one byte past the limit: enough to know it was passed.
 		p = p[:b.max+1-b.n]
 	}
+	b.watch.begin()
 	n, err := b.rc.Read(p)
+	b.watch.end(int64(n), err)
 	b.n += int64(n)
 	if b.max > 0 && b.n > b.max {
 		return n - int(b.n-b.max), b.tooLarge()
@@ -85,8 +88,13 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	bt := batcher{on: batch}
 	eof := false
 	defer func() { bt.stop(eof) }()
+	src, kernel := b.watchedSource(b.rc)
+	defer kernel()
 	for {
-		n, werr, err := s.copyN(b.rc, b.chunk(&bt, b.rc, written))
+		b.watch.begin()
+		n, werr, err := s.copyN(src, b.chunk(&bt, src, written))
+		b.watch.end(0, err)
+		b.watch.count(n)
 		written += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {
@@ -117,7 +125,11 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 // same sink, limit and progress as the loop in WriteTo.
 func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer, batch bool) (int64, error) {
 	cw := &chunkWriter{b: b, s: s, w: w, batch: batch}
+	// The fetcher's WriteTo reads its source itself: all of it is a wait
+	// on the source, save what the sink's own writes take.
+	b.watch.begin()
 	n, err := wt.WriteTo(cw)
+	b.watch.end(0, err)
 	b.report(true)
 	switch {
 	case cw.limit != nil:
@@ -152,6 +164,7 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 	}
 	n, err := c.w.Write(p)
 	b.n += int64(n)
+	b.watch.count(int64(n))
 	if err != nil {
 		c.werr = err
 		return n, err
@@ -178,6 +191,8 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	if limited {
 		r = lr.R
 	}
+	r, kernel := b.watchedSource(r)
+	defer kernel()
 	var total int64
 	bt := batcher{on: c.batch && !limited}
 	eof := false
@@ -191,6 +206,7 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 			chunk = min(chunk, lr.N)
 		}
 		n, werr, err := c.s.copyN(r, chunk)
+		b.watch.count(n)
 		if limited {
 			lr.N -= n
 		}
@@ -257,10 +273,23 @@ func (bt *batcher) stop(eof bool) {
 	bt.undo = nil
 }
 
+// watchedSource returns r as a copy should read it: a source the kernel
+// copies from is made known to the watchdog (undone by the function
+// returned), any other has its reads watched.
+func (b *Body) watchedSource(r io.Reader) (io.Reader, func()) {
+	if hasDescriptor(r) {
+		return r, b.watch.source(r)
+	}
+	return b.watch.reader(r), func() {}
+}
+
 // Close closes the underlying body and ends the transfer's deadline.
 func (b *Body) Close() error {
 	b.closeOnce.Do(func() {
+		// Closing may wait for the server (FTP's 226): bounded too.
+		b.watch.begin()
 		b.closeErr = b.rc.Close()
+		b.watch.end(0, nil)
 		b.cancel()
 	})
 	return b.closeErr
@@ -287,6 +316,9 @@ func (b *Body) tooLarge() error {
 // a write error (from WriteTo's destination) stays what it is for the caller
 // to classify; anything unclassified goes through Request.NetError.
 func (b *Body) wrap(err error) error {
+	if werr := b.watch.fired(); werr != nil {
+		return werr
+	}
 	if errors.Is(b.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
 		return &schemes.Error{Kind: schemes.ErrTimeout, URL: b.req.URL.Redacted(), Err: err, Temporary: true}
 	}
@@ -305,15 +337,20 @@ type listing struct {
 	schemes.Listing
 	ctx       context.Context
 	cancel    context.CancelFunc
+	watch     *watchdog
 	req       *schemes.Request
 	closeOnce sync.Once
 	closeErr  error
 }
 
 func (l *listing) Next() (schemes.Entry, error) {
+	l.watch.begin()
 	e, err := l.Listing.Next()
+	l.watch.end(entryWeight(e), err)
 	if err != nil && err != io.EOF {
-		if errors.Is(l.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
+		if werr := l.watch.fired(); werr != nil {
+			err = werr
+		} else if errors.Is(l.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
 			err = &schemes.Error{Kind: schemes.ErrTimeout, URL: l.req.URL.Redacted(), Err: err, Temporary: true}
 		} else {
 			var se *schemes.Error
@@ -327,7 +364,9 @@ func (l *listing) Next() (schemes.Entry, error) {
 
 func (l *listing) Close() error {
 	l.closeOnce.Do(func() {
+		l.watch.begin()
 		l.closeErr = l.Listing.Close()
+		l.watch.end(0, nil)
 		l.cancel()
 	})
 	return l.closeErr

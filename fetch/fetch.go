@@ -32,11 +32,33 @@ type Client struct {
 	// default registry, built on first use (see DefaultFetchers).
 	Fetchers map[string]schemes.Fetcher
 
-	// Dialer opens connections. Nil means a net.Dialer with ConnectTimeout.
+	// Dialer opens connections. Nil means a net.Dialer whose attempts
+	// ConnectTimeout bounds (30 seconds each when it is 0).
 	Dialer schemes.Dialer
 
-	// ConnectTimeout bounds each connection attempt; 0 means 30 seconds.
+	// ConnectTimeout bounds everything before the resource's first byte
+	// (curl's --connect-timeout, and more): connecting, the TLS handshake,
+	// the server's greeting and the login, and the wait for the reply to
+	// the request (an HTTP response header, an FTP 150 or the first data
+	// byte, a gopher or WAIS reply). A server that accepts and then says
+	// nothing ends the transfer with schemes.ErrTimeout. 0 means
+	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+
+	// LowSpeedLimit and LowSpeedTime are curl's --speed-limit and
+	// --speed-time: a transfer that receives fewer than LowSpeedLimit
+	// bytes a second for LowSpeedTime ends with schemes.ErrTimeout. As in
+	// curl, LowSpeedTime alone means a limit of 1 byte a second, and
+	// LowSpeedLimit alone means over 30 seconds. A listing counts the
+	// bytes of its entries as they arrive.
+	LowSpeedLimit int64
+	LowSpeedTime  time.Duration
+
+	// IdleTimeout ends a transfer that receives nothing for this long,
+	// so that no transfer waits forever on a silent server; 0 means
+	// DefaultIdleTimeout, a negative value no bound. Only the time the
+	// caller spends waiting for the body or listing counts.
+	IdleTimeout time.Duration
 
 	// Timeout bounds each URL's whole transfer, body included (curl's
 	// --max-time); 0 means no limit.
@@ -165,10 +187,11 @@ func (c *Client) init() {
 		if c.dialer == nil {
 			t := c.ConnectTimeout
 			if t <= 0 {
-				t = 30 * time.Second
+				t = dialTimeout
 			}
 			c.dialer = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
 		}
+		c.dialer = watchedDialer{c.dialer}
 		c.tls = c.TLSConfig
 		if c.tls == nil {
 			c.tls = &tls.Config{}
@@ -274,16 +297,27 @@ func (c *Client) retryWait(attempt int) time.Duration {
 }
 
 // once1 makes one attempt: the fetcher's call under the transfer's
-// deadline, with the body wrapped so that the deadline, the size limit and
-// progress hold while it is read.
+// deadline and the watchdog (see watchdog), with the body wrapped so that
+// the deadline, the watchdog, the size limit and progress hold while it is
+// read.
 func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Request) (*schemes.Resource, error) {
-	tctx, cancel := ctx, context.CancelFunc(func() {})
+	tctx, cancelTime := ctx, context.CancelFunc(func() {})
 	if c.Timeout > 0 {
-		tctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		tctx, cancelTime = context.WithTimeout(ctx, c.Timeout)
 	}
-	res, err := f.Fetch(tctx, req)
+	wctx, cancelWatch := context.WithCancelCause(tctx)
+	w := c.newWatchdog(req, cancelWatch)
+	cancel := func() {
+		w.stop()
+		cancelWatch(nil)
+		cancelTime()
+	}
+	res, err := f.Fetch(w.context(wctx), req)
 	if err != nil {
 		cancel()
+		if werr := w.fired(); werr != nil {
+			return nil, werr
+		}
 		return nil, timeoutError(tctx, req, err)
 	}
 	if res.URL == "" {
@@ -300,9 +334,11 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		if res.Size >= 0 {
 			total = res.Size - res.Offset
 		}
-		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, req: req, max: c.MaxSize, progress: c.Progress, total: total}
+		w.fetched()
+		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total}
 	case res.Listing != nil:
-		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, req: req}
+		w.fetched()
+		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, req: req}
 	default:
 		cancel()
 	}

@@ -1,0 +1,335 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// The bounds a Client applies when its fields leave them at zero.
+const (
+	// DefaultConnectTimeout bounds everything before a resource's first
+	// byte: connecting, the TLS handshake, a greeting and login, and the
+	// wait for the reply to the request. Two minutes lets a slow server
+	// compute a large listing, a search or a dynamic page; Linux gives up
+	// a TCP connection attempt after about as long (tcp_syn_retries 6).
+	DefaultConnectTimeout = 2 * time.Minute
+
+	// DefaultIdleTimeout ends a transfer that receives nothing for this
+	// long, when no speed limit is set. TCP's retransmission timeout grows
+	// to two minutes between tries (RFC 6298 §2.5 allows a cap of at least
+	// 60 s; Linux's is 120 s), so five minutes lets a live connection ride
+	// out an outage of a few minutes, where wget's 900 s read timeout
+	// would keep a dead one for a quarter of an hour.
+	DefaultIdleTimeout = 5 * time.Minute
+
+	// dialTimeout bounds one TCP connection attempt when ConnectTimeout is
+	// not set, so that one unreachable address leaves time for the next.
+	dialTimeout = 30 * time.Second
+
+	// defaultSpeedTime and defaultSpeedLimit are curl's: -Y alone means
+	// over 30 seconds, -y alone means below 1 byte a second.
+	defaultSpeedTime  = 30 * time.Second
+	defaultSpeedLimit = 1
+)
+
+// watchdog bounds one attempt at a URL by time, whatever its scheme: until
+// the fetcher returns, by the connect timeout; then, while the caller waits
+// on the body or listing, by the connect timeout until its first byte and
+// by the idle bound or the speed limit after it. When a bound passes it
+// cancels the attempt's context with a timeout error as the cause: every
+// fetcher closes its connections when its context ends (see
+// schemes.Fetcher), so a silent server cannot hold a transfer.
+//
+// Time spent while the caller is not reading (writing the bytes out, or
+// busy elsewhere) does not count against the server.
+type watchdog struct {
+	req     *schemes.Request
+	cancel  context.CancelCauseFunc
+	start   time.Time
+	connect time.Duration
+	idle    time.Duration // no byte for this long ends the transfer; 0: none
+	limit   int64         // bytes a second, 0 for the idle rule alone
+	window  time.Duration // how long the transfer may stay below limit
+	every   time.Duration // how often the body's progress is looked at
+
+	n       atomic.Int64 // bytes (or listing weight) the caller received
+	waiting atomic.Int32 // the caller is blocked on the source
+	first   atomic.Bool  // the resource's first byte (or its end) arrived
+	dialed  atomic.Bool  // a connection was made for this attempt
+	src     atomic.Pointer[kernelSource]
+
+	mu        sync.Mutex
+	timer     *time.Timer
+	body      bool      // the fetcher returned; the timer ticks
+	done      bool      // stopped or fired
+	err       error     // the timeout, once fired
+	lastN     int64     // n at the last tick
+	lastTick  time.Time // when the last tick ran
+	slowSince time.Time // since when the transfer has been too slow
+}
+
+type watchKey struct{}
+
+// newWatchdog starts the connect bound of one attempt; cancel ends the
+// attempt's context.
+func (c *Client) newWatchdog(req *schemes.Request, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{req: req, cancel: cancel, start: time.Now(), connect: c.ConnectTimeout, idle: c.IdleTimeout}
+	if w.connect <= 0 {
+		w.connect = DefaultConnectTimeout
+	}
+	switch {
+	case w.idle == 0:
+		w.idle = DefaultIdleTimeout
+	case w.idle < 0:
+		w.idle = 0
+	}
+	w.limit, w.window = c.LowSpeedLimit, c.LowSpeedTime
+	if w.limit > 0 || w.window > 0 {
+		// curl: -y alone implies -Y 1; -Y alone implies -y 30.
+		if w.limit <= 0 {
+			w.limit = defaultSpeedLimit
+		}
+		if w.window <= 0 {
+			w.window = defaultSpeedTime
+		}
+	}
+	w.every = time.Second
+	for _, d := range []time.Duration{w.connect, w.idle, w.window} {
+		if d > 0 && d/4 < w.every {
+			w.every = max(d/4, 10*time.Millisecond)
+		}
+	}
+	w.timer = time.AfterFunc(w.connect, w.connectExpired)
+	return w
+}
+
+// context returns ctx carrying w, for the dialer to tell w it connected.
+func (w *watchdog) context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, watchKey{}, w)
+}
+
+func (w *watchdog) connectExpired() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.body {
+		return
+	}
+	what := "no reply from the server"
+	if !w.dialed.Load() {
+		what = "no connection to the server"
+	}
+	w.fire(fmt.Errorf("%s within %s", what, seconds(w.connect)))
+}
+
+// fetched tells w that the fetcher returned a body or listing: from now
+// on the caller's reads are watched.
+func (w *watchdog) fetched() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	w.body = true
+	w.lastTick, w.slowSince = time.Now(), w.start
+	w.timer.Stop()
+	w.timer = time.AfterFunc(w.every, w.tick)
+}
+
+// tick looks at what arrived since the last one and fires once the
+// transfer has been too slow (or silent) for its bound.
+func (w *watchdog) tick() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	now := time.Now()
+	n := w.n.Load()
+	got := n - w.lastN
+	elapsed := now.Sub(w.lastTick)
+	w.lastN, w.lastTick = n, now
+	waiting := w.waiting.Load() > 0
+	behind := false
+	if src := w.src.Load(); src != nil && waiting {
+		// A copy the kernel makes is counted when it returns, which a
+		// slow source may take long to let it do: ask the socket.
+		arrived, started, queued := src.sample()
+		got, behind = max(got, arrived), queued
+		if started {
+			w.first.Store(true)
+		}
+	}
+	if got > 0 {
+		w.first.Store(true)
+	}
+	ok := !waiting || behind
+	var bound time.Duration
+	var why string
+	switch {
+	case ok:
+	case !w.first.Load():
+		ok, bound = got > 0, w.connect
+		why = "no reply from the server within " + seconds(bound)
+	case w.limit > 0:
+		ok, bound = float64(got) >= float64(w.limit)*elapsed.Seconds(), w.window
+		why = fmt.Sprintf("transfer slower than %d bytes/s for %s", w.limit, seconds(bound))
+	default:
+		ok, bound = got > 0, w.idle
+		why = "no data from the server for " + seconds(bound)
+	}
+	if ok {
+		w.slowSince = now
+	} else if bound > 0 && now.Sub(w.slowSince) >= bound {
+		w.fire(errors.New(why))
+		return
+	}
+	w.timer.Reset(w.every)
+}
+
+// fire ends the attempt with a timeout; w.mu is held.
+func (w *watchdog) fire(why error) {
+	w.done = true
+	w.err = &schemes.Error{Kind: schemes.ErrTimeout, URL: w.req.URL.Redacted(), Err: why, Temporary: true}
+	w.cancel(w.err)
+}
+
+// stop ends the watch without a timeout.
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	w.timer.Stop()
+}
+
+// fired returns the timeout w ended the attempt with, or nil.
+func (w *watchdog) fired() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// begin and end bracket a wait on the source; n bytes arrived in it, and
+// err ended it (an end of stream is the resource's last byte).
+func (w *watchdog) begin() {
+	if w != nil {
+		w.waiting.Add(1)
+	}
+}
+
+func (w *watchdog) end(n int64, err error) {
+	if w == nil {
+		return
+	}
+	w.n.Add(n)
+	if n > 0 || err != nil {
+		w.first.Store(true)
+	}
+	w.waiting.Add(-1)
+}
+
+// count adds n bytes received while a wait is already bracketed.
+func (w *watchdog) count(n int64) {
+	if w != nil && n > 0 {
+		w.n.Add(n)
+		w.first.Store(true)
+	}
+}
+
+// reader returns r with its reads watched.
+func (w *watchdog) reader(r io.Reader) io.Reader {
+	if w == nil {
+		return r
+	}
+	return watchedReader{r, w}
+}
+
+type watchedReader struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (r watchedReader) Read(p []byte) (int, error) {
+	r.w.begin()
+	n, err := r.r.Read(p)
+	r.w.end(int64(n), err)
+	return n, err
+}
+
+// source tells w that the kernel copies from r, which it cannot see until
+// a copy call returns; the returned function undoes it.
+func (w *watchdog) source(r io.Reader) func() {
+	sc, ok := r.(syscall.Conn)
+	if w == nil || !ok {
+		return func() {}
+	}
+	w.src.Store(&kernelSource{conn: sc})
+	return func() { w.src.Store(nil) }
+}
+
+// kernelSource is a socket the kernel copies from.
+type kernelSource struct {
+	conn     syscall.Conn
+	received uint64 // the socket's byte count at the last sample
+	sampled  bool
+}
+
+// sample returns how many bytes the socket received since the last
+// sample; whether it has received any at all, which on a connection made
+// for the transfer means its first byte came; and whether bytes wait in it
+// unread: then the reader, not the server, is behind (a slow
+// destination), or a low-water mark holds them back, which socketCounts
+// lowers so that they are read.
+func (s *kernelSource) sample() (arrived int64, started, behind bool) {
+	rc, err := s.conn.SyscallConn()
+	if err != nil {
+		return 0, false, false
+	}
+	received, queued, ok := socketCounts(rc)
+	if !ok {
+		return 0, false, false
+	}
+	if s.sampled && received > s.received {
+		arrived = int64(received - s.received)
+	}
+	s.received, s.sampled = received, true
+	return arrived, received > 0, queued > 0
+}
+
+// watchedDialer tells the attempt's watchdog when a connection is made,
+// so that a timeout can say whether the server was reached.
+type watchedDialer struct{ d schemes.Dialer }
+
+func (d watchedDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := d.d.DialContext(ctx, network, address)
+	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok && err == nil {
+		w.dialed.Store(true)
+	}
+	return c, err
+}
+
+// seconds formats d as curl's options give it: "5s", "1.5s", "300s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// entryWeight is what a listing entry counts for against a speed limit:
+// the bytes of the server's line for it, or of its name and URL.
+func entryWeight(e schemes.Entry) int64 {
+	if e.Raw != "" {
+		return int64(len(e.Raw))
+	}
+	return int64(len(e.Name) + len(e.URL))
+}
