@@ -172,6 +172,8 @@ func TestFTPRFC1738Examples(t *testing.T) {
 			want: []string{"PWD", "CWD", "CWD etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
 		{name: "bare CWD refused", url: "//etc/motd",
 			want: []string{"PWD", "CWD"}, errKind: schemes.ErrNotFound, errMatch: "RFC 1738 §3.2.2"},
+		{name: "bare CWD refused with 501", url: "//etc/motd", bareCWDReply: "501 Invalid number of parameters",
+			want: []string{"PWD", "CWD"}, errKind: schemes.ErrNotFound, errMatch: "RFC 1738 §3.2.2"},
 		{name: "%2F inside one segment", url: "/a%2Fb/f",
 			want: []string{"PWD", "CWD a/b", "TYPE I", "EPSV", "RETR f"}, body: "inside a/b\n"},
 		{name: "type=d NLST of a directory", url: "/one/;type=d",
@@ -225,15 +227,17 @@ func TestFTPRFC1738Examples(t *testing.T) {
 // ftpExample is a case of TestFTPRFC1738Examples: a URL path on the test
 // server and the commands its fetch sends after logging in.
 type ftpExample struct {
-	name     string
-	url      string
-	opts     map[string]string
-	bareCWD  bool
-	mlsd     bool
-	want     []string
-	body     string
-	errKind  error
-	errMatch string
+	name    string
+	url     string
+	opts    map[string]string
+	bareCWD bool
+	// bareCWDReply is the server's refusal of a bare CWD, 550 if "".
+	bareCWDReply string
+	mlsd         bool
+	want         []string
+	body         string
+	errKind      error
+	errMatch     string
 }
 
 // check fetches the example's URL on a fresh connection and checks its
@@ -243,7 +247,9 @@ type ftpExample struct {
 // ahead, its reply read later. As the last request (schemes.Request.Last)
 // it does neither. Close ends with QUIT.
 func (tt ftpExample) check(t *testing.T, last bool) {
-	s := newFTPServer(t, func(s *ftptest.Server) { s.AcceptBareCWD = tt.bareCWD; s.MLSD = tt.mlsd })
+	s := newFTPServer(t, func(s *ftptest.Server) {
+		s.AcceptBareCWD, s.BareCWDReply, s.MLSD = tt.bareCWD, tt.bareCWDReply, tt.mlsd
+	})
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	req := ftpRequest(t, s.URL+tt.url, tt.opts)

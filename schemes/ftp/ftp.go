@@ -927,6 +927,12 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 			c.dirKey = unknownDir
 			e := c.replyErr(cmd, r)
 			if d == "" {
+				if r.code/100 == 5 {
+					// vsftpd refuses it with 550, proftpd
+					// with 501 (no argument): either way the
+					// directory the URL names is not there.
+					e.Kind = schemes.ErrNotFound
+				}
 				e.Err = errors.New("RFC 1738 §3.2.2: an empty path segment is a CWD with no argument, which this server refuses; to name an absolute path write %2F, as in ftp://host/%2Fetc/motd")
 			}
 			return e
