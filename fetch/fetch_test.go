@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // stubFetcher answers every request from a function, counting calls.
@@ -69,6 +70,28 @@ func TestBadURLMasksPassword(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("password in message: %v", err)
+	}
+}
+
+// TestBadURLMessage checks that a URL that does not parse is named once,
+// with what is wrong and the column of the URL shown (after a masked
+// password, the column moves with it).
+func TestBadURLMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://a b/":           "http://a b/: bad URL: space at column 9",
+		"http://u:pw@a b/":      "http://u:****@a b/: bad URL: space at column 16",
+		"http://u:longer@h/%zz": `http://u:****@h/%zz: bad URL: "%zz" is not a percent-escape (% must be followed by two hex digits) at column 17`,
+		"ht tp://u:pw@h/":       "ht tp://u:****@h/: bad URL: space at column 3",
+		"http://[::1":           "http://[::1: bad URL: unbalanced '[' at column 8",
+	} {
+		_, err := (&Client{}).Fetch(context.Background(), in)
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v\nwant %s", in, err, want)
+		}
+		var ue *uri.Error
+		if !errors.Is(err, schemes.ErrBadURL) || !errors.As(err, &ue) {
+			t.Errorf("%q: %v is not a bad URL with the parse error", in, err)
+		}
 	}
 }
 
