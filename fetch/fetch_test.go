@@ -116,6 +116,28 @@ func TestOptionsReachFetcher(t *testing.T) {
 	}
 }
 
+// TestBadURLMessage checks that a URL that does not parse is named once,
+// with what is wrong and the column of the URL shown (after a masked
+// password, the column moves with it).
+func TestBadURLMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://a b/":           "http://a b/: bad URL: space at column 9",
+		"http://u:pw@a b/":      "http://u:****@a b/: bad URL: space at column 16",
+		"http://u:longer@h/%zz": `http://u:****@h/%zz: bad URL: "%zz" is not a percent-escape (% must be followed by two hex digits) at column 17`,
+		"ht tp://u:pw@h/":       "ht tp://u:****@h/: bad URL: space at column 3",
+		"http://[::1":           "http://[::1: bad URL: unbalanced '[' at column 8",
+	} {
+		_, err := (&Client{}).Fetch(context.Background(), in)
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v\nwant %s", in, err, want)
+		}
+		var ue *uri.Error
+		if !errors.Is(err, schemes.ErrBadURL) || !errors.As(err, &ue) {
+			t.Errorf("%q: %v is not a bad URL with the parse error", in, err)
+		}
+	}
+}
+
 func TestRetriesTransientFailures(t *testing.T) {
 	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, call int) (*schemes.Resource, error) {
 		if call < 3 {

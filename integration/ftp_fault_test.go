@@ -177,3 +177,44 @@ func TestFTPReplyCodes(t *testing.T) {
 		t.Errorf("login error %v leaks the password or lacks the code", err)
 	}
 }
+
+// TestFTPRefusedDataConnection checks that a server that closes its
+// passive port as it refuses the transfer command (proftpd's 550 for a
+// missing file) is reported by that reply, not by the refused data
+// connection: the server here answers EPSV only once it has refused the
+// command sent with it, so that the connection always comes too late.
+// The control connection stays in step and serves the next URL, on the
+// port of an EPSV sent ahead or a new one.
+func TestFTPRefusedDataConnection(t *testing.T) {
+	s := newFTPServer(t, func(s *ftptest.Server) { s.ClosePortOnRefusal = true })
+	f := &ftp.Fetcher{}
+	defer f.Close()
+	for _, tt := range []struct{ url, cmd string }{
+		{"/nope.txt", "RETR nope.txt"},
+		{"/pub/nope.txt", "RETR nope.txt"},
+		{"/motd", ""},
+		{"/nope.txt", "RETR /nope.txt"}, // on the port of the EPSV sent ahead
+		{"/nope;type=d", "NLST nope"},
+		{"/motd", ""},
+		{"/nope/", "LIST nope"},
+	} {
+		var opts *schemes.FTPOptions
+		if strings.HasSuffix(tt.url, "/") {
+			opts = &schemes.FTPOptions{Method: schemes.FTPNoCWD}
+		}
+		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+tt.url, opts))
+		if tt.cmd == "" {
+			if err != nil || body != "root motd\n" {
+				t.Fatalf("%s: %q, %v", tt.url, body, err)
+			}
+			continue
+		}
+		var se *schemes.Error
+		if !errors.As(err, &se) || !errors.Is(err, schemes.ErrNotFound) || se.Code != 550 || se.Op != tt.cmd {
+			t.Errorf("%s: %v, want the 550 to %s", tt.url, err, tt.cmd)
+		}
+	}
+	if n := s.Conns(); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+}

@@ -46,23 +46,31 @@ type realFTP struct {
 	// it is; Pure-FTPd sends CR LF for the LF, the CR before it being
 	// part of the line, which the client keeps.
 	crlfASCII string
+	// bareCWD is the server's reply to a CWD with no argument (RFC 1738
+	// §3.2.2's empty segment): vsftpd refuses it with 550, ProFTPD with
+	// 501, and Pure-FTPd goes to the login directory (0).
+	bareCWD int
 }
 
 // realFTPServers returns the anonymous FTP servers .ci/servers started
-// (vsftpd, Pure-FTPd): those whose variables are set, skipping when none
-// is (see lookupRealServer for URLGET_REAL).
+// (vsftpd, Pure-FTPd, ProFTPD): those whose variables are set, skipping
+// when none is (see lookupRealServer for URLGET_REAL).
 func realFTPServers(t *testing.T) []realFTP {
 	t.Helper()
 	var out []realFTP
 	var names []string
-	for _, s := range []struct{ name, env, crlfASCII string }{
-		{"vsftpd", "VSFTPD", "one\ntwo\n"},
-		{"pure-ftpd", "PUREFTPD", "one\r\ntwo\r\n"},
+	for _, s := range []struct {
+		name, env, crlfASCII string
+		bareCWD              int
+	}{
+		{"vsftpd", "VSFTPD", "one\ntwo\n", 550},
+		{"pure-ftpd", "PUREFTPD", "one\r\ntwo\r\n", 0},
+		{"proftpd", "PROFTPD", "one\ntwo\n", 501},
 	} {
 		env := []string{"URLGET_" + s.env + "_ADDR", "URLGET_" + s.env + "_ROOT"}
 		names = append(names, env...)
 		if v, ok := lookupRealServer(t, env...); ok {
-			out = append(out, realFTP{s.name, v[0], v[1], s.crlfASCII})
+			out = append(out, realFTP{s.name, v[0], v[1], s.crlfASCII, s.bareCWD})
 		}
 	}
 	if len(out) == 0 {
@@ -198,8 +206,15 @@ func TestRealFTPFiles(t *testing.T) {
 				t.Errorf("%s: %d bytes differ from the %d written", file.path, len(body), len(file.data))
 			}
 		}
-		for _, p := range []string{"bin/missing", "nodir/missing", "no/dir/missing"} {
-			_, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+dir+p, nil))
+		// "/nope.txt" is RETR at the login directory, on the port of an
+		// EPSV sent ahead; ProFTPD closes that port as it refuses the
+		// RETR, and its 550 is the error, not the refused connection.
+		for _, p := range []string{"/nope.txt", "bin/missing", "nodir/missing", "no/dir/missing"} {
+			u := "ftp://" + e.addr + dir + p
+			if strings.HasPrefix(p, "/") {
+				u = "ftp://" + e.addr + p
+			}
+			_, err := fetchFTP(t, f, ftpRequest(t, u, nil))
 			if !errors.Is(err, schemes.ErrNotFound) {
 				t.Errorf("%s: %v, want not found", p, err)
 			}
@@ -348,31 +363,43 @@ func TestRealFTPHeadResume(t *testing.T) {
 	})
 }
 
-// TestVsftpdBareCWD checks RFC 1738 §3.2.2's empty segment: vsftpd refuses
-// "CWD" with no argument, and the error says how to write an absolute path.
-func TestVsftpdBareCWD(t *testing.T) {
-	e := vsftpd(t)
-	dir := writeFTPTree(t, e.root, "bare")
-	f := &ftp.Fetcher{}
-	defer f.Close()
-	var sent []string
-	req := ftpRequest(t, "ftp://"+e.addr+"/"+dir+"one/only.txt", nil)
-	req.Trace = func(d schemes.Direction, l string) {
-		if d == schemes.Sent {
-			sent = append(sent, l)
+// TestRealFTPBareCWD checks RFC 1738 §3.2.2's empty segment, a CWD with
+// no argument: where the server refuses it (vsftpd's 550, ProFTPD's 501)
+// the file is not found and the error says how to write an absolute path;
+// where it goes to the login directory (Pure-FTPd), the file is fetched
+// from there.
+func TestRealFTPBareCWD(t *testing.T) {
+	eachRealFTP(t, func(t *testing.T, e realFTP) {
+		dir := writeFTPTree(t, e.root, "bare")
+		f := &ftp.Fetcher{}
+		defer f.Close()
+		var sent []string
+		req := ftpRequest(t, "ftp://"+e.addr+"/"+dir+"one/only.txt", nil)
+		req.Trace = func(d schemes.Direction, l string) {
+			if d == schemes.Sent {
+				sent = append(sent, l)
+			}
 		}
-	}
-	_, err := fetchFTP(t, f, req)
-	if err == nil || !strings.Contains(err.Error(), "RFC 1738 §3.2.2") || !strings.Contains(err.Error(), "%2F") {
-		t.Fatalf("error %v, want one naming RFC 1738 §3.2.2", err)
-	}
-	if !strings.Contains(strings.Join(sent, "\n")+"\n", "\nCWD\n") {
-		t.Errorf("no bare CWD among %q", sent)
-	}
-	body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+"/%2F"+strings.Trim(dir, "/")+"/one/only.txt", nil))
-	if err != nil || body != "only\n" {
-		t.Errorf("absolute path: %q, %v", body, err)
-	}
+		body, err := fetchFTP(t, f, req)
+		var se *schemes.Error
+		switch {
+		case e.bareCWD == 0:
+			if err != nil || body != "only\n" {
+				t.Errorf("bare CWD accepted: %q, %v", body, err)
+			}
+		case !errors.As(err, &se) || se.Code != e.bareCWD || !errors.Is(err, schemes.ErrNotFound):
+			t.Errorf("error %v, want not found with %d", err, e.bareCWD)
+		case !strings.Contains(err.Error(), "RFC 1738 §3.2.2") || !strings.Contains(err.Error(), "%2F"):
+			t.Errorf("error %v, want one naming RFC 1738 §3.2.2 and %%2F", err)
+		}
+		if !strings.Contains(strings.Join(sent, "\n")+"\n", "\nCWD\n") {
+			t.Errorf("no bare CWD among %q", sent)
+		}
+		body, err = fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+"/%2F"+strings.Trim(dir, "/")+"/one/only.txt", nil))
+		if err != nil || body != "only\n" {
+			t.Errorf("absolute path: %q, %v", body, err)
+		}
+	})
 }
 
 // TestVsftpdLocalUser logs in with a password: paths are relative to the

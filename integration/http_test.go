@@ -396,8 +396,8 @@ func TestHTTPStatusErrors(t *testing.T) {
 			{400, false, schemes.ErrProtocol, false},
 			{408, false, schemes.ErrProtocol, true},
 			{429, false, schemes.ErrProtocol, true},
-			{500, false, schemes.ErrProtocol, true},
-			{503, false, schemes.ErrProtocol, true},
+			{500, false, schemes.ErrServer, true},
+			{503, false, schemes.ErrServer, true},
 		} {
 			req := httpRequest(t, s.URL+"/"+strconv.Itoa(tc.code))
 			if tc.withCreds {
@@ -413,6 +413,9 @@ func TestHTTPStatusErrors(t *testing.T) {
 			}
 			if !strings.Contains(se.Reply, http.StatusText(tc.code)) {
 				t.Errorf("%d: reply %q lacks the status line", tc.code, se.Reply)
+			}
+			if want := ": " + tc.kind.Error() + " (GET): " + strconv.Itoa(tc.code) + " " + http.StatusText(tc.code); !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%d: message %q does not end in %q", tc.code, err, want)
 			}
 		}
 	})

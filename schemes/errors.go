@@ -25,6 +25,7 @@ var (
 	ErrNotRetrievable = errors.New("not retrievable")
 	ErrBadURL         = errors.New("bad URL")
 	ErrProtocol       = errors.New("protocol violation")
+	ErrServer         = errors.New("server error") // the server failed a valid request: HTTP 5xx
 	ErrTruncated      = errors.New("truncated transfer")
 	ErrTimeout        = errors.New("timeout")
 	ErrTooLarge       = errors.New("too large")
@@ -96,10 +97,118 @@ func (e *Error) Error() string {
 		b.WriteString(strconv.Itoa(e.Code))
 	}
 	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(oneLine(e.Err.Error()))
+		if c := e.causeText(); c != "" {
+			b.WriteString(": ")
+			b.WriteString(oneLine(c))
+		}
 	}
 	return b.String()
+}
+
+// causeText says what e.Err means, in the words of a user rather than of
+// Go's network stack ("use of closed network connection", "context
+// canceled", "i/o timeout", a bare "EOF"): the part of its message that
+// such an error wrote is replaced, and what wraps it kept. It is "" when
+// the kind says it all: a timeout or an interruption ends by closing the
+// connection, which is no news. A URL that does not parse is not named a
+// second time.
+func (e *Error) causeText() string {
+	kind, err := e.Kind, e.Err
+	msg := err.Error()
+	var ue *uri.Error
+	if kind == ErrBadURL && errors.As(err, &ue) && msg == ue.Error() {
+		return parseText(e.URL, ue)
+	}
+	inner := goInternal(err)
+	if inner == nil {
+		return msg
+	}
+	var words string
+	ours := false // the connection ended on this side
+	var op *net.OpError
+	var netErr net.Error
+	switch {
+	case errors.Is(inner, context.Canceled):
+		words, ours = "interrupted", true
+	case errors.Is(inner, context.DeadlineExceeded), errors.Is(inner, os.ErrDeadlineExceeded),
+		errors.As(inner, &netErr) && netErr.Timeout():
+		words, ours = "timed out", true
+	case errors.Is(inner, net.ErrClosed):
+		words, ours = "the connection was closed", true
+	case errors.Is(inner, io.EOF), errors.Is(inner, io.ErrUnexpectedEOF), errors.Is(inner, syscall.EPIPE):
+		words = "the server closed the connection"
+	case errors.Is(inner, syscall.ECONNRESET):
+		words = "the server reset the connection"
+	case errors.As(inner, &op):
+		// Dialing: "dial tcp 127.0.0.1:1: connect: connection refused".
+		var errno syscall.Errno
+		if errors.As(op.Err, &errno) {
+			words = errno.Error()
+		} else {
+			words = op.Err.Error()
+		}
+		if op.Op == "dial" && op.Addr != nil {
+			words = "connecting to " + op.Addr.String() + ": " + words
+		}
+	default:
+		return msg
+	}
+	if ours && (kind == ErrTimeout || kind != nil && kind.Error() == "interrupted") {
+		return ""
+	}
+	if s := inner.Error(); strings.HasSuffix(msg, s) {
+		return msg[:len(msg)-len(s)] + words
+	}
+	return words
+}
+
+// parseText tells a parse error of the URL shown as shown: what is wrong
+// and its column there, which a masked password moves. A URL shown other
+// than as parsed keeps the error's own text, which names what was parsed.
+func parseText(shown string, ue *uri.Error) string {
+	in := ue.Input
+	p := 0
+	for p < len(in) && p < len(shown) && in[p] == shown[p] {
+		p++
+	}
+	s := 0
+	for s < len(in)-p && s < len(shown)-p && in[len(in)-1-s] == shown[len(shown)-1-s] {
+		s++
+	}
+	if strings.Trim(shown[p:len(shown)-s], "*") != "" {
+		return ue.Error()
+	}
+	col := ue.Col
+	if col > len(in)-s {
+		col += len(shown) - len(in)
+	}
+	return ue.Msg + " at column " + strconv.Itoa(col)
+}
+
+// goInternal returns the outermost error in err's tree that the network
+// stack or a context made, nil if none.
+func goInternal(err error) error {
+	switch err.(type) {
+	case *net.OpError, *os.SyscallError, syscall.Errno:
+		return err
+	}
+	switch err {
+	case context.Canceled, context.DeadlineExceeded, os.ErrDeadlineExceeded, net.ErrClosed, io.EOF, io.ErrUnexpectedEOF:
+		return err
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if w := u.Unwrap(); w != nil {
+			return goInternal(w)
+		}
+	case interface{ Unwrap() []error }:
+		for _, w := range u.Unwrap() {
+			if g := goInternal(w); g != nil {
+				return g
+			}
+		}
+	}
+	return nil
 }
 
 // Unwrap lets errors.Is and errors.As see both the kind and the cause.

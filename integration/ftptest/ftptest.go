@@ -58,6 +58,21 @@ type Server struct {
 	// NoEPSV answers EPSV with 500, as servers without RFC 2428 do.
 	NoEPSV bool
 
+	// ClosePortOnRefusal makes a refused RETR, LIST, NLST or MLSD (550)
+	// close the passive port before the reply goes out, as proftpd does.
+	// The reply to EPSV or PASV is held back, when the next command has
+	// arrived with it (a client that sends the transfer command before
+	// reading the port's reply), until that command is refused or waits
+	// for its data connection: the client reads the port only once it is
+	// closed, and a connection to it is refused.
+	ClosePortOnRefusal bool
+
+	// BareCWDReply is the reply to a CWD with no argument when
+	// AcceptBareCWD is not set: "550 Failed to change directory." (as
+	// vsftpd) by default; proftpd answers "501 Invalid number of
+	// parameters".
+	BareCWDReply string
+
 	// PASVHost is the address the PASV reply names, "127,0,0,1" by
 	// default; a client must ignore it and use the control connection's
 	// peer.
@@ -477,10 +492,13 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 		ss.reply("257 \"%s\" is the current directory", strings.ReplaceAll(ss.cwd, `"`, `""`))
 	case "CWD":
 		if !hasArg {
-			if ss.s.AcceptBareCWD {
+			switch {
+			case ss.s.AcceptBareCWD:
 				ss.cwd = ss.home()
 				ss.reply("250 Directory successfully changed.")
-			} else {
+			case ss.s.BareCWDReply != "":
+				ss.reply("%s", ss.s.BareCWDReply)
+			default:
 				ss.reply("550 Failed to change directory.")
 			}
 			return true
@@ -541,15 +559,22 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 		}
 		ss.pasv, ss.closePV, ss.active = ln, ss.s.track(ln), ""
 		port := ln.Addr().(*net.TCPAddr).Port
+		var line string
 		if verb == "EPSV" {
-			ss.reply("229 Entering Extended Passive Mode (|||%d|)", port)
+			line = fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)", port)
 		} else {
 			h := ss.s.PASVHost
 			if h == "" {
 				h = "127,0,0,1"
 			}
-			ss.reply("227 Entering Passive Mode (%s,%d,%d).", h, port>>8, port&0xff)
+			line = fmt.Sprintf("227 Entering Passive Mode (%s,%d,%d).", h, port>>8, port&0xff)
 		}
+		if ss.s.ClosePortOnRefusal && (ss.r.Buffered() > 0 || ss.nextArrives(200*time.Millisecond)) {
+			// Out with the next reply, unflushed till then.
+			ss.w.WriteString(line + "\r\n")
+			return true
+		}
+		ss.reply("%s", line)
 	case "PORT", "EPRT":
 		addr, ok := parseActive(verb, arg)
 		if !ok {
@@ -638,6 +663,8 @@ func fsPath(p string) string {
 // dataConn returns the data connection for a transfer: the one the client
 // made to the passive port, or one to the active address.
 func (ss *session) dataConn() (net.Conn, error) {
+	// A passive reply held back (ClosePortOnRefusal) goes out now.
+	ss.w.Flush()
 	var c net.Conn
 	var err error
 	switch {
@@ -669,12 +696,12 @@ func (ss *session) retr(arg string) {
 	ss.rest = 0
 	fi, err := fs.Stat(ss.s.FS, p)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o444 == 0 {
-		ss.reply("550 Failed to open file.")
+		ss.refuse("550 Failed to open file.")
 		return
 	}
 	f, err := ss.s.FS.Open(p)
 	if err != nil {
-		ss.reply("550 Failed to open file.")
+		ss.refuse("550 Failed to open file.")
 		return
 	}
 	defer f.Close()
@@ -724,6 +751,16 @@ func (ss *session) retr(arg string) {
 		ss.s.early.Add(1)
 	}
 	ss.reply("226 Transfer complete.")
+}
+
+// refuse answers a transfer command that will not run, closing the
+// passive port first when ClosePortOnRefusal is set.
+func (ss *session) refuse(line string) {
+	if ss.s.ClosePortOnRefusal && ss.closePV != nil {
+		ss.closePV()
+		ss.pasv, ss.closePV = nil, nil
+	}
+	ss.reply("%s", line)
 }
 
 // nextArrives waits at most d for the client's next command and reports
@@ -782,7 +819,7 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 	}
 	fi, err := fs.Stat(ss.s.FS, fsPath(dir))
 	if err != nil {
-		ss.reply("550 No such file or directory.")
+		ss.refuse("550 No such file or directory.")
 		return true
 	}
 	var lines []string
@@ -796,7 +833,7 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 	} else {
 		entries, err := fs.ReadDir(ss.s.FS, fsPath(dir))
 		if err != nil {
-			ss.reply("550 Cannot read directory.")
+			ss.refuse("550 Cannot read directory.")
 			return true
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })

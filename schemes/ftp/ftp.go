@@ -506,7 +506,10 @@ func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset
 // having expired (nothing was transferred; the caller sends a new EPSV). A
 // port sent ahead that refuses the connection belongs to a server that
 // gave up the session, or holds it with the command pending: the
-// connection is dropped as stale, and the caller dials anew.
+// connection is dropped as stale, and the caller dials anew. Before that,
+// a data connection that fails gives the server replyWait to answer the
+// transfer command: its refusal (550) is the error, its 425 to a port sent
+// ahead a reason to ask for a new one.
 func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offset int64, ahead bool) (st *startedTransfer, fallback bool, err error) {
 	var lines []string
 	if !ahead {
@@ -569,7 +572,21 @@ func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offse
 	pd, err := c.dialData(ctx, port)
 	if err != nil {
 		c.broken = true
-		if ahead && ctx.Err() == nil && c.reused {
+		if ctx.Err() != nil {
+			return nil, false, err
+		}
+		pending := lines // the commands after EPSV, whose replies are unread
+		if !ahead {
+			pending = lines[1:]
+		}
+		if r, ok := c.replyAfterDataFailure(pending); ok {
+			if ahead && r.code == 425 {
+				// The port expired, as below.
+				return nil, true, nil
+			}
+			return nil, false, c.replyErr(cmd, r)
+		}
+		if ahead && c.reused {
 			err = fmt.Errorf("%w: %w", errStale, err)
 		}
 		return nil, false, err
@@ -598,6 +615,44 @@ func (f *Fetcher) startPipelined(ctx context.Context, c *conn, cmd string, offse
 	}
 	st, err = f.began(c, pd, st, cmd, r)
 	return st, false, err
+}
+
+// replyWait bounds the wait for the transfer command's reply after its
+// data connection failed. A server that refuses the command answers at
+// once, and its reply arrives about with the refusal of the connection;
+// one that says nothing in that time holds the command for a data
+// connection that will not come.
+const replyWait = 2 * time.Second
+
+// replyAfterDataFailure reads the replies to pending, the commands sent
+// after EPSV (REST, then the transfer command), once the data connection
+// to the port EPSV named has failed. A server that refuses the transfer
+// closes its passive port as it answers (proftpd's 550 for a missing
+// file), and the connection, made once EPSV's reply is read, may come
+// after that: the reply says what went wrong, and the refused connection
+// only follows from it (RFC 959 §5.4 has the transfer command's reply
+// decide). ok is false when no refusal of the transfer command came within
+// replyWait: the data connection's failure is the error then. After a
+// refusal the control connection is in step and serves the next request.
+func (c *conn) replyAfterDataFailure(pending []string) (r reply, ok bool) {
+	// The connection is dropped if no reply comes in time (it is marked
+	// broken already): closing it ends the wait, whatever deadline the
+	// reads run under.
+	t := time.AfterFunc(replyWait, func() { c.raw.Close() })
+	for _, l := range pending {
+		var err error
+		if r, err = c.readReply(l); err != nil {
+			t.Stop()
+			return reply{}, false
+		}
+	}
+	if !t.Stop() || r.code/100 == 1 || r.code/100 == 2 {
+		// Accepted without a data connection, or answered too late
+		// to keep the connection: the data connection's error stands.
+		return reply{}, false
+	}
+	c.broken = false
+	return r, true
 }
 
 // began checks the transfer command's reply and completes the transfer's
@@ -866,6 +921,12 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 			c.dirKey = unknownDir
 			e := c.replyErr(cmd, r)
 			if d == "" {
+				if r.code/100 == 5 {
+					// vsftpd refuses it with 550, proftpd
+					// with 501 (no argument): either way the
+					// directory the URL names is not there.
+					e.Kind = schemes.ErrNotFound
+				}
 				e.Err = errors.New("RFC 1738 §3.2.2: an empty path segment is a CWD with no argument, which this server refuses; to name an absolute path write %2F, as in ftp://host/%2Fetc/motd")
 			}
 			return e

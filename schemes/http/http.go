@@ -418,7 +418,10 @@ func statusError(req *schemes.Request, resp *http.Response) error {
 		}
 	case code == http.StatusForbidden:
 		kind = schemes.ErrAccessDenied
-	case code >= 500, code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
+	case code >= 500:
+		// RFC 9110 §15.6: the server failed a request it took as valid.
+		kind, temp = schemes.ErrServer, true
+	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
 		temp = true
 	}
 	e := req.Fail(kind, resp.Request.Method, resp.StatusCode, resp.Status, nil)
