@@ -88,13 +88,10 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	bt := batcher{on: batch}
 	eof := false
 	defer func() { bt.stop(eof) }()
-	src, kernel := b.watchedSource(b.rc)
-	defer kernel()
+	src, kernel, unwatch := b.watchedSource(b.rc)
+	defer unwatch()
 	for {
-		b.watch.begin()
-		n, werr, err := s.copyN(src, b.chunk(&bt, src, written))
-		b.watch.end(0, err)
-		b.watch.count(n)
+		n, werr, err := b.copyWatched(s, src, kernel, b.chunk(&bt, src, written))
 		written += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {
@@ -162,9 +159,13 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 		p = p[:b.max-b.n]
 		c.limit = b.tooLarge()
 	}
+	// The fetcher read these bytes itself, inside delegate's wait on the
+	// source; writing them out is not a wait on the server.
+	b.watch.count(int64(len(p)))
+	resume := b.watch.pause()
 	n, err := c.w.Write(p)
+	resume()
 	b.n += int64(n)
-	b.watch.count(int64(n))
 	if err != nil {
 		c.werr = err
 		return n, err
@@ -191,8 +192,11 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	if limited {
 		r = lr.R
 	}
-	r, kernel := b.watchedSource(r)
-	defer kernel()
+	// delegate counts the fetcher's whole WriteTo as a wait on the
+	// source; here the copy below brackets its own waits instead.
+	defer b.watch.pause()()
+	r, kernel, unwatch := b.watchedSource(r)
+	defer unwatch()
 	var total int64
 	bt := batcher{on: c.batch && !limited}
 	eof := false
@@ -205,8 +209,7 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 			}
 			chunk = min(chunk, lr.N)
 		}
-		n, werr, err := c.s.copyN(r, chunk)
-		b.watch.count(n)
+		n, werr, err := b.copyWatched(c.s, r, kernel, chunk)
 		if limited {
 			lr.N -= n
 		}
@@ -274,13 +277,28 @@ func (bt *batcher) stop(eof bool) {
 }
 
 // watchedSource returns r as a copy should read it: a source the kernel
-// copies from is made known to the watchdog (undone by the function
-// returned), any other has its reads watched.
-func (b *Body) watchedSource(r io.Reader) (io.Reader, func()) {
+// copies from (kernel true) is made known to the watchdog, undone by the
+// function returned; any other has its reads watched one by one.
+func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
 	if hasDescriptor(r) {
-		return r, b.watch.source(r)
+		return r, true, b.watch.source(r)
 	}
-	return b.watch.reader(r), func() {}
+	return b.watch.reader(r), false, func() {}
+}
+
+// copyWatched moves up to n bytes from src through s. A copy the kernel
+// makes is one wait on the server for the whole call (the watchdog asks
+// the socket whether the reader is behind instead); any other source's
+// reads are watched one by one, so that the time spent writing to a slow
+// destination (a pipe into a pager) does not count against the server.
+func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, bool, error) {
+	if !kernel {
+		return s.copyN(src, n)
+	}
+	b.watch.begin()
+	m, werr, err := s.copyN(src, n)
+	b.watch.end(m, err)
+	return m, werr, err
 }
 
 // Close closes the underlying body and ends the transfer's deadline.

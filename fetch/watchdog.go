@@ -240,6 +240,16 @@ func (w *watchdog) end(n int64, err error) {
 	w.waiting.Add(-1)
 }
 
+// pause ends a bracketed wait for as long as the caller does something
+// else (writes the bytes out); the function it returns begins it again.
+func (w *watchdog) pause() (resume func()) {
+	if w == nil {
+		return func() {}
+	}
+	w.waiting.Add(-1)
+	return func() { w.waiting.Add(1) }
+}
+
 // count adds n bytes received while a wait is already bracketed.
 func (w *watchdog) count(n int64) {
 	if w != nil && n > 0 {

@@ -397,3 +397,57 @@ func TestSpeedTimeAlone(t *testing.T) {
 	c.LowSpeedTime = time.Second
 	wantTimeout(t, c, "http://"+addr+"/slow", "transfer slower than 1 bytes/s for 1s")
 }
+
+// pausingWriter is a destination that stops taking bytes once, for pause,
+// as a pager does while its reader looks at a page.
+type pausingWriter struct {
+	pause  time.Duration
+	paused bool
+	n      int64
+}
+
+func (w *pausingWriter) Write(p []byte) (int, error) {
+	if !w.paused && w.n > 0 {
+		w.paused = true
+		time.Sleep(w.pause)
+	}
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestSlowDestination: time spent writing to a destination that stops
+// taking bytes is not held against the server. The idle bound is one
+// second, and the destination pauses for two and a half, over a plain
+// connection (which the copy may read as a socket) and over TLS (read
+// into a buffer).
+func TestSlowDestination(t *testing.T) {
+	const size = 4 << 20
+	cert, _ := testnet.SelfSigned("127.0.0.1")
+	tlsConf := &tls.Config{Certificates: []tls.Certificate{cert}}
+	body := strings.Repeat("x", size)
+	for _, scheme := range []string{"http", "https"} {
+		t.Run(scheme, func(t *testing.T) {
+			var conf *tls.Config
+			if scheme == "https" {
+				conf = tlsConf
+			}
+			addr := stallServer(t, conf, func(s *stallConn) {
+				s.line()
+				s.send(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", size, body))
+				s.stall()
+			})
+			c := stallClient()
+			defer c.Close()
+			res, err := c.Fetch(context.Background(), scheme+"://"+addr+"/file")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			w := &pausingWriter{pause: 2500 * time.Millisecond}
+			n, err := io.Copy(w, res.Body)
+			if err != nil || n != size || !w.paused {
+				t.Fatalf("copied %d of %d bytes (paused %v): %v", n, size, w.paused, err)
+			}
+		})
+	}
+}
