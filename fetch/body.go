@@ -337,8 +337,8 @@ func (b *Body) wrap(err error) error {
 	if werr := b.watch.fired(); werr != nil {
 		return werr
 	}
-	if errors.Is(b.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
-		return &schemes.Error{Kind: schemes.ErrTimeout, URL: b.req.URL.Redacted(), Err: err, Temporary: true}
+	if errors.Is(b.ctx.Err(), context.DeadlineExceeded) {
+		return timeoutError(b.ctx, b.req, err)
 	}
 	var se *schemes.Error
 	if errors.As(err, &se) {
@@ -368,8 +368,8 @@ func (l *listing) Next() (schemes.Entry, error) {
 	if err != nil && err != io.EOF {
 		if werr := l.watch.fired(); werr != nil {
 			err = werr
-		} else if errors.Is(l.ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, schemes.ErrTimeout) {
-			err = &schemes.Error{Kind: schemes.ErrTimeout, URL: l.req.URL.Redacted(), Err: err, Temporary: true}
+		} else if errors.Is(l.ctx.Err(), context.DeadlineExceeded) {
+			err = timeoutError(l.ctx, l.req, err)
 		} else {
 			var se *schemes.Error
 			if !errors.As(err, &se) {

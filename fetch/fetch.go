@@ -303,7 +303,10 @@ func (c *Client) retryWait(attempt int) time.Duration {
 func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Request) (*schemes.Resource, error) {
 	tctx, cancelTime := ctx, context.CancelFunc(func() {})
 	if c.Timeout > 0 {
-		tctx, cancelTime = context.WithTimeout(ctx, c.Timeout)
+		tctx, cancelTime = context.WithTimeoutCause(ctx, c.Timeout, &schemes.Error{
+			Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Temporary: true,
+			Err: fmt.Errorf("the transfer took longer than %s", seconds(c.Timeout)),
+		})
 	}
 	wctx, cancelWatch := context.WithCancelCause(tctx)
 	w := c.newWatchdog(req, cancelWatch)
@@ -355,9 +358,18 @@ func closeResource(res *schemes.Resource) {
 }
 
 // timeoutError reports a failure caused by the transfer's deadline as a
-// timeout, whatever error the fetcher saw as the connection was closed.
+// timeout, whatever error the fetcher saw as the connection was closed:
+// the Client's Timeout says how long the transfer was allowed; a deadline
+// of the caller's own context wraps what the fetcher saw.
 func timeoutError(ctx context.Context, req *schemes.Request, err error) error {
-	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, schemes.ErrTimeout) {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	var se *schemes.Error
+	if cause := context.Cause(ctx); errors.As(cause, &se) {
+		return cause
+	}
+	if errors.Is(err, schemes.ErrTimeout) {
 		return err
 	}
 	return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Err: err, Temporary: true}
