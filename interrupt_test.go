@@ -174,6 +174,20 @@ func TestSignals(t *testing.T) {
 		}
 	}
 
+	// A run writing to standard output ends the same way: SIGQUIT too
+	// gives the one-line message and 131, not the runtime's goroutine dump.
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT} {
+		cmd, errOut := startCommand(t, t.TempDir(), srv.URL+"/stall")
+		waitFor(t, sent)
+		cmd.Process.Signal(sig)
+		if code, want := waitExit(t, cmd), 128+int(sig); code != want {
+			t.Errorf("stdout, %v: exit %d, want %d: %s", sig, code, want, errOut)
+		}
+		if s := errOut.String(); !strings.Contains(s, "interrupted") || strings.Contains(s, "goroutine") {
+			t.Errorf("stdout, %v: stderr %q, want one line saying interrupted", sig, s)
+		}
+	}
+
 	dir := t.TempDir()
 	cmd, errOut := startCommand(t, dir, "-C", "-", "-o", "out", srv.URL+"/stall")
 	waitFor(t, sent)

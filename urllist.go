@@ -72,16 +72,6 @@ func cliURLs(positional int, urls []urlArg) int {
 	return n
 }
 
-// hasList reports whether any --url value names a list.
-func hasList(urls []urlArg) bool {
-	for _, a := range urls {
-		if a.isList() {
-			return true
-		}
-	}
-	return false
-}
-
 // urlList reads one URL list. Blank lines and lines whose first non-blank
 // character is # are skipped, and the blanks around a URL are not part of
 // it (RFC 3986 appendix C: white space around a URL in text is not part
@@ -208,7 +198,6 @@ type queued struct {
 // of its --url @FILE. It reads ahead only as far as the run looks (the
 // next URL, the few started early, the hint of those that follow).
 type urlQueue struct {
-	ncli  int      // the command line's URLs in all (positional and --url URL)
 	args  []string // positional URLs not yet queued
 	urls  []urlArg // --url values not yet queued
 	pos   int      // positional URLs queued so far
@@ -231,7 +220,7 @@ type urlQueue struct {
 // newURLQueue queues the positional URLs args and the --url values urls,
 // whose lists are open.
 func newURLQueue(args []string, urls []urlArg) *urlQueue {
-	q := &urlQueue{ncli: cliURLs(len(args), urls), args: args, urls: urls}
+	q := &urlQueue{args: args, urls: urls}
 	for _, u := range urls {
 		if u.list != nil {
 			q.lists = append(q.lists, u.list)

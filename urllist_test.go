@@ -334,29 +334,3 @@ func TestURLListStreams(t *testing.T) {
 		}
 	}
 }
-
-// TestURLQueueCount checks that the command line's count of URLs, which
-// decides whether -O applies to some of them, stays what it was once the
-// queue has read ahead.
-func TestURLQueueCount(t *testing.T) {
-	const n = 256
-	args := make([]string, n)
-	for i := range args {
-		args[i] = "file:///f" + strconv.Itoa(i)
-	}
-	q := newURLQueue(args, nil)
-	q.ahead(maxAhead + 1)
-	q.next()
-	if q.ncli != n {
-		t.Errorf("after reading ahead the queue counts %d URLs of the command line, want %d", q.ncli, n)
-	}
-	c := &command{opts: &options{remoteNameAll: true, outputs: make([]outputSpec, n-1)}}
-	if !c.writesFiles(q.ncli) {
-		t.Error("the last URL's implied -O not seen")
-	}
-	// A --url URL is one of the command line's as well; a list is not.
-	urls := []urlArg{{at: n - 1, value: "file:///last"}, {at: n - 1, value: "@list"}}
-	if q := newURLQueue(args[:n-1], urls); q.ncli != n {
-		t.Errorf("with a --url URL and a list the queue counts %d URLs of the command line, want %d", q.ncli, n)
-	}
-}
