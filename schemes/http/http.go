@@ -83,9 +83,16 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// certificate to check again, no key exchange.
 			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
 		}
-		dialer := req.Dialer
+		first := req.Dialer
 		f.transport = &http.Transport{
+			// Each request dials through its own Dialer (direct, or
+			// through the SOCKS proxy or tunnel its URL was given), and
+			// reaches its own HTTP proxy, if any.
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dialer := first
+				if r, ok := ctx.Value(requestKey{}).(*schemes.Request); ok {
+					dialer = r.Dialer
+				}
 				c, err := dialer.DialContext(ctx, network, addr)
 				if tc, ok := c.(*net.TCPConn); ok && err == nil {
 					return &sockConn{TCPConn: tc}, nil
@@ -108,9 +115,62 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// Transport's buffer rather than in the socket.
 			ReadBufferSize:         readBufferSize,
 			MaxResponseHeaderBytes: maxHeaderBytes,
+			Proxy:                  proxyFor,
+			GetProxyConnectHeader:  traceConnect,
+			OnProxyConnectResponse: connectResponse,
 		}
 	}
 	return f.transport
+}
+
+// requestKey is the context key of the schemes.Request an http.Request
+// serves, for the Transport's hooks.
+type requestKey struct{}
+
+// proxyFor is the Transport's Proxy: the request's choice for this hop.
+func proxyFor(r *http.Request) (*url.URL, error) {
+	req, ok := r.Context().Value(requestKey{}).(*schemes.Request)
+	if !ok || req.HTTPProxy == nil {
+		return nil, nil
+	}
+	p, err := req.HTTPProxy(r.URL)
+	if err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	if p != nil {
+		// net/http sends Proxy-Authorization from p's userinfo: on the
+		// CONNECT for https, on each absolute-form request for http
+		// (RFC 9112 §3.2.2). It never reaches the site.
+		req.Trace.TraceLine(schemes.Info, "Using proxy "+p.Redacted()+" for "+r.URL.Redacted())
+	}
+	return p, nil
+}
+
+// traceConnect traces the CONNECT request net/http sends to a proxy for an
+// https URL (RFC 9110 §9.3.6), credentials masked.
+func traceConnect(ctx context.Context, proxy *url.URL, target string) (http.Header, error) {
+	if req, ok := ctx.Value(requestKey{}).(*schemes.Request); ok && req.Trace != nil {
+		req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+		req.Trace.TraceLine(schemes.Sent, "Host: "+target)
+		if proxy.User != nil {
+			req.Trace.TraceSecret("Proxy-Authorization: Basic ")
+		}
+	}
+	return nil, nil
+}
+
+// connectResponse reads the proxy's reply to CONNECT: anything but 2xx
+// fails the fetch with the proxy's status (curl's exit 56).
+func connectResponse(ctx context.Context, proxy *url.URL, _ *http.Request, resp *http.Response) error {
+	req, ok := ctx.Value(requestKey{}).(*schemes.Request)
+	if !ok {
+		return nil
+	}
+	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	if resp.StatusCode/100 == 2 {
+		return nil
+	}
+	return &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status}
 }
 
 // Fetch sends a GET (a HEAD when req.Head is set) for req.URL and returns
@@ -209,7 +269,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	// The connection of the last request, the one the final response
 	// came on (GotConn runs in RoundTrip, on this goroutine for HTTP/1).
 	var conn net.Conn
-	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+	hreq = hreq.WithContext(httptrace.WithClientTrace(context.WithValue(hreq.Context(), requestKey{}, req), &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
 	}))
 	resp, err := client.Do(hreq)
@@ -393,6 +453,16 @@ func doError(ctx context.Context, req *schemes.Request, method string, err error
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "proxyconnect" && ctx.Err() == nil {
+		// net/http could not reach the proxy: its name not resolving
+		// is curl's exit 5, apart from a site's.
+		e := req.NetError("connect to proxy", op.Err)
+		if errors.As(e, &se) && se.Kind == schemes.ErrResolve {
+			se.Kind = schemes.ErrProxyResolve
+		}
+		return e
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Op: method, Err: ctx.Err(), Temporary: true}
