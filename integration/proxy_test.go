@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -386,7 +385,7 @@ func TestProxyErrors(t *testing.T) {
 		t.Errorf("SOCKS5 with a wrong password: %v, want ErrProxyHandshake", err)
 	}
 
-	closed := closedAddr(t)
+	closed := proxytest.ClosedAddr()
 	for _, kind := range []string{"http", "socks5"} {
 		for _, u := range []string{site.URL + "/", g.URL + "/0/x"} {
 			_, err := proxyFetch(t, kind+"://"+closed, u, tc, nil)
@@ -396,7 +395,7 @@ func TestProxyErrors(t *testing.T) {
 		}
 	}
 
-	noName := func(c *fetch.Client) { c.Dialer = unresolvable{} }
+	noName := func(c *fetch.Client) { c.Dialer = proxytest.Unresolvable{} }
 	for _, u := range []string{g.URL + "/0/x", site.URL + "/"} {
 		if _, err := proxyFetch(t, "http://proxy.example:3128", u, tc, noName); !errors.Is(err, schemes.ErrProxyResolve) {
 			t.Errorf("%s through a proxy whose name does not resolve: %v, want ErrProxyResolve", u, err)
@@ -409,27 +408,4 @@ func TestProxyErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "active FTP (-P) cannot go through a proxy") {
 		t.Errorf("active FTP through a proxy: %v", err)
 	}
-}
-
-// closedAddr returns a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := ln.Addr().String()
-	ln.Close()
-	return a
-}
-
-// unresolvable is a Dialer for which no name resolves, so that a test of
-// a proxy name that does not resolve asks no resolver.
-type unresolvable struct{}
-
-func (unresolvable) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	host, _, _ := net.SplitHostPort(address)
-	if net.ParseIP(host) != nil {
-		return (&net.Dialer{}).DialContext(ctx, network, address)
-	}
-	return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
 }

@@ -9,6 +9,7 @@ package proxytest
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -37,18 +38,33 @@ func (l *log) add(e Entry) { l.rec.Record(e) }
 // Log returns the requests received so far.
 func (l *log) Log() []Entry { return l.rec.All() }
 
-// loopback tells whether a target host:port is on this machine, the only
-// place the proxies go.
-func loopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
+// Hosts maps the names a proxy resolves to loopback addresses, so that a
+// test can name a site as a user would (a name the environment's rules do
+// not exempt, as they do localhost) and still reach a server on this
+// machine. It is shared by both kinds of proxy and read-only once they run.
+type Hosts map[string]string
+
+// target maps hostport's name through h and tells whether the result is
+// on this machine, the only place the proxies go.
+func (h Hosts) target(hostport string) (string, bool) {
+	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
-		return false
+		return "", false
 	}
-	if host == "localhost" {
-		return true
+	if a, ok := h[host]; ok {
+		host = a
 	}
 	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return net.JoinHostPort(host, port), host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// dial connects to hostport, mapped through h, if it is on this machine.
+func (h Hosts) dial(hostport string) (net.Conn, error) {
+	addr, ok := h.target(hostport)
+	if !ok {
+		return nil, errors.New("only loopback hosts")
+	}
+	return net.Dial("tcp", addr)
 }
 
 // HTTPProxy is an HTTP proxy.
@@ -61,13 +77,18 @@ type HTTPProxy struct {
 	User, Pass string
 	// Refuse, when set, answers every CONNECT with this status.
 	Refuse int
+	// Hosts maps names to loopback addresses.
+	Hosts Hosts
 
 	transport *http.Transport
 }
 
 // NewHTTPProxy starts an HTTP proxy; tls makes it an https proxy.
 func NewHTTPProxy(tls bool) *HTTPProxy {
-	p := &HTTPProxy{transport: &http.Transport{}}
+	p := &HTTPProxy{}
+	p.transport = &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return p.Hosts.dial(addr)
+	}}
 	p.Server = httptest.NewUnstartedServer(p)
 	if tls {
 		p.StartTLS()
@@ -102,7 +123,7 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.connect(w, r)
 		return
 	}
-	if r.URL.Host == "" || !loopback(hostPort(r.URL.Host, r.URL.Scheme)) {
+	if _, ok := p.Hosts.target(hostPort(r.URL.Host, r.URL.Scheme)); r.URL.Host == "" || !ok {
 		http.Error(w, "only absolute-form requests to loopback hosts", http.StatusForbidden)
 		return
 	}
@@ -139,11 +160,12 @@ func (p *HTTPProxy) connect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "tunnel refused", p.Refuse)
 		return
 	}
-	if !loopback(r.Host) {
+	addr, ok := p.Hosts.target(r.Host)
+	if !ok {
 		http.Error(w, "only loopback hosts", http.StatusForbidden)
 		return
 	}
-	up, err := net.Dial("tcp", r.Host)
+	up, err := net.Dial("tcp", addr)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -211,6 +233,8 @@ type SOCKS struct {
 	// Fail, when set, refuses every request with this SOCKS5 reply code
 	// (SOCKS4: 91).
 	Fail byte
+	// Hosts maps names to loopback addresses.
+	Hosts Hosts
 }
 
 // NewSOCKS starts a SOCKS server.
@@ -296,11 +320,11 @@ func (s *SOCKS) socks4(c net.Conn, br *bufio.Reader) (net.Conn, error) {
 	e.Target = net.JoinHostPort(host, strconv.Itoa(int(port)))
 	s.add(e)
 	reply := func(code byte) { c.Write([]byte{0, code, 0, 0, 0, 0, 0, 0}) }
-	if hdr[0] != 1 || s.Fail != 0 || s.User != "" && user != s.User || !loopback(e.Target) {
+	if hdr[0] != 1 || s.Fail != 0 || s.User != "" && user != s.User {
 		reply(91)
 		return nil, nil
 	}
-	up, err := net.Dial("tcp", e.Target)
+	up, err := s.Hosts.dial(e.Target)
 	if err != nil {
 		reply(91)
 		return nil, nil
@@ -384,15 +408,41 @@ func (s *SOCKS) socks5(c net.Conn, br *bufio.Reader) (net.Conn, error) {
 	case s.Fail != 0:
 		reply(s.Fail)
 		return nil, nil
-	case !loopback(e.Target):
+	}
+	if _, ok := s.Hosts.target(e.Target); !ok {
 		reply(2) // not allowed by ruleset
 		return nil, nil
 	}
-	up, err := net.Dial("tcp", e.Target)
+	up, err := s.Hosts.dial(e.Target)
 	if err != nil {
 		reply(5)
 		return nil, nil
 	}
 	reply(0)
 	return up, nil
+}
+
+// Unresolvable is a Dialer for which no name resolves and addresses are
+// dialed as they are: a test of a name that does not resolve then asks no
+// resolver.
+type Unresolvable struct{}
+
+// DialContext fails for a name and dials an address.
+func (Unresolvable) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, _, _ := net.SplitHostPort(address)
+	if net.ParseIP(host) != nil {
+		return (&net.Dialer{}).DialContext(ctx, network, address)
+	}
+	return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+}
+
+// ClosedAddr returns a loopback address nothing listens on.
+func ClosedAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("proxytest: " + err.Error())
+	}
+	a := ln.Addr().String()
+	ln.Close()
+	return a
 }
