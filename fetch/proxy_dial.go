@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/net/proxy"
@@ -270,6 +271,11 @@ func (d *proxyDialer) socks5(ctx context.Context, conn net.Conn, address string,
 		var op *net.OpError
 		if errors.As(err, &op) && op.Err != nil {
 			err = op.Err // the proxy's words, without the addresses step names
+		}
+		if reply, ok := strings.CutPrefix(err.Error(), "unknown error "); ok {
+			// x/net's words for a reply other than succeeded (RFC
+			// 1928 §6), which the proxy did send.
+			err = errors.New("the proxy answered: " + reply)
 		}
 		return nil, d.handshakeErr(step, schemes.ErrProxyHandshake, err)
 	}
