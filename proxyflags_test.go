@@ -94,7 +94,7 @@ func TestProxyTraceMasked(t *testing.T) {
 	}{
 		{[]string{"-x", "http://puser:s3cret@" + hp.Listener.Addr().String(), site.URL + "/"},
 			[]string{"> CONNECT " + site.Listener.Addr().String() + " HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 200 Connection established"}},
-		{[]string{"-x", hp.URL, "-U", "puser:s3cret", "gopher://" + gopherSite + "/"},
+		{[]string{"-p", "-x", hp.URL, "-U", "puser:s3cret", "gopher://" + gopherSite + "/"},
 			[]string{"> CONNECT " + gopherSite + " HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 502 Bad Gateway"}},
 		{[]string{"-x", "socks5h://puser:s3cret@" + sp.Addr(), site.URL + "/"},
 			[]string{"SOCKS5 authentication (RFC 1929) as puser, password ****", "SOCKS5 CONNECT " + site.Listener.Addr().String(), "SOCKS5 request granted"}},

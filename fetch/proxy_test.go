@@ -1,8 +1,14 @@
 package fetch
 
 import (
+	"context"
+	"crypto/tls"
+	"io"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -171,5 +177,48 @@ func TestWithCredentials(t *testing.T) {
 	}
 	if got := proxyAddr(q); got != "proxy.example:8080" {
 		t.Errorf("address %q", got)
+	}
+}
+
+// TestGatewayChoice checks when a URL goes to the gateway fetcher: an
+// ftp:, ftps: or gopher: URL through an HTTP proxy without Tunnel, and
+// nothing else.
+func TestGatewayChoice(t *testing.T) {
+	saved := gatewayFetcher
+	defer func() { gatewayFetcher = saved }()
+	var called []string
+	gatewayFetcher = func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error) {
+		called = append(called, req.URL.String()+" via "+proxy.URL.String())
+		return &schemes.Resource{Body: io.NopCloser(strings.NewReader(""))}, nil
+	}
+	tests := []struct {
+		proxy, url string
+		tunnel     bool
+		gateway    bool
+	}{
+		{"http://127.0.0.1:9", "ftp://127.0.0.1/f", false, true},
+		{"https://127.0.0.1:9", "ftps://127.0.0.1/f", false, true},
+		{"http://127.0.0.1:9", "gopher://127.0.0.1/0/x", false, true},
+		{"http://127.0.0.1:9", "ftp://127.0.0.1/f", true, false},
+		{"socks5://127.0.0.1:9", "ftp://127.0.0.1/f", false, false},
+		{"http://127.0.0.1:9", "nntp://127.0.0.1/g", false, false},
+		{"http://127.0.0.1:9", "wais://127.0.0.1/db", false, false},
+	}
+	for _, tt := range tests {
+		called = nil
+		p, err := ParseProxy(tt.proxy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Tunnel = tt.tunnel
+		c := &Client{Proxy: ProxyURL(p, ""), ConnectTimeout: time.Second}
+		res, err := c.Fetch(context.Background(), tt.url)
+		if err == nil {
+			closeResource(res)
+		}
+		if got := len(called) == 1; got != tt.gateway {
+			t.Errorf("%s through %s (tunnel %v): gateway %v, want %v (%v)", tt.url, tt.proxy, tt.tunnel, got, tt.gateway, err)
+		}
+		c.Close()
 	}
 }

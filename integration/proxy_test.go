@@ -110,6 +110,11 @@ func proxyFetch(t *testing.T, proxyURL, url string, tc *tls.Config, setup func(*
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s, _, _ := strings.Cut(url, ":"); s == "ftp" || s == "ftps" || s == "gopher" {
+		// An HTTP proxy could serve these as a gateway; here they go
+		// by CONNECT (-p), whose every connection the log shows.
+		p.Tunnel = true
+	}
 	c := &fetch.Client{Proxy: fetch.ProxyURL(p, ""), TLSConfig: tc}
 	if setup != nil {
 		setup(c)
