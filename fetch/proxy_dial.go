@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -55,7 +54,10 @@ func (d *proxyDialer) DialContext(ctx context.Context, network, address string) 
 		return nil, err
 	}
 	conn.SetDeadline(time.Time{})
-	return &proxiedConn{Conn: c, remote: targetAddr(address)}, nil
+	// The connection's RemoteAddr is the proxy's: a fetcher that needs
+	// the server's address again (FTP's data connections) knows from
+	// Request.Proxy to use the URL's host.
+	return c, nil
 }
 
 // dialError classifies a failure to reach the proxy itself: its name not
@@ -262,12 +264,18 @@ func (d *proxyDialer) socks5(ctx context.Context, conn net.Conn, address string,
 	}
 	step := "SOCKS5 CONNECT " + target
 	tr.TraceLine(schemes.Info, step)
-	sd, err := proxy.SOCKS5("tcp", proxyAddr(d.proxy), auth, connDialer{conn})
+	sd, err := proxy.SOCKS5("tcp", proxyAddr(d.proxy), auth, nil)
 	if err != nil {
 		return nil, d.handshakeErr(step, schemes.ErrProxyHandshake, err)
 	}
-	c, err := sd.(proxy.ContextDialer).DialContext(ctx, "tcp", target)
-	if err != nil {
+	// The handshake runs on the connection already made, which then
+	// carries the stream as it is: a *net.TCPConn keeps the kernel's
+	// copy paths (splice, batched receive) a wrapper would hide.
+	wc, ok := sd.(withConn)
+	if !ok {
+		return nil, d.handshakeErr(step, schemes.ErrProxyHandshake, errors.New("the SOCKS5 client cannot use a connection already made"))
+	}
+	if _, err := wc.DialWithConn(ctx, conn, "tcp", target); err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Err != nil {
 			err = op.Err // the proxy's words, without the addresses step names
@@ -280,39 +288,12 @@ func (d *proxyDialer) socks5(ctx context.Context, conn net.Conn, address string,
 		return nil, d.handshakeErr(step, schemes.ErrProxyHandshake, err)
 	}
 	tr.TraceLine(schemes.Info, "SOCKS5 request granted")
-	return c, nil
+	return conn, nil
 }
 
-// connDialer hands the SOCKS5 client the connection already made to the
-// proxy, so that reaching the proxy fails apart from the handshake.
-type connDialer struct{ c net.Conn }
-
-func (d connDialer) Dial(network, address string) (net.Conn, error) { return d.c, nil }
-
-func (d connDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	return d.c, nil
-}
-
-// proxiedConn is a connection through a proxy. Its RemoteAddr is the
-// server the proxy reached, not the proxy: FTP sends data connections to
-// the control connection's peer (RFC 2577 §3), which is the server.
-type proxiedConn struct {
-	net.Conn
-	remote net.Addr
-}
-
-func (c *proxiedConn) RemoteAddr() net.Addr { return c.remote }
-
-// hostAddr is a server address by name, for a proxy that resolved it.
-type hostAddr string
-
-func (a hostAddr) Network() string { return "tcp" }
-func (a hostAddr) String() string  { return string(a) }
-
-// targetAddr is address as a net.Addr: a *net.TCPAddr for an IP address.
-func targetAddr(address string) net.Addr {
-	if ap, err := netip.ParseAddrPort(address); err == nil {
-		return net.TCPAddrFromAddrPort(ap)
-	}
-	return hostAddr(address)
+// withConn is the method of x/net's SOCKS5 client (proxy.SOCKS5's
+// Dialer) that runs the handshake on a connection the caller made, so
+// that reaching the proxy fails apart from the handshake.
+type withConn interface {
+	DialWithConn(ctx context.Context, c net.Conn, network, address string) (net.Addr, error)
 }
