@@ -75,7 +75,8 @@ func TestProxyExitCodes(t *testing.T) {
 }
 
 // TestProxyTraceMasked checks that -v shows the proxy conversation with
-// the proxy's credentials masked, for CONNECT by net/http (https), for
+// the proxy's credentials masked, for the absolute form (http), for
+// CONNECT by net/http (https), for
 // the tunnel of another scheme (gopher through -p) and for SOCKS5.
 func TestProxyTraceMasked(t *testing.T) {
 	site := proxySite(t)
@@ -87,6 +88,8 @@ func TestProxyTraceMasked(t *testing.T) {
 	defer sp.Close()
 	gopherSite := proxytest.ClosedAddr()
 	encoded := base64.StdEncoding.EncodeToString([]byte("puser:s3cret"))
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer plain.Close()
 
 	for _, c := range []struct {
 		args []string
@@ -94,6 +97,8 @@ func TestProxyTraceMasked(t *testing.T) {
 	}{
 		{[]string{"-x", "http://puser:s3cret@" + hp.Listener.Addr().String(), site.URL + "/"},
 			[]string{"> CONNECT " + site.Listener.Addr().String() + " HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 200 Connection established"}},
+		{[]string{"-x", "http://puser:s3cret@" + hp.Listener.Addr().String(), plain.URL + "/p"},
+			[]string{"Using proxy http://puser:****@", "> GET " + plain.URL + "/p HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 200 OK"}},
 		{[]string{"-p", "-x", hp.URL, "-U", "puser:s3cret", "gopher://" + gopherSite + "/"},
 			[]string{"> CONNECT " + gopherSite + " HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 502 Bad Gateway"}},
 		{[]string{"-x", "socks5h://puser:s3cret@" + sp.Addr(), site.URL + "/"},

@@ -129,21 +129,44 @@ type requestKey struct{}
 
 // proxyFor is the Transport's Proxy: the request's choice for this hop.
 func proxyFor(r *http.Request) (*url.URL, error) {
-	req, ok := r.Context().Value(requestKey{}).(*schemes.Request)
-	if !ok || req.HTTPProxy == nil {
-		return nil, nil
-	}
-	p, err := req.HTTPProxy(r.URL)
-	if err != nil {
-		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
-	}
+	p, req, err := requestProxy(r)
 	if p != nil {
 		// net/http sends Proxy-Authorization from p's userinfo: on the
 		// CONNECT for https, on each absolute-form request for http
 		// (RFC 9112 §3.2.2). It never reaches the site.
-		req.Trace.TraceLine(schemes.Info, "Using proxy "+p.Redacted()+" for "+r.URL.Redacted())
+		req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.URL.Redacted())
 	}
-	return p, nil
+	return p, err
+}
+
+// requestProxy returns the HTTP proxy r goes through, nil for none, and
+// the schemes.Request it serves.
+func requestProxy(r *http.Request) (*url.URL, *schemes.Request, error) {
+	req, ok := r.Context().Value(requestKey{}).(*schemes.Request)
+	if !ok || req.HTTPProxy == nil {
+		return nil, req, nil
+	}
+	p, err := req.HTTPProxy(r.URL)
+	if err != nil {
+		return nil, req, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	return p, req, nil
+}
+
+// maskedProxy is a proxy URL with its password masked as urlget masks
+// every password ("****", where url.Redacted writes "xxxxx").
+func maskedProxy(p *url.URL) string {
+	if p.User == nil {
+		return p.String()
+	}
+	q := *p
+	q.User = nil
+	scheme, rest, _ := strings.Cut(q.String(), "://")
+	user := url.User(p.User.Username()).String()
+	if _, ok := p.User.Password(); ok {
+		user += ":****"
+	}
+	return scheme + "://" + user + "@" + rest
 }
 
 // traceConnect traces the CONNECT request net/http sends to a proxy for an
@@ -815,6 +838,10 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	tr := t.trace
 	var once sync.Once
 	requestLine := r.Method + " " + r.URL.RequestURI()
+	if p, _, _ := requestProxy(r); p != nil && r.URL.Scheme == "http" {
+		// To an HTTP proxy, the absolute form (RFC 9112 §3.2.2).
+		requestLine = r.Method + " " + r.URL.String()
+	}
 	ct := &httptrace.ClientTrace{
 		ConnectStart: func(network, addr string) {
 			tr.TraceLine(schemes.Info, "Trying "+addr+"...")
@@ -851,7 +878,7 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 				return
 			}
 			for _, v := range value {
-				if textproto.CanonicalMIMEHeaderKey(key) == "Authorization" {
+				if k := textproto.CanonicalMIMEHeaderKey(key); k == "Authorization" || k == "Proxy-Authorization" {
 					scheme, _, _ := strings.Cut(v, " ")
 					v = scheme + " ****"
 				}
