@@ -75,9 +75,9 @@ func TestProxyExitCodes(t *testing.T) {
 }
 
 // TestProxyTraceMasked checks that -v shows the proxy conversation with
-// the proxy's credentials masked, for the absolute form (http), for
-// CONNECT by net/http (https), for
-// the tunnel of another scheme (gopher through -p) and for SOCKS5.
+// the proxy's credentials masked: the absolute form (http), CONNECT by
+// net/http (https), the tunnel of another scheme (gopher through -p) and
+// SOCKS5.
 func TestProxyTraceMasked(t *testing.T) {
 	site := proxySite(t)
 	hp := proxytest.NewHTTPProxy(false)
