@@ -163,6 +163,8 @@ func envPolicy(getenv func(string) string, noProxy string, override bool) func(u
 	all := firstEnv(getenv, "all_proxy", "ALL_PROXY")
 	type choice struct {
 		name, value string
+		proxy       *Proxy
+		err         error // the value is no proxy URL
 		match       func(*url.URL) (*url.URL, error)
 	}
 	byScheme := map[string]choice{}
@@ -177,6 +179,9 @@ func envPolicy(getenv func(string) string, noProxy string, override bool) func(u
 		if ch.value == "" {
 			continue
 		}
+		if ch.proxy, ch.err = ParseProxy(ch.value); ch.err != nil {
+			ch.err = fmt.Errorf("%s: %w", ch.name, ch.err)
+		}
 		// httpproxy decides for http: URLs by its HTTPProxy field: the
 		// scheme's proxy is handed to it there, and each URL asked
 		// about as an http: URL with its own host and port.
@@ -188,14 +193,15 @@ func envPolicy(getenv func(string) string, noProxy string, override bool) func(u
 		if !ok {
 			return nil, nil
 		}
+		if ch.err != nil {
+			// A value httpproxy cannot parse would send the URL
+			// direct without a word; the user meant a proxy.
+			return nil, ch.err
+		}
 		if p, _ := ch.match(asHTTP(u)); p == nil {
 			return nil, nil
 		}
-		p, err := ParseProxy(ch.value)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ch.name, err)
-		}
-		return p, nil
+		return ch.proxy, nil
 	}
 }
 

@@ -90,9 +90,11 @@ func TestProxyEnvironmentOverride(t *testing.T) {
 	if p, _ := policy(uri.MustParse("http://www.other.org/")); p != nil {
 		t.Error("--noproxy other.org: www.other.org went through the proxy")
 	}
-	bad := envPolicy(func(k string) string { return map[string]string{"ftp_proxy": "gopher://g"}[k] }, "", false)
-	if _, err := bad(uri.MustParse("ftp://example.com/")); err == nil || err.Error()[:9] != "ftp_proxy" {
-		t.Errorf("bad ftp_proxy: %v, want an error naming ftp_proxy", err)
+	for _, v := range []string{"gopher://g", "http://[bad"} {
+		bad := envPolicy(func(k string) string { return map[string]string{"ftp_proxy": v}[k] }, "", false)
+		if _, err := bad(uri.MustParse("ftp://example.com/")); err == nil || !strings.HasPrefix(err.Error(), "ftp_proxy: ") {
+			t.Errorf("ftp_proxy=%s: %v, want an error naming ftp_proxy", v, err)
+		}
 	}
 }
 
