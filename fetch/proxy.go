@@ -316,8 +316,9 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
 	if isHTTP(scheme) {
-		// Each hop of a redirect chain has its own choice of HTTP proxy.
+		// Each hop of a redirect chain has its own choice of proxy.
 		req.HTTPProxy = c.httpProxy
+		req.HTTPDialer = func(target *url.URL) schemes.Dialer { return c.hopDialer(req, target) }
 	}
 	if p == nil {
 		return f, nil
@@ -347,6 +348,25 @@ func (c *Client) httpProxy(target *url.URL) (*url.URL, error) {
 		return nil, err
 	}
 	return netURL(p), nil
+}
+
+// hopDialer is the Dialer for the connections of target, a URL a redirect
+// of req leads to: through its SOCKS proxy or tunnel, else direct (an
+// HTTP proxy net/http reaches itself, through httpProxy). A proxy the
+// policy cannot name (a bad variable) leaves the first URL's Dialer.
+func (c *Client) hopDialer(req *schemes.Request, target *url.URL) schemes.Dialer {
+	u, err := uri.Parse(target.String())
+	if err != nil {
+		return req.Dialer
+	}
+	p, err := c.proxyFor(u)
+	switch {
+	case err != nil:
+		return req.Dialer
+	case p == nil || isHTTP(p.URL.Scheme()) && !p.Tunnel:
+		return c.dialer
+	}
+	return &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
 }
 
 // gateway fetches through an HTTP proxy acting as a gateway.

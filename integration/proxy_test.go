@@ -19,6 +19,7 @@ import (
 	"github.com/urlget/urlget/integration/proxytest"
 	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // proxySite is one server of one scheme to reach through proxies.
@@ -412,5 +413,59 @@ func TestProxyErrors(t *testing.T) {
 	_, err := proxyFetch(t, ok.URL, f.URL+"/f", nil, func(c *fetch.Client) { c.FTP.ActiveAddr = "-" })
 	if err == nil || !strings.Contains(err.Error(), "active FTP (-P) cannot go through a proxy") {
 		t.Errorf("active FTP through a proxy: %v", err)
+	}
+}
+
+// TestProxyRedirectHops checks that each hop of a redirect chain goes the
+// way the policy says for its own URL: an http: URL through an HTTP
+// proxy redirected to an https: URL whose proxy is SOCKS, and an http:
+// URL through SOCKS redirected to an https: URL that goes direct.
+func TestProxyRedirectHops(t *testing.T) {
+	final := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "final") }))
+	defer final.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, final.URL+"/end", http.StatusFound)
+	}))
+	defer first.Close()
+	hp := proxytest.NewHTTPProxy(false)
+	defer hp.Close()
+	sp := proxytest.NewSOCKS()
+	defer sp.Close()
+	httpKind := mustProxy(t, hp.URL)
+	socks := mustProxy(t, "socks5://"+sp.Addr())
+
+	for _, c := range []struct {
+		name             string
+		forHTTP, forTLS  *fetch.Proxy
+		httpLog, socksIn []string // what each proxy must have seen
+	}{
+		{"http proxy, then SOCKS", httpKind, socks, []string{first.URL + "/start"}, []string{final.Listener.Addr().String()}},
+		{"SOCKS, then direct", socks, nil, nil, []string{first.Listener.Addr().String()}},
+	} {
+		before, beforeS := len(hp.Log()), len(sp.Log())
+		cl := &fetch.Client{TLSConfig: trusting(final.Certificate()), Proxy: func(u uri.URL) (*fetch.Proxy, error) {
+			if u.Scheme() == "https" {
+				return c.forTLS, nil
+			}
+			return c.forHTTP, nil
+		}}
+		res, err := cl.Fetch(testCtx(t), first.URL+"/start")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := string(readBody(t, res)); got != "final" {
+			t.Errorf("%s: body %q", c.name, got)
+		}
+		cl.Close()
+		var gotHTTP, gotSOCKS []string
+		for _, e := range hp.Log()[before:] {
+			gotHTTP = append(gotHTTP, e.Target)
+		}
+		for _, e := range sp.Log()[beforeS:] {
+			gotSOCKS = append(gotSOCKS, e.Target)
+		}
+		if strings.Join(gotHTTP, " ") != strings.Join(c.httpLog, " ") || strings.Join(gotSOCKS, " ") != strings.Join(c.socksIn, " ") {
+			t.Errorf("%s: the HTTP proxy saw %q (want %q), SOCKS %q (want %q)", c.name, gotHTTP, c.httpLog, gotSOCKS, c.socksIn)
+		}
 	}
 }

@@ -106,6 +106,11 @@ type Request struct {
 	// means the connection goes through Dialer.
 	HTTPProxy func(target *url.URL) (*url.URL, error)
 
+	// HTTPDialer, when set, gives the Dialer for the connections of an
+	// http(s) URL a redirect leads to, whose proxy (SOCKS, a tunnel, or
+	// none) may differ from the first URL's. Nil means Dialer.
+	HTTPDialer func(target *url.URL) Dialer
+
 	// TLSConfig is the base TLS configuration (trust roots, -k). The
 	// fetcher clones it and sets ServerName. Never nil.
 	TLSConfig *tls.Config

@@ -90,8 +90,8 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// reaches its own HTTP proxy, if any.
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 				dialer := first
-				if r, ok := ctx.Value(requestKey{}).(*schemes.Request); ok {
-					dialer = r.Dialer
+				if h, ok := ctx.Value(hopKey{}).(*hopDialer); ok {
+					dialer = h.get()
 				}
 				c, err := dialer.DialContext(ctx, network, addr)
 				if tc, ok := c.(*net.TCPConn); ok && err == nil {
@@ -126,6 +126,30 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 // requestKey is the context key of the schemes.Request an http.Request
 // serves, for the Transport's hooks.
 type requestKey struct{}
+
+// hopKey is the context key of the hopDialer of a fetch.
+type hopKey struct{}
+
+// hopDialer is the Dialer of the hop of a redirect chain being sent: the
+// request's, then, after each redirect, the one Request.HTTPDialer gives
+// for its URL, whose proxy may differ. The hops of a fetch are sent one
+// after the other, each after CheckRedirect sets its Dialer.
+type hopDialer struct {
+	mu sync.Mutex
+	d  schemes.Dialer
+}
+
+func (h *hopDialer) get() schemes.Dialer {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.d
+}
+
+func (h *hopDialer) set(d schemes.Dialer) {
+	h.mu.Lock()
+	h.d = d
+	h.mu.Unlock()
+}
 
 // proxyFor is the Transport's Proxy: the request's choice for this hop.
 func proxyFor(r *http.Request) (*url.URL, error) {
@@ -259,6 +283,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 
 	origin := originOf(target)
+	hop := &hopDialer{d: req.Dialer}
 	client := &http.Client{
 		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
@@ -286,13 +311,16 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			} else {
 				r.Header.Del("Authorization")
 			}
+			if req.HTTPDialer != nil {
+				hop.set(req.HTTPDialer(r.URL))
+			}
 			return nil
 		},
 	}
 	// The connection of the last request, the one the final response
 	// came on (GotConn runs in RoundTrip, on this goroutine for HTTP/1).
 	var conn net.Conn
-	hreq = hreq.WithContext(httptrace.WithClientTrace(context.WithValue(hreq.Context(), requestKey{}, req), &httptrace.ClientTrace{
+	hreq = hreq.WithContext(httptrace.WithClientTrace(context.WithValue(context.WithValue(hreq.Context(), requestKey{}, req), hopKey{}, hop), &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
 	}))
 	resp, err := client.Do(hreq)
