@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/integration/proxytest"
@@ -158,6 +159,42 @@ func TestProxyEnvironmentCommand(t *testing.T) {
 	} {
 		if code, out, errOut := runProxy(t, args...); code != 0 || out != "site body" {
 			t.Errorf("%v: exit %d, %q, %s", args, code, out, errOut)
+		}
+	}
+}
+
+// TestProxySilent checks that a proxy that accepts the connection and
+// then says nothing is bounded by --connect-timeout, like a silent
+// server: CONNECT and the SOCKS handshakes wait no longer.
+func TestProxySilent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	for _, kind := range []string{"http", "socks5h", "socks4a"} {
+		start := time.Now()
+		code, _, errOut := runProxy(t, "--connect-timeout", "1", "-x", kind+"://"+ln.Addr().String(), "gopher://127.0.0.1:1/")
+		if code != exitTimeout {
+			t.Errorf("%s proxy saying nothing: exit %d, want %d (%s)", kind, code, exitTimeout, errOut)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s proxy saying nothing: the run took %s with --connect-timeout 1", kind, d)
 		}
 	}
 }
