@@ -29,6 +29,8 @@ type proxySite struct {
 	addr string      // the server's host:port, which the proxy must see
 	tls  *tls.Config // trusts the server, nil without TLS
 	want string      // a piece of the body, or of an entry's name in a listing
+
+	setup func(*fetch.Client) // options the scheme needs, or nil
 }
 
 // proxySites starts one in-process server for each scheme, TLS variants
@@ -39,42 +41,48 @@ func proxySites(t *testing.T) []proxySite {
 
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "http body") }))
 	t.Cleanup(h.Close)
-	sites = append(sites, proxySite{"http", h.URL + "/x", h.Listener.Addr().String(), nil, "http body"})
+	sites = append(sites, proxySite{"http", h.URL + "/x", h.Listener.Addr().String(), nil, "http body", nil})
 	hs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "https body") }))
 	t.Cleanup(hs.Close)
-	sites = append(sites, proxySite{"https", hs.URL + "/x", hs.Listener.Addr().String(), trusting(hs.Certificate()), "https body"})
+	sites = append(sites, proxySite{"https", hs.URL + "/x", hs.Listener.Addr().String(), trusting(hs.Certificate()), "https body", nil})
 
 	tree := fstest.MapFS{"pub/file.txt": {Data: []byte("ftp file body\n"), Mode: 0o644}}
 	f := ftptest.NewServer(tree)
 	f.Anonymous = true
 	t.Cleanup(f.Close)
-	sites = append(sites, proxySite{"ftp", f.URL + "/pub/file.txt", f.Addr, nil, "ftp file body"})
-	fl := proxySite{"ftp listing", f.URL + "/pub/", f.Addr, nil, "file.txt"}
+	sites = append(sites, proxySite{"ftp", f.URL + "/pub/file.txt", f.Addr, nil, "ftp file body", nil})
+	fl := proxySite{"ftp listing", f.URL + "/pub/", f.Addr, nil, "file.txt", nil}
 	sites = append(sites, fl)
 	fs := ftptest.NewUnstartedServer(tree)
 	fs.Anonymous = true
 	fs.StartTLS(true)
 	t.Cleanup(fs.Close)
-	sites = append(sites, proxySite{"ftps", fs.URL + "/pub/file.txt", fs.Addr, fs.ClientTLSConfig(), "ftp file body"})
+	sites = append(sites, proxySite{"ftps", fs.URL + "/pub/file.txt", fs.Addr, fs.ClientTLSConfig(), "ftp file body", nil})
+	fe := ftptest.NewUnstartedServer(tree)
+	fe.Anonymous = true
+	fe.StartTLS(false)
+	t.Cleanup(fe.Close)
+	sites = append(sites, proxySite{"ftp AUTH TLS", fe.URL + "/pub/file.txt", fe.Addr, fe.ClientTLSConfig(), "ftp file body",
+		func(c *fetch.Client) { c.FTP.RequireTLS = true }})
 
 	mux := gophertest.NewMux()
 	mux.Handle("/doc", gophertest.Raw([]byte("gopher body\r\n.\r\n")))
 	g := gophertest.NewServer(mux)
 	t.Cleanup(g.Close)
-	sites = append(sites, proxySite{"gopher", g.URL + "/0/doc", hostOf(g.URL), nil, "gopher body"})
+	sites = append(sites, proxySite{"gopher", g.URL + "/0/doc", hostOf(g.URL), nil, "gopher body", nil})
 	gs := gophertest.NewTLSServer(mux)
 	t.Cleanup(gs.Close)
-	sites = append(sites, proxySite{"gophers", gs.URL + "/0/doc", hostOf(gs.URL), gs.ClientTLSConfig(), "gopher body"})
+	sites = append(sites, proxySite{"gophers", gs.URL + "/0/doc", hostOf(gs.URL), gs.ClientTLSConfig(), "gopher body", nil})
 
 	n := nntptest.NewServer(newsConfig())
 	t.Cleanup(n.Close)
-	sites = append(sites, proxySite{"nntp", n.URL + "/test.urlget/10", n.Addr, nil, "leading dot"})
+	sites = append(sites, proxySite{"nntp", n.URL + "/test.urlget/10", n.Addr, nil, "leading dot", nil})
 	ns := nntptest.NewTLSServer(newsConfig())
 	t.Cleanup(ns.Close)
-	sites = append(sites, proxySite{"nntps", ns.URL + "/test.urlget/10", ns.Addr, ns.ClientTLSConfig(), "leading dot"})
+	sites = append(sites, proxySite{"nntps", ns.URL + "/test.urlget/10", ns.Addr, ns.ClientTLSConfig(), "leading dot", nil})
 
 	w := waisServer(t, waistest.Config{})
-	sites = append(sites, proxySite{"wais", w.URL + "?river", w.Addr, nil, "river"})
+	sites = append(sites, proxySite{"wais", w.URL + "?river", w.Addr, nil, "river", nil})
 	return sites
 }
 
@@ -190,7 +198,7 @@ func TestProxyEveryScheme(t *testing.T) {
 				if k.root != nil {
 					tc = withRoot(tc, k.root)
 				}
-				got, err := proxyFetch(t, k.url, s.url, tc, nil)
+				got, err := proxyFetch(t, k.url, s.url, tc, s.setup)
 				if err != nil {
 					t.Fatalf("fetch %s through %s: %v", s.url, k.url, err)
 				}
