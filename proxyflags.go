@@ -26,10 +26,10 @@ type proxyOptions struct {
 func addProxyFlags(fs *pflag.FlagSet, o *options) {
 	p := &o.proxyOpts
 	p.fs = fs
-	fs.StringVarP(&p.proxy, "proxy", "x", "", "go through the proxy `url`: http://, https://, socks4://, socks4a://, socks5://, socks5h:// (port 1080 unless named); \"\" for none")
-	fs.StringVar(&p.noProxy, "noproxy", "", "go direct to the hosts in `list` (comma-separated suffixes, addresses, CIDR ranges; '*' for all)")
+	fs.StringVarP(&p.proxy, "proxy", "x", "", "go through the proxy `url` (http, https, socks4, socks4a, socks5, socks5h); \"\" for none")
+	fs.StringVar(&p.noProxy, "noproxy", "", "go direct to the hosts in `list` (as no_proxy; '*' for all)")
 	fs.StringVarP(&p.proxyUser, "proxy-user", "U", "", "the proxy's credentials `user:password`")
-	fs.BoolVarP(&p.tunnel, "proxytunnel", "p", false, "reach every scheme through an HTTP proxy by CONNECT, never as a gateway")
+	fs.BoolVarP(&p.tunnel, "proxytunnel", "p", false, "through an HTTP proxy, CONNECT for every scheme, never a gateway")
 }
 
 // configure sets cl's proxy policy from the flags: -x, else the
