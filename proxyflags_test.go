@@ -16,6 +16,15 @@ import (
 	"github.com/urlget/urlget/integration/proxytest"
 )
 
+// clearProxyEnv empties the proxy variables for the test, so that the
+// environment the tests run in cannot send them another way.
+func clearProxyEnv(t *testing.T) {
+	for _, n := range []string{"http_proxy", "https_proxy", "HTTPS_PROXY", "gopher_proxy", "GOPHER_PROXY",
+		"all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"} {
+		t.Setenv(n, "")
+	}
+}
+
 // runProxy runs the command with args and returns its status, stdout and
 // stderr.
 func runProxy(t *testing.T, args ...string) (int, string, string) {
@@ -38,6 +47,7 @@ func proxySite(t *testing.T) *httptest.Server {
 // status line), 97 when the SOCKS handshake fails, 5 when its name does
 // not resolve.
 func TestProxyExitCodes(t *testing.T) {
+	clearProxyEnv(t)
 	site := proxySite(t)
 	closed := proxytest.ClosedAddr()
 	if code, _, errOut := runProxy(t, "-k", "-x", "http://"+closed, site.URL+"/"); code != exitConnect {
@@ -80,6 +90,7 @@ func TestProxyExitCodes(t *testing.T) {
 // net/http (https), the tunnel of another scheme (gopher through -p) and
 // SOCKS5.
 func TestProxyTraceMasked(t *testing.T) {
+	clearProxyEnv(t)
 	site := proxySite(t)
 	hp := proxytest.NewHTTPProxy(false)
 	hp.User, hp.Pass = "puser", "s3cret"
@@ -121,6 +132,7 @@ func TestProxyTraceMasked(t *testing.T) {
 // environment (a scheme's variable, all_proxy) and that -x "" and
 // --noproxy override it.
 func TestProxyEnvironmentCommand(t *testing.T) {
+	clearProxyEnv(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "site body") }))
 	defer site.Close()
 	_, port, _ := net.SplitHostPort(site.Listener.Addr().String())
@@ -167,6 +179,7 @@ func TestProxyEnvironmentCommand(t *testing.T) {
 // then says nothing is bounded by --connect-timeout, like a silent
 // server: CONNECT and the SOCKS handshakes wait no longer.
 func TestProxySilent(t *testing.T) {
+	clearProxyEnv(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
