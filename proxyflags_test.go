@@ -203,8 +203,8 @@ func TestProxySilent(t *testing.T) {
 	for _, kind := range []string{"http", "socks5h", "socks4a"} {
 		start := time.Now()
 		code, _, errOut := runProxy(t, "--connect-timeout", "1", "-x", kind+"://"+ln.Addr().String(), "gopher://127.0.0.1:1/")
-		if code != exitTimeout {
-			t.Errorf("%s proxy saying nothing: exit %d, want %d (%s)", kind, code, exitTimeout, errOut)
+		if code != exitTimeout || !strings.Contains(errOut, "no reply from the proxy within 1s") {
+			t.Errorf("%s proxy saying nothing: exit %d, stderr %q; want %d, naming the proxy", kind, code, errOut, exitTimeout)
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s proxy saying nothing: the run took %s with --connect-timeout 1", kind, d)

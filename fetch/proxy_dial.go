@@ -40,7 +40,12 @@ func (d *proxyDialer) DialContext(ctx context.Context, network, address string) 
 	if err != nil {
 		return nil, d.dialError(paddr, err)
 	}
-	// The handshake is bounded by ctx as the connection was.
+	// The handshake is bounded by ctx as the connection was; a connect
+	// timeout during it names the proxy.
+	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok {
+		w.proxying.Add(1)
+		defer w.proxying.Add(-1)
+	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	c, err := d.handshake(ctx, conn, address)
 	if !stop() && err == nil {
