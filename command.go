@@ -33,6 +33,7 @@ const (
 	exitUnsupported    = 1   // no fetcher for the scheme, or the URL names nothing retrievable
 	exitUsage          = 2   // bad command line
 	exitBadURL         = 3   // malformed URL
+	exitProxyResolve   = 5   // the proxy's name did not resolve
 	exitResolve        = 6   // host name did not resolve
 	exitConnect        = 7   // connection refused or unreachable
 	exitProtocol       = 8   // the server broke its protocol
@@ -44,9 +45,11 @@ const (
 	exitTimeout        = 28  // a timeout expired
 	exitRange          = 33  // the server cannot resume (-C)
 	exitRedirects      = 47  // more redirects than --max-redirs
+	exitProxyTunnel    = 56  // the proxy refused the CONNECT tunnel
 	exitTooLarge       = 63  // larger than --max-filesize
 	exitLoginDenied    = 67  // the server refused the login
 	exitNotFound       = 78  // the resource does not exist
+	exitProxy          = 97  // the SOCKS handshake failed
 	exitInterrupted    = 130 // SIGINT; other signals 128 plus their number
 	exitOther          = 1
 	progressInterval   = 200 * time.Millisecond
@@ -76,6 +79,12 @@ func exitCode(err error) int {
 		return exitBadURL
 	case errors.Is(err, schemes.ErrNotRetrievable):
 		return exitUnsupported
+	case errors.Is(err, schemes.ErrProxyResolve):
+		return exitProxyResolve
+	case errors.Is(err, schemes.ErrProxyTunnel):
+		return exitProxyTunnel
+	case errors.Is(err, schemes.ErrProxyHandshake):
+		return exitProxy
 	case errors.Is(err, schemes.ErrResolve):
 		return exitResolve
 	case errors.Is(err, schemes.ErrConnect):

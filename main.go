@@ -159,6 +159,9 @@ type options struct {
 	ftp           schemes.FTPOptions
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
+
+	// Proxies: -x, --noproxy, --proxy-user, -p (proxyflags.go).
+	proxyOpts proxyOptions
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -228,6 +231,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
 	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
+	addProxyFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	fs.Usage = func() {
@@ -359,6 +363,9 @@ func (c *command) newClient() (*fetch.Client, error) {
 		return nil, err
 	}
 	cl.TLSConfig = tlsConf
+	if err := o.proxyOpts.configure(cl); err != nil {
+		return nil, err
+	}
 	if o.hasUser {
 		user, pw, ok := strings.Cut(o.user, ":")
 		cl.User, cl.HasUser = user, true

@@ -36,6 +36,18 @@ type Client struct {
 	// ConnectTimeout bounds (30 seconds each when it is 0).
 	Dialer schemes.Dialer
 
+	// Proxy chooses the proxy of each URL, nil for a direct connection
+	// (see ProxyURL and NoProxy). Nil means ProxyFromEnvironment. Through
+	// a proxy, every connection a fetch makes goes through it.
+	Proxy func(u uri.URL) (*Proxy, error)
+
+	// ProxyUser and ProxyPassword are the proxy's credentials (curl's
+	// --proxy-user) in place of the proxy URL's; HasProxyUser tells
+	// whether they were given. They go to the proxy only, never to a site.
+	ProxyUser     string
+	ProxyPassword string
+	HasProxyUser  bool
+
 	// ConnectTimeout bounds everything before the resource's first byte
 	// (curl's --connect-timeout, and more): connecting, the TLS handshake,
 	// the server's greeting and the login, and the wait for the reply to
@@ -116,6 +128,7 @@ type Client struct {
 	registry map[string]schemes.Fetcher
 	dialer   schemes.Dialer
 	tls      *tls.Config
+	proxy    func(u uri.URL) (*Proxy, error)
 }
 
 // Request is one URL with the per-URL choices a caller can make.
@@ -196,6 +209,10 @@ func (c *Client) init() {
 		if c.tls == nil {
 			c.tls = &tls.Config{}
 		}
+		c.proxy = c.Proxy
+		if c.proxy == nil {
+			c.proxy = ProxyFromEnvironment()
+		}
 	})
 }
 
@@ -257,6 +274,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 		return nil, &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(), Err: errors.New(msg)}
 	}
 	req := c.request(u, r)
+	f, err := c.route(req, f)
+	if err != nil {
+		return nil, err
+	}
 
 	start := time.Now()
 	var lastErr error

@@ -68,6 +68,9 @@ type watchdog struct {
 	dialed  atomic.Bool  // a connection was made for this attempt
 	src     atomic.Pointer[kernelSource]
 
+	// proxying counts the proxy handshakes under way (proxyDialer).
+	proxying atomic.Int32
+
 	mu        sync.Mutex
 	timer     *time.Timer
 	body      bool      // the fetcher returned; the timer ticks
@@ -125,7 +128,10 @@ func (w *watchdog) connectExpired() {
 		return
 	}
 	what := "no reply from the server"
-	if !w.dialed.Load() {
+	switch {
+	case w.proxying.Load() > 0:
+		what = "no reply from the proxy"
+	case !w.dialed.Load():
 		what = "no connection to the server"
 	}
 	w.fire(fmt.Errorf("%s within %s", what, seconds(w.connect)))

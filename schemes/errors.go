@@ -32,6 +32,16 @@ var (
 	ErrResolve        = errors.New("could not resolve host")
 	ErrConnect        = errors.New("could not connect")
 	ErrWrite          = errors.New("write error")
+
+	// The proxy's own failures, apart from the site's (curl's exit codes
+	// 5, 56 and 97): its name did not resolve, it refused the CONNECT
+	// tunnel (the reply carries its status line), or the SOCKS handshake
+	// failed (SOCKS4's request rejected, RFC 1928 §6 reply other than
+	// succeeded, RFC 1929 authentication refused). A proxy that refuses
+	// the TCP connection itself is ErrConnect, as a site's would be.
+	ErrProxyResolve   = errors.New("could not resolve proxy")
+	ErrProxyTunnel    = errors.New("proxy CONNECT failed")
+	ErrProxyHandshake = errors.New("SOCKS handshake failed")
 )
 
 // Causes a fetcher gives (as Error.Err, or wrapped in it) when the request

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -92,6 +93,23 @@ type Request struct {
 
 	// Dialer opens every connection the fetcher makes. Never nil.
 	Dialer Dialer
+
+	// Proxy names the proxy Dialer's connections go through (its URL,
+	// password masked), "" when they go direct. Active FTP refuses to
+	// run through one: the server could not connect back through it.
+	Proxy string
+
+	// HTTPProxy, when set, gives the http or https proxy for each http(s)
+	// URL a fetch reaches, redirects included, with its credentials in
+	// the userinfo: net/http's Transport.Proxy then speaks to it in the
+	// absolute form (http) or through CONNECT (https). Nil, or a nil URL,
+	// means the connection goes through Dialer.
+	HTTPProxy func(target *url.URL) (*url.URL, error)
+
+	// HTTPDialer, when set, gives the Dialer for the connections of an
+	// http(s) URL a redirect leads to, whose proxy (SOCKS, a tunnel, or
+	// none) may differ from the first URL's. Nil means Dialer.
+	HTTPDialer func(target *url.URL) Dialer
 
 	// TLSConfig is the base TLS configuration (trust roots, -k). The
 	// fetcher clones it and sets ServerName. Never nil.

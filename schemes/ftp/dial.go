@@ -39,9 +39,11 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	}
 	c := &conn{key: key, raw: raw, absDir: map[string]string{}}
 	c.peer = key.host
-	if a, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
+	if a, ok := raw.RemoteAddr().(*net.TCPAddr); ok && req.Proxy == "" {
 		// RFC 2577 §3 (FTP bounce): data connections go to the host the
 		// control connection reached, never to an address a reply names.
+		// Through a proxy, the connection's peer is the proxy: they go
+		// to the URL's host, through the proxy, as the control one did.
 		c.peer = a.IP.String()
 	}
 	c.bind(ctx, req)

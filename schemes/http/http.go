@@ -83,9 +83,16 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// certificate to check again, no key exchange.
 			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
 		}
-		dialer := req.Dialer
+		first := req.Dialer
 		f.transport = &http.Transport{
+			// Each request dials through its own Dialer (direct, or
+			// through the SOCKS proxy or tunnel its URL was given), and
+			// reaches its own HTTP proxy, if any.
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dialer := first
+				if h, ok := ctx.Value(hopKey{}).(*hopDialer); ok {
+					dialer = h.get()
+				}
 				c, err := dialer.DialContext(ctx, network, addr)
 				if tc, ok := c.(*net.TCPConn); ok && err == nil {
 					return &sockConn{TCPConn: tc}, nil
@@ -108,9 +115,109 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// Transport's buffer rather than in the socket.
 			ReadBufferSize:         readBufferSize,
 			MaxResponseHeaderBytes: maxHeaderBytes,
+			Proxy:                  proxyFor,
+			GetProxyConnectHeader:  traceConnect,
+			OnProxyConnectResponse: connectResponse,
 		}
 	}
 	return f.transport
+}
+
+// requestKey is the context key of the schemes.Request an http.Request
+// serves, for the Transport's hooks.
+type requestKey struct{}
+
+// hopKey is the context key of the hopDialer of a fetch.
+type hopKey struct{}
+
+// hopDialer is the Dialer of the hop of a redirect chain being sent: the
+// request's, then, after each redirect, the one Request.HTTPDialer gives
+// for its URL, whose proxy may differ. The hops of a fetch are sent one
+// after the other, each after CheckRedirect sets its Dialer.
+type hopDialer struct {
+	mu sync.Mutex
+	d  schemes.Dialer
+}
+
+func (h *hopDialer) get() schemes.Dialer {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.d
+}
+
+func (h *hopDialer) set(d schemes.Dialer) {
+	h.mu.Lock()
+	h.d = d
+	h.mu.Unlock()
+}
+
+// proxyFor is the Transport's Proxy: the request's choice for this hop.
+func proxyFor(r *http.Request) (*url.URL, error) {
+	p, req, err := requestProxy(r)
+	if p != nil {
+		// net/http sends Proxy-Authorization from p's userinfo: on the
+		// CONNECT for https, on each absolute-form request for http
+		// (RFC 9112 §3.2.2). It never reaches the site.
+		req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.URL.Redacted())
+	}
+	return p, err
+}
+
+// requestProxy returns the HTTP proxy r goes through, nil for none, and
+// the schemes.Request it serves.
+func requestProxy(r *http.Request) (*url.URL, *schemes.Request, error) {
+	req, ok := r.Context().Value(requestKey{}).(*schemes.Request)
+	if !ok || req.HTTPProxy == nil {
+		return nil, req, nil
+	}
+	p, err := req.HTTPProxy(r.URL)
+	if err != nil {
+		return nil, req, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	return p, req, nil
+}
+
+// maskedProxy is a proxy URL with its password masked as urlget masks
+// every password ("****", where url.Redacted writes "xxxxx").
+func maskedProxy(p *url.URL) string {
+	if p.User == nil {
+		return p.String()
+	}
+	q := *p
+	q.User = nil
+	scheme, rest, _ := strings.Cut(q.String(), "://")
+	user := url.User(p.User.Username()).String()
+	if _, ok := p.User.Password(); ok {
+		user += ":****"
+	}
+	return scheme + "://" + user + "@" + rest
+}
+
+// traceConnect traces the CONNECT request net/http sends to a proxy for an
+// https URL (RFC 9110 §9.3.6), credentials masked.
+func traceConnect(ctx context.Context, proxy *url.URL, target string) (http.Header, error) {
+	if req, ok := ctx.Value(requestKey{}).(*schemes.Request); ok && req.Trace != nil {
+		req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+		req.Trace.TraceLine(schemes.Sent, "Host: "+target)
+		if proxy.User != nil {
+			req.Trace.TraceSecret("Proxy-Authorization: Basic ")
+		}
+	}
+	return nil, nil
+}
+
+// connectResponse reads the proxy's reply to CONNECT: anything but 2xx
+// fails the fetch with the proxy's status (curl's exit 56).
+func connectResponse(ctx context.Context, proxy *url.URL, _ *http.Request, resp *http.Response) error {
+	req, ok := ctx.Value(requestKey{}).(*schemes.Request)
+	if !ok {
+		return nil
+	}
+	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	if resp.StatusCode/100 == 2 {
+		return nil
+	}
+	return &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status}
 }
 
 // Fetch sends a GET (a HEAD when req.Head is set) for req.URL and returns
@@ -176,6 +283,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 
 	origin := originOf(target)
+	hop := &hopDialer{d: req.Dialer}
 	client := &http.Client{
 		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
@@ -203,13 +311,16 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			} else {
 				r.Header.Del("Authorization")
 			}
+			if req.HTTPDialer != nil {
+				hop.set(req.HTTPDialer(r.URL))
+			}
 			return nil
 		},
 	}
 	// The connection of the last request, the one the final response
 	// came on (GotConn runs in RoundTrip, on this goroutine for HTTP/1).
 	var conn net.Conn
-	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+	hreq = hreq.WithContext(httptrace.WithClientTrace(context.WithValue(context.WithValue(hreq.Context(), requestKey{}, req), hopKey{}, hop), &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
 	}))
 	resp, err := client.Do(hreq)
@@ -393,6 +504,16 @@ func doError(ctx context.Context, req *schemes.Request, method string, err error
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "proxyconnect" && ctx.Err() == nil {
+		// net/http could not reach the proxy: its name not resolving
+		// is curl's exit 5, apart from a site's.
+		e := req.NetError("connect to proxy", op.Err)
+		if errors.As(e, &se) && se.Kind == schemes.ErrResolve {
+			se.Kind = schemes.ErrProxyResolve
+		}
+		return e
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Op: method, Err: ctx.Err(), Temporary: true}
@@ -745,6 +866,10 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	tr := t.trace
 	var once sync.Once
 	requestLine := r.Method + " " + r.URL.RequestURI()
+	if p, _, _ := requestProxy(r); p != nil && r.URL.Scheme == "http" {
+		// To an HTTP proxy, the absolute form (RFC 9112 §3.2.2).
+		requestLine = r.Method + " " + r.URL.String()
+	}
 	ct := &httptrace.ClientTrace{
 		ConnectStart: func(network, addr string) {
 			tr.TraceLine(schemes.Info, "Trying "+addr+"...")
@@ -781,7 +906,7 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 				return
 			}
 			for _, v := range value {
-				if textproto.CanonicalMIMEHeaderKey(key) == "Authorization" {
+				if k := textproto.CanonicalMIMEHeaderKey(key); k == "Authorization" || k == "Proxy-Authorization" {
 					scheme, _, _ := strings.Cut(v, " ")
 					v = scheme + " ****"
 				}

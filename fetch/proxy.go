@@ -1,0 +1,388 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// Proxy is the proxy one URL goes through.
+type Proxy struct {
+	URL    uri.URL // http, https, socks4, socks4a, socks5 or socks5h, with optional user:password
+	Tunnel bool    // an http(s) proxy reaches non-http schemes by CONNECT even where it could be a gateway (curl's -p)
+}
+
+// NoProxy is a proxy policy that sends every URL direct, whatever the
+// environment says (curl's --noproxy '*').
+var NoProxy = func(uri.URL) (*Proxy, error) { return nil, nil }
+
+// gatewayFetcher, when set, fetches an ftp:, ftps: or gopher: URL through
+// an HTTP proxy acting as a gateway (GET ftp://host/path to the proxy, as
+// squid serves them); dial reaches the proxy. Nil means such URLs go
+// through a CONNECT tunnel instead.
+var gatewayFetcher func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error)
+
+// proxySchemes are the proxy kinds urlget speaks, each with the port a
+// proxy URL without one means: curl's 1080 for all but https, 443.
+var proxySchemes = map[string]string{
+	"http":    "1080",
+	"https":   "443",
+	"socks4":  "1080",
+	"socks4a": "1080",
+	"socks5":  "1080",
+	"socks5h": "1080",
+}
+
+// ParseProxy parses a proxy as -x and the environment give it:
+// [scheme://][user[:password]@]host[:port]. Without a scheme it is an HTTP
+// proxy, as in curl.
+func ParseProxy(s string) (*Proxy, error) {
+	t := strings.TrimSpace(s)
+	if !strings.Contains(t, "://") {
+		t = "http://" + t
+	}
+	u, err := uri.Parse(t)
+	if err != nil {
+		return nil, fmt.Errorf("proxy %s: %v", maskText(s), err)
+	}
+	if _, ok := proxySchemes[u.Scheme()]; !ok {
+		return nil, fmt.Errorf("proxy %s: the proxy kind %q is not one of http, https, socks4, socks4a, socks5, socks5h", u.Redacted(), u.Scheme())
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("proxy %s names no host", u.Redacted())
+	}
+	return &Proxy{URL: u}, nil
+}
+
+// proxyAddr is the host and port to dial for p.
+func proxyAddr(p *Proxy) string {
+	port, _ := p.URL.Port()
+	if port == "" {
+		port = proxySchemes[p.URL.Scheme()]
+	}
+	return net.JoinHostPort(p.URL.Hostname(), port)
+}
+
+// proxyCredentials returns the user and password p's URL carries.
+func proxyCredentials(p *Proxy) (user, password string, ok bool) {
+	user, ok = p.URL.User()
+	password, _ = p.URL.Password()
+	return user, password, ok
+}
+
+// withCredentials returns p with user and password in its URL, in place of
+// any it had (curl's --proxy-user over the proxy URL's userinfo).
+func withCredentials(p *Proxy, user, password string) (*Proxy, error) {
+	host := p.URL.RawHost()
+	if port, ok := p.URL.Port(); ok {
+		host += ":" + port
+	}
+	u, err := uri.Parse(p.URL.Scheme() + "://" + url.UserPassword(user, password).String() + "@" + host)
+	if err != nil {
+		return nil, err
+	}
+	return &Proxy{URL: u, Tunnel: p.Tunnel}, nil
+}
+
+// netURL is p as net/http's Transport.Proxy takes it, its port filled in
+// (net/http would otherwise dial an http proxy on 80).
+func netURL(p *Proxy) *url.URL {
+	u := &url.URL{Scheme: p.URL.Scheme(), Host: proxyAddr(p)}
+	if user, pw, ok := proxyCredentials(p); ok {
+		u.User = url.UserPassword(user, pw)
+	}
+	return u
+}
+
+// envNames lists, for each scheme, the variables that name its proxy, in
+// curl's order: the scheme's own in lower case, then upper case, then
+// those of the family it belongs to. http_proxy has no upper-case form:
+// a CGI program receives a request's "Proxy:" header as HTTP_PROXY
+// (httpoxy, CVE-2016-5385), so curl ignores it, and so does urlget.
+var envNames = map[string][]string{
+	"http":    {"http_proxy"},
+	"https":   {"https_proxy", "HTTPS_PROXY"},
+	"ftp":     {"ftp_proxy", "FTP_PROXY"},
+	"ftps":    {"ftps_proxy", "FTPS_PROXY", "ftp_proxy", "FTP_PROXY"},
+	"gopher":  {"gopher_proxy", "GOPHER_PROXY"},
+	"gophers": {"gophers_proxy", "GOPHERS_PROXY", "gopher_proxy", "GOPHER_PROXY"},
+	"news":    {"news_proxy", "NEWS_PROXY"},
+	"nntp":    {"nntp_proxy", "NNTP_PROXY", "news_proxy", "NEWS_PROXY"},
+	"nntps":   {"nntps_proxy", "NNTPS_PROXY", "news_proxy", "NEWS_PROXY"},
+	"snews":   {"snews_proxy", "SNEWS_PROXY", "news_proxy", "NEWS_PROXY"},
+	"wais":    {"wais_proxy", "WAIS_PROXY"},
+}
+
+// ProxyFromEnvironment returns the proxy policy of curl's environment
+// variables, read once, now: <scheme>_proxy for each scheme (http_proxy
+// in lower case only; news_proxy for news, nntp, nntps and snews), else
+// all_proxy/ALL_PROXY, except for the hosts no_proxy/NO_PROXY lists (host
+// name suffixes, IP addresses, CIDR ranges, each optionally with a port,
+// or "*" for all). The rules are those of golang.org/x/net/http/httpproxy,
+// applied to every scheme; like it, and unlike curl, the environment never
+// sends localhost or a loopback address through a proxy (ProxyURL does).
+// file: URLs are never proxied.
+func ProxyFromEnvironment() func(uri.URL) (*Proxy, error) {
+	return envPolicy(os.Getenv, "", false)
+}
+
+// ProxyFromEnvironmentExcept is ProxyFromEnvironment with noProxy in place
+// of no_proxy and NO_PROXY (curl's --noproxy).
+func ProxyFromEnvironmentExcept(noProxy string) func(uri.URL) (*Proxy, error) {
+	return envPolicy(os.Getenv, noProxy, true)
+}
+
+// EnvNoProxy returns the no_proxy list of the environment (no_proxy, else
+// NO_PROXY).
+func EnvNoProxy() string { return firstEnv(os.Getenv, "no_proxy", "NO_PROXY") }
+
+func firstEnv(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// envPolicy builds the environment's policy from getenv.
+func envPolicy(getenv func(string) string, noProxy string, override bool) func(uri.URL) (*Proxy, error) {
+	if !override {
+		noProxy = firstEnv(getenv, "no_proxy", "NO_PROXY")
+	}
+	all := firstEnv(getenv, "all_proxy", "ALL_PROXY")
+	type choice struct {
+		name, value string
+		proxy       *Proxy
+		err         error // the value is no proxy URL
+		match       func(*url.URL) (*url.URL, error)
+	}
+	byScheme := map[string]choice{}
+	for scheme, names := range envNames {
+		ch := choice{name: "all_proxy", value: all}
+		for _, n := range names {
+			if v := getenv(n); v != "" {
+				ch = choice{name: n, value: v}
+				break
+			}
+		}
+		if ch.value == "" {
+			continue
+		}
+		if ch.proxy, ch.err = ParseProxy(ch.value); ch.err != nil {
+			ch.err = fmt.Errorf("%s: %w", ch.name, ch.err)
+		}
+		// httpproxy decides for http: URLs by its HTTPProxy field: the
+		// scheme's proxy is handed to it there, and each URL asked
+		// about as an http: URL with its own host and port.
+		ch.match = (&httpproxy.Config{HTTPProxy: ch.value, NoProxy: noProxy}).ProxyFunc()
+		byScheme[scheme] = ch
+	}
+	return func(u uri.URL) (*Proxy, error) {
+		ch, ok := byScheme[u.Scheme()]
+		if !ok {
+			return nil, nil
+		}
+		if ch.err != nil {
+			// A value httpproxy cannot parse would send the URL
+			// direct without a word; the user meant a proxy.
+			return nil, ch.err
+		}
+		if p, _ := ch.match(asHTTP(u)); p == nil {
+			return nil, nil
+		}
+		return ch.proxy, nil
+	}
+}
+
+// asHTTP is u's host and port as an http: URL, for httpproxy's matching.
+func asHTTP(u uri.URL) *url.URL {
+	return &url.URL{Scheme: "http", Host: u.Addr()}
+}
+
+// ProxyURL returns the policy of curl's -x: every URL but file: ones goes
+// through p, except those noProxy lists (curl's --noproxy, in no_proxy's
+// syntax). Unlike the environment, it proxies localhost and loopback
+// addresses too, unless noProxy names them.
+func ProxyURL(p *Proxy, noProxy string) func(uri.URL) (*Proxy, error) {
+	var match func(*url.URL) (*url.URL, error)
+	if noProxy != "" {
+		match = (&httpproxy.Config{HTTPProxy: "http://proxy.invalid", NoProxy: noProxy}).ProxyFunc()
+	}
+	return func(u uri.URL) (*Proxy, error) {
+		if u.Scheme() == "file" {
+			return nil, nil
+		}
+		if match == nil {
+			return p, nil
+		}
+		if isLoopback(u.Hostname()) {
+			if listsLoopback(noProxy, u) {
+				return nil, nil
+			}
+			return p, nil
+		}
+		if q, _ := match(asHTTP(u)); q == nil {
+			return nil, nil
+		}
+		return p, nil
+	}
+}
+
+// isLoopback tells the hosts httpproxy never proxies.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// listsLoopback tells whether a no_proxy list names u's loopback host:
+// "*", the host itself (with u's port or none), or a CIDR range holding
+// it. httpproxy answers "direct" for such hosts before reading the list,
+// so for an explicit proxy the list is read here.
+func listsLoopback(list string, u uri.URL) bool {
+	host := u.Hostname()
+	_, port, _ := net.SplitHostPort(u.Addr())
+	ip := net.ParseIP(host)
+	for _, e := range strings.Split(list, ",") {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e == "*" {
+			return true
+		}
+		if _, n, err := net.ParseCIDR(e); err == nil {
+			if ip != nil && n.Contains(ip) {
+				return true
+			}
+			continue
+		}
+		h, p, err := net.SplitHostPort(e)
+		if err != nil {
+			h, p = strings.Trim(e, "[]"), ""
+		}
+		if p != "" && p != port {
+			continue
+		}
+		if h == host || ip != nil && ip.Equal(net.ParseIP(h)) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyFor returns the proxy for u with the Client's --proxy-user applied,
+// nil for a direct connection.
+func (c *Client) proxyFor(u uri.URL) (*Proxy, error) {
+	if u.Scheme() == "file" {
+		return nil, nil
+	}
+	p, err := c.proxy(u)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	if c.HasProxyUser {
+		return withCredentials(p, c.ProxyUser, c.ProxyPassword)
+	}
+	return p, nil
+}
+
+// isHTTP tells the schemes net/http fetches.
+func isHTTP(scheme string) bool { return scheme == "http" || scheme == "https" }
+
+// gatewaySchemes are those an HTTP proxy can serve as a gateway.
+var gatewaySchemes = map[string]bool{"ftp": true, "ftps": true, "gopher": true}
+
+// route sets how req's connections reach its server (direct, through
+// net/http's proxy support, a CONNECT tunnel or SOCKS) and returns the
+// fetcher to use: f, or a gateway through an HTTP proxy.
+func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher, error) {
+	scheme := req.URL.Scheme()
+	if scheme == "file" {
+		return f, nil
+	}
+	p, err := c.proxyFor(req.URL)
+	if err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	if isHTTP(scheme) {
+		// Each hop of a redirect chain has its own choice of proxy.
+		req.HTTPProxy = c.httpProxy
+		req.HTTPDialer = func(target *url.URL) schemes.Dialer { return c.hopDialer(req, target) }
+	}
+	if p == nil {
+		return f, nil
+	}
+	req.Proxy = p.URL.Redacted()
+	httpKind := isHTTP(p.URL.Scheme())
+	switch {
+	case httpKind && isHTTP(scheme) && !p.Tunnel:
+		return f, nil
+	case httpKind && !p.Tunnel && gatewaySchemes[scheme] && gatewayFetcher != nil:
+		return gateway{c: c, proxy: p}, nil
+	}
+	req.Dialer = &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
+	return f, nil
+}
+
+// httpProxy is the schemes.Request's HTTPProxy: the http(s) proxy net/http
+// is to use for target, nil when it goes direct or through SOCKS or a
+// tunnel of its own (-p), which the request's Dialer makes.
+func (c *Client) httpProxy(target *url.URL) (*url.URL, error) {
+	u, err := uri.Parse(target.String())
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.proxyFor(u)
+	if err != nil || p == nil || p.Tunnel || !isHTTP(p.URL.Scheme()) {
+		return nil, err
+	}
+	return netURL(p), nil
+}
+
+// hopDialer is the Dialer for the connections of target, a URL a redirect
+// of req leads to: through its SOCKS proxy or tunnel, else direct (an
+// HTTP proxy net/http reaches itself, through httpProxy). A proxy the
+// policy cannot name (a bad variable) leaves the first URL's Dialer.
+func (c *Client) hopDialer(req *schemes.Request, target *url.URL) schemes.Dialer {
+	u, err := uri.Parse(target.String())
+	if err != nil {
+		return req.Dialer
+	}
+	p, err := c.proxyFor(u)
+	switch {
+	case err != nil:
+		return req.Dialer
+	case p == nil || isHTTP(p.URL.Scheme()) && !p.Tunnel:
+		return c.dialer
+	}
+	return &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
+}
+
+// gateway fetches through an HTTP proxy acting as a gateway.
+type gateway struct {
+	c     *Client
+	proxy *Proxy
+}
+
+func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	return g.c.gatewayFetch(ctx, req, g.proxy)
+}
+
+// gatewayFetch fetches req through proxy as a gateway.
+func (c *Client) gatewayFetch(ctx context.Context, req *schemes.Request, proxy *Proxy) (*schemes.Resource, error) {
+	if gatewayFetcher == nil {
+		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("no gateway fetcher"))
+	}
+	return gatewayFetcher(ctx, req, proxy, c.dialer, c.tls)
+}
