@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -160,6 +159,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	} else if req.HTTP.Compressed {
+		// Only a request from byte 0 asks for an encoding: a range
+		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
+		// resumed file of plain bytes cannot continue.
+		hreq.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	if req.HTTP.Referer != "" {
+		hreq.Header.Set("Referer", req.HTTP.Referer)
 	}
 	user, password, hasAuth, err := credentials(req)
 	if err != nil {
@@ -174,10 +181,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 		hreq.SetBasicAuth(user, password)
 	}
+	if err := applyHeaders(req, hreq); err != nil {
+		return nil, err
+	}
+	firstReferer := hreq.Header.Get("Referer")
 
 	origin := originOf(target)
 	client := &http.Client{
-		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
+		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace, onResponse: req.HTTP.OnResponse},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
 				return req.Fail(schemes.ErrProtocol, method, 0, "",
@@ -193,8 +204,13 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			// net/http names the page that redirected in a Referer;
 			// curl sends none unless asked (--referer ";auto"), and
 			// neither does urlget: the next host learns nothing of
-			// where the request came from (RFC 9110 §10.1.3).
-			r.Header.Del("Referer")
+			// where the request came from (RFC 9110 §10.1.3) but the
+			// Referer the user gave.
+			if ref := referer(req, firstReferer, via[len(via)-1], r); ref != "" {
+				r.Header.Set("Referer", ref)
+			} else {
+				r.Header.Del("Referer")
+			}
 			// Credentials go only to the origin they were given for
 			// (scheme, host and port), never to another host a redirect
 			// names, as curl does without --location-trusted.
@@ -251,12 +267,18 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
 		Name:        fileName(resp),
-		// The pseudo-fields ":status-line" and ":status" carry the
-		// status for -I and -w %{http_code}; the fields follow.
-		Header: append([][2]string{
-			{":status-line", resp.Proto + " " + resp.Status},
-			{":status", strconv.Itoa(resp.StatusCode)},
-		}, headerPairs(resp.Header)...),
+		Header:      responseHeader(resp),
+	}
+	var cs []string
+	if req.HTTP.Compressed {
+		cs = codings(resp.Header.Get("Content-Encoding"))
+		for _, c := range cs {
+			if !decodable[c] {
+				resp.Body.Close()
+				return nil, req.Fail(schemes.ErrProtocol, method, resp.StatusCode, resp.Status,
+					fmt.Errorf("content coding %q, which urlget cannot decode", c))
+			}
+		}
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
@@ -283,8 +305,18 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 				return res, nil
 			}
 		}
+		serr := statusError(req, resp)
+		if req.HTTP.FailWithBody && !req.Head {
+			// The error page goes where the body would, and the
+			// status error ends it (curl's --fail-with-body).
+			if len(cs) == 0 && resp.ContentLength >= 0 {
+				res.Size = resp.ContentLength
+			}
+			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}, cs, serr)
+			return res, nil
+		}
 		discard(resp.Body)
-		return nil, statusError(req, resp)
+		return nil, serr
 	}
 
 	switch {
@@ -297,6 +329,8 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		}
 		res.Offset = start
 		res.Size = total
+	case len(cs) > 0:
+		// The decoded size is known only once the body is read.
 	case resp.ContentLength >= 0:
 		// A 200 to a Range request is the whole resource from byte 0.
 		res.Size = resp.ContentLength
@@ -311,6 +345,10 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		return res, nil
 	}
 	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
+	if len(cs) > 0 {
+		res.Body = wrapBody(req, b, cs, nil)
+		return res, nil
+	}
 	if resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
 		// A body of known length alone on a plain TCP connection: the
 		// socket carries the body's bytes and nothing else until its
@@ -480,21 +518,12 @@ func unsatisfiedLength(v string) (int64, bool) {
 	return n, err == nil && n >= 0
 }
 
-// fileName suggests a local name: the Content-Disposition filename (RFC
-// 6266 §4.3, with mime decoding filename* per RFC 8187) without any
-// directory part, else the final URL's last path segment, decoded.
+// fileName suggests a local name: the Content-Disposition filename
+// (DispositionName) without any directory part, else the final URL's last
+// path segment, decoded.
 func fileName(resp *http.Response) string {
-	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
-		if _, params, err := mime.ParseMediaType(cd); err == nil {
-			if name := params["filename"]; name != "" {
-				if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-					name = name[i+1:]
-				}
-				if name != "" && name != "." && name != ".." {
-					return name
-				}
-			}
-		}
+	if name := DispositionName(resp.Header.Get("Content-Disposition")); name != "" && name != "." && name != ".." {
+		return name
 	}
 	p := resp.Request.URL.EscapedPath()
 	seg := p[strings.LastIndexByte(p, '/')+1:]
@@ -503,6 +532,16 @@ func fileName(resp *http.Response) string {
 		return ""
 	}
 	return name
+}
+
+// responseHeader is a response's status and header fields in the form of
+// schemes.Resource.Header: the pseudo-fields ":status-line" and ":status"
+// carry the status for -I, -i and -w %{http_code}; the fields follow.
+func responseHeader(resp *http.Response) [][2]string {
+	return append([][2]string{
+		{":status-line", resp.Proto + " " + resp.Status},
+		{":status", strconv.Itoa(resp.StatusCode)},
+	}, headerPairs(resp.Header)...)
 }
 
 // headerPairs lists the response header fields for -I. net/http keeps
@@ -732,15 +771,20 @@ func (b *body) Close() error {
 // tracingTransport reports each request and response of a fetch, redirects
 // included, to the request's Tracer.
 type tracingTransport struct {
-	rt    http.RoundTripper
-	trace schemes.Tracer
+	rt         http.RoundTripper
+	trace      schemes.Tracer
+	onResponse func(header [][2]string) // schemes.HTTPOptions.OnResponse
 }
 
 // RoundTrip sends r, tracing the request line and the header fields as they
 // are written and the status line and header fields received.
 func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if t.trace == nil {
-		return t.rt.RoundTrip(r)
+		resp, err := t.rt.RoundTrip(r)
+		if err == nil && t.onResponse != nil {
+			t.onResponse(responseHeader(resp))
+		}
+		return resp, err
 	}
 	tr := t.trace
 	var once sync.Once
@@ -796,6 +840,9 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
 	for _, kv := range headerPairs(resp.Header) {
 		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
+	}
+	if t.onResponse != nil {
+		t.onResponse(responseHeader(resp))
 	}
 	return resp, nil
 }
