@@ -159,6 +159,11 @@ type options struct {
 	ftp           schemes.FTPOptions
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
+
+	// http output (httpflags.go): -i, -D and -J.
+	include          bool
+	dumpHeader       string
+	remoteHeaderName bool
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -228,6 +233,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
 	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
+	addHTTPFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	fs.Usage = func() {
@@ -299,6 +305,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	}
 	if o.json && o.raw {
 		return usage("--json and --raw exclude each other")
+	}
+	if err := checkHTTPFlags(o); err != nil {
+		return usage("%v", err)
 	}
 	o.ftp.RequireTLS = sslReqd
 	o.ftp.ActiveAddr = ftpPort
