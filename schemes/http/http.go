@@ -541,7 +541,19 @@ func responseHeader(resp *http.Response) [][2]string {
 	return append([][2]string{
 		{":status-line", resp.Proto + " " + resp.Status},
 		{":status", strconv.Itoa(resp.StatusCode)},
-	}, headerPairs(resp.Header)...)
+	}, headerPairs(fields(resp))...)
+}
+
+// fields is a response's header fields as received: net/http moves
+// Transfer-Encoding out of the header map (RFC 9112 §6.1), and -i, -D and
+// -v show it, as curl does.
+func fields(resp *http.Response) http.Header {
+	if len(resp.TransferEncoding) == 0 {
+		return resp.Header
+	}
+	h := resp.Header.Clone()
+	h["Transfer-Encoding"] = []string{strings.Join(resp.TransferEncoding, ", ")}
+	return h
 }
 
 // headerPairs lists the response header fields for -I. net/http keeps
@@ -838,7 +850,7 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range headerPairs(resp.Header) {
+	for _, kv := range headerPairs(fields(resp)) {
 		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
 	}
 	if t.onResponse != nil {
