@@ -319,3 +319,27 @@ func TestHTTPOnResponseEveryHop(t *testing.T) {
 		t.Errorf("error response: %q", statuses)
 	}
 }
+
+// TestHTTPHeaderAuthorizationOnRedirects: an Authorization given with -H
+// follows a redirect to the same origin, like -u's, and never to another
+// (another port of the same host included).
+func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
+	other := httpServer(t, http.HandlerFunc(echoHeaders))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/same", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/echo", http.StatusFound) })
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/echo", http.StatusFound) })
+	mux.HandleFunc("/echo", echoHeaders)
+	s := httpServer(t, mux)
+	f := httpFetcher(t)
+	for path, sent := range map[string]bool{"/same": true, "/away": false} {
+		req := httpRequest(t, s.URL+path)
+		req.HTTP.Header = []string{"Authorization: Bearer token"}
+		_, body, err := httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(body), "Authorization: Bearer token\n"); got != sent {
+			t.Errorf("%s: Authorization sent %v, want %v:\n%s", path, got, sent, body)
+		}
+	}
+}

@@ -185,6 +185,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	firstReferer := hreq.Header.Get("Referer")
+	auth := hreq.Header.Get("Authorization") // -u's, or -H's in its place
 
 	origin := originOf(target)
 	client := &http.Client{
@@ -213,9 +214,10 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			}
 			// Credentials go only to the origin they were given for
 			// (scheme, host and port), never to another host a redirect
-			// names, as curl does without --location-trusted.
-			if hasAuth && originOf(r.URL) == origin {
-				r.SetBasicAuth(user, password)
+			// names, as curl does without --location-trusted; an
+			// Authorization given with -H is kept as one from -u.
+			if auth != "" && originOf(r.URL) == origin {
+				r.Header.Set("Authorization", auth)
 			} else {
 				r.Header.Del("Authorization")
 			}
