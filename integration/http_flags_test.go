@@ -14,6 +14,7 @@ import (
 
 	"github.com/urlget/urlget/integration/enctest"
 	"github.com/urlget/urlget/schemes"
+	httpscheme "github.com/urlget/urlget/schemes/http"
 )
 
 // encodeWith compresses data in one coding of enctest.Codings.
@@ -340,6 +341,37 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 		}
 		if got := strings.Contains(string(body), "Authorization: Bearer token\n"); got != sent {
 			t.Errorf("%s: Authorization sent %v, want %v:\n%s", path, got, sent, body)
+		}
+	}
+}
+
+// TestHTTPLastDecodedBodyLeavesNoConnectionOpen: a run's last request
+// closes its connection once its body is closed, when the body is decoded
+// or an error page too.
+func TestHTTPLastDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
+	page := encodeWith(t, "gzip", []byte("page\n"))
+	for _, status := range []int{http.StatusOK, http.StatusNotFound} {
+		var conns connCounter
+		s := countedServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.WriteHeader(status)
+			w.Write(page)
+		}), &conns)
+		req := httpRequest(t, s.URL+"/p")
+		req.Last = true
+		req.HTTP.Compressed = true
+		req.HTTP.FailWithBody = true
+		// The Fetcher is not closed: the last request closes what it opened.
+		_, body, _ := httpGet(t, &httpscheme.Fetcher{}, req)
+		if string(body) != "page\n" {
+			t.Fatalf("%d: body %q", status, body)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for conns.closed.Load() < 1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d: the connection is still open after the last body", status)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 }

@@ -77,6 +77,7 @@ func decoder(coding string, r io.Reader) (io.Reader, io.Closer, error) {
 // server's: a body that does not decode is a protocol error.
 type endBody struct {
 	r       io.Reader
+	inner   *body       // the response body itself
 	pending []string    // codings whose decoders the first read builds
 	closers []io.Closer // the decoders, outermost first, then the body
 	req     *schemes.Request
@@ -154,9 +155,9 @@ func (e *endBody) Close() error {
 // --compressed (cs lists them, as applied), and makes its end return end
 // when that is set. Without either it returns b itself, so that the
 // body's own WriteTo keeps its kernel copies.
-func wrapBody(req *schemes.Request, b io.ReadCloser, cs []string, end error) io.ReadCloser {
+func wrapBody(req *schemes.Request, b *body, cs []string, end error) io.ReadCloser {
 	if len(cs) == 0 && end == nil {
 		return b
 	}
-	return &endBody{r: b, pending: cs, req: req, coding: strings.Join(cs, ", "), end: end, closers: []io.Closer{b}}
+	return &endBody{r: b, inner: b, pending: cs, req: req, coding: strings.Join(cs, ", "), end: end, closers: []io.Closer{b}}
 }

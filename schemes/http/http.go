@@ -252,10 +252,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	return res, err
 }
 
-// bodyOf returns res's body when it is a response body of this package.
+// bodyOf returns res's body when it is a response body of this package,
+// decoded or not.
 func bodyOf(res *schemes.Resource) (*body, bool) {
 	if res == nil {
 		return nil, false
+	}
+	if e, ok := res.Body.(*endBody); ok {
+		return e.inner, true
 	}
 	b, ok := res.Body.(*body)
 	return b, ok
