@@ -23,15 +23,15 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	// writing the body, whether or not these are given: they are
 	// accepted so that curl's habitual -fsSL means the same here.
 	var location, fail bool
-	fs.BoolVarP(&location, "location", "L", false, "follow http(s) redirects (always on; --max-redirs 0 stops)")
-	fs.BoolVarP(&fail, "fail", "f", false, "an HTTP status of 400 or above is exit 22, no body written (always on)")
-	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "with an HTTP error, still write the server's error page (exit 22)")
-	fs.VarP(headerList{&o.http.Header}, "header", "H", "send `'Name: value'` with http(s) requests; 'Name:' removes a default, 'Name;' sends it empty")
-	fs.VarP(refererFlag{&o.http}, "referer", "e", "send `URL` as the Referer; ';auto' adds the redirecting page's on redirects")
-	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for a compressed body (gzip, deflate, br, zstd) and decode it")
-	fs.BoolVarP(&o.include, "include", "i", false, "write the http(s) response headers before the body")
-	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write the http(s) response headers to `file` ('-' for stdout)")
-	fs.BoolVarP(&o.remoteHeaderName, "remote-header-name", "J", false, "with -O, name the file as the server's Content-Disposition says")
+	fs.BoolVarP(&location, "location", "L", false, "follow redirects (always on)")
+	fs.BoolVarP(&fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
+	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
+	fs.VarP(headerList{&o.http.Header}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
+	fs.VarP(refererFlag{&o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
+	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
+	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
+	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write response headers to `file` (- stdout)")
+	fs.BoolVarP(&o.remoteHeaderName, "remote-header-name", "J", false, "with -O, name the file by Content-Disposition")
 }
 
 // checkHTTPFlags refuses the combinations of the http flags curl refuses.
