@@ -1,10 +1,15 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -374,4 +379,47 @@ func TestHTTPLastDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// TestHTTPCompressedCancelAndTruncation: a decoded body reports the
+// body's own failures as they are: a cancelled transfer as cancelled, a
+// connection closed before Content-Length as truncated, not as bytes
+// that do not decode.
+func TestHTTPCompressedCancelAndTruncation(t *testing.T) {
+	enc := encodeWith(t, "gzip", compressible(t))
+	s := stallingServer(t, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(enc)))
+		w.Write(enc[:len(enc)/2])
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httpRequest(t, s.URL+"/stall")
+	req.HTTP.Compressed = true
+	res, err := httpFetcher(t).Fetch(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	buf := make([]byte, 64<<10)
+	if _, err := res.Body.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, err = io.Copy(io.Discard, res.Body)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, schemes.ErrProtocol) {
+		t.Errorf("cancelled: %v, want context.Canceled alone", err)
+	}
+
+	cut := httpServer(t, hijacked(func(_ string, bw *bufio.ReadWriter, _ net.Conn) {
+		fmt.Fprintf(bw, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", len(enc))
+		bw.Write(enc[:len(enc)/2])
+	}))
+	req = httpRequest(t, cut.URL+"/cut")
+	req.HTTP.Compressed = true
+	_, _, err = httpGet(t, httpFetcher(t), req)
+	httpWantKind(t, err, schemes.ErrTruncated, 0)
 }

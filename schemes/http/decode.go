@@ -83,6 +83,20 @@ type endBody struct {
 	req     *schemes.Request
 	coding  string // the codings undone, for messages
 	end     error
+	bodyErr error // the last error of the body itself, which a decoder may wrap
+}
+
+// bodyReader reads the response body for the decoders, keeping its errors
+// (a timeout, a cancelled transfer, a truncated body) so that they are
+// reported as they are, not as bytes that do not decode.
+type bodyReader struct{ e *endBody }
+
+func (r bodyReader) Read(p []byte) (int, error) {
+	n, err := r.e.inner.Read(p)
+	if err != nil && err != io.EOF {
+		r.e.bodyErr = err
+	}
+	return n, err
 }
 
 func (e *endBody) Read(p []byte) (int, error) {
@@ -108,7 +122,7 @@ func (e *endBody) Read(p []byte) (int, error) {
 func (e *endBody) decoders() error {
 	cs := e.pending
 	e.pending = nil
-	br := bufio.NewReader(e.r)
+	br := bufio.NewReader(bodyReader{e})
 	e.r = br
 	if _, err := br.Peek(1); err == io.EOF {
 		return nil
@@ -130,9 +144,8 @@ func (e *endBody) decoders() error {
 // decodeError reports a read error: the body's own as it is, a decoder's
 // as the server's protocol error.
 func (e *endBody) decodeError(coding string, err error) error {
-	var se *schemes.Error
-	if errors.As(err, &se) {
-		return err
+	if e.bodyErr != nil {
+		return e.bodyErr
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
 		err = errors.New("it ends early")
