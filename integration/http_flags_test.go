@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/urlget/urlget/integration/enctest"
 	"github.com/urlget/urlget/schemes"
 	httpscheme "github.com/urlget/urlget/schemes/http"
@@ -422,4 +424,25 @@ func TestHTTPCompressedCancelAndTruncation(t *testing.T) {
 	req.HTTP.Compressed = true
 	_, _, err = httpGet(t, httpFetcher(t), req)
 	httpWantKind(t, err, schemes.ErrTruncated, 0)
+}
+
+// TestHTTPZstdWindowBounded: a zstd body whose frame asks for a window
+// past RFC 9659's 8 MB is refused rather than decoded with that much
+// memory.
+func TestHTTPZstdWindowBounded(t *testing.T) {
+	var b bytes.Buffer
+	w, err := zstd.NewWriter(&b, zstd.WithWindowSize(64<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(compressible(t))
+	w.Close()
+	s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "zstd")
+		w.Write(b.Bytes())
+	}))
+	req := httpRequest(t, s.URL+"/big-window")
+	req.HTTP.Compressed = true
+	_, _, err = httpGet(t, httpFetcher(t), req)
+	httpWantKind(t, err, schemes.ErrProtocol, 0)
 }
