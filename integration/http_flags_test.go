@@ -130,6 +130,9 @@ func TestHTTPCompressedFaults(t *testing.T) {
 		case "/empty":
 			w.Header().Set("Content-Encoding", "zstd")
 			w.WriteHeader(http.StatusOK)
+		case "/missing":
+			w.Header().Set("Content-Encoding", "compress")
+			w.WriteHeader(http.StatusNotFound)
 		}
 	}))
 	f := httpFetcher(t)
@@ -151,6 +154,9 @@ func TestHTTPCompressedFaults(t *testing.T) {
 	if err != nil || len(body) != 0 {
 		t.Errorf("empty body: %q, %v", body, err)
 	}
+	// The status comes first: a 404 is a 404 whatever its coding.
+	_, err = get("/missing")
+	httpWantKind(t, err, schemes.ErrNotFound, 404)
 }
 
 // TestHTTPCompressedResumeAsksPlainBytes: a request from an offset asks

@@ -1,8 +1,10 @@
 // Package http fetches http: and https: URLs (RFC 9110, RFC 9112) with the
 // standard library's net/http. It adds urlget's policy on top: redirects only
 // to http and https and at most 20 of them, credentials kept from other hosts,
-// statuses of 400 and above as errors of the shared taxonomy, resume through
-// Range, and the conversation traced line by line for -v.
+// statuses of 400 and above as errors of the shared taxonomy (or, asked,
+// their pages with the error at the end), resume through Range, bodies
+// decoded when asked (--compressed), header fields as curl's -H gives them,
+// and the conversation traced line by line for -v.
 package http
 
 import (
@@ -278,13 +280,6 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	var cs []string
 	if req.HTTP.Compressed {
 		cs = codings(resp.Header.Get("Content-Encoding"))
-		for _, c := range cs {
-			if !decodable[c] {
-				resp.Body.Close()
-				return nil, req.Fail(schemes.ErrProtocol, method, resp.StatusCode, resp.Status,
-					fmt.Errorf("content coding %q, which urlget cannot decode", c))
-			}
-		}
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
@@ -317,6 +312,9 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 			// status error ends it (curl's --fail-with-body).
 			if len(cs) == 0 && resp.ContentLength >= 0 {
 				res.Size = resp.ContentLength
+			}
+			if err := undecodable(req, resp, cs); err != nil {
+				return nil, err
 			}
 			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}, cs, serr)
 			return res, nil
@@ -352,6 +350,9 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
 	if len(cs) > 0 {
+		if err := undecodable(req, resp, cs); err != nil {
+			return nil, err
+		}
 		res.Body = wrapBody(req, b, cs, nil)
 		return res, nil
 	}
@@ -367,6 +368,19 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	res.Body = b
 	return res, nil
+}
+
+// undecodable fails a response whose body is in a content coding urlget
+// cannot undo (curl's exit 61 is a protocol error here), closing it.
+func undecodable(req *schemes.Request, resp *http.Response, cs []string) error {
+	for _, c := range cs {
+		if !decodable[c] {
+			resp.Body.Close()
+			return req.Fail(schemes.ErrProtocol, resp.Request.Method, resp.StatusCode, resp.Status,
+				fmt.Errorf("content coding %q, which urlget cannot decode", c))
+		}
+	}
+	return nil
 }
 
 // credentials returns the user and password to send, asking for the
