@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -451,4 +454,26 @@ func TestHTTPZstdWindowBounded(t *testing.T) {
 	req.HTTP.Compressed = true
 	_, _, err = httpGet(t, httpFetcher(t), req)
 	httpWantKind(t, err, schemes.ErrProtocol, 0)
+}
+
+// TestHTTP2StatusLine: an HTTP/2 response's status line is "HTTP/2 200",
+// as curl writes it for -i and -D: HTTP/2 has no reason phrase.
+func TestHTTP2StatusLine(t *testing.T) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	var lines []string
+	req := httpRequest(t, s.URL+"/h2")
+	req.TLSConfig = &tls.Config{RootCAs: pool}
+	req.HTTP.OnResponse = func(h [][2]string) { lines = append(lines, h[0][1]) }
+	res, body, err := httpGet(t, httpFetcher(t), req)
+	if err != nil || string(body) != "HTTP/2.0" {
+		t.Fatalf("body %q: %v", body, err)
+	}
+	if len(lines) != 1 || lines[0] != "HTTP/2 200" || res.Header[0][1] != "HTTP/2 200" {
+		t.Errorf("status lines %q and %q, want HTTP/2 200", lines, res.Header[0][1])
+	}
 }

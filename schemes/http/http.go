@@ -558,10 +558,14 @@ func fileName(resp *http.Response) string {
 // schemes.Resource.Header: the pseudo-fields ":status-line" and ":status"
 // carry the status for -I, -i and -w %{http_code}; the fields follow.
 func responseHeader(resp *http.Response) [][2]string {
-	return append([][2]string{
-		{":status-line", resp.Proto + " " + resp.Status},
-		{":status", strconv.Itoa(resp.StatusCode)},
-	}, headerPairs(fields(resp))...)
+	code := strconv.Itoa(resp.StatusCode)
+	line := resp.Proto + " " + resp.Status
+	if resp.ProtoMajor == 2 {
+		// HTTP/2 has no reason phrase (RFC 9113 §8.3.2) and names
+		// itself "HTTP/2" in curl's output, which -i and -I follow.
+		line = "HTTP/2 " + code
+	}
+	return append([][2]string{{":status-line", line}, {":status", code}}, headerPairs(fields(resp))...)
 }
 
 // fields is a response's header fields as received: net/http moves
