@@ -38,8 +38,8 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 		{args: []string{"--max-redirs", "3", "-A", "a/1", "u"},
 			nntp: schemes.NNTPOptions{MaxArticles: 100},
 			http: schemes.HTTPOptions{MaxRedirects: 3, UserAgent: "a/1"}},
-		// -fsSL states the defaults; the other http flags fill theirs.
-		{args: []string{"-fsSL", "-H", "X-A: 1", "-H", "Accept:", "-e", "http://r/;auto", "--compressed", "--fail-with-body", "u"},
+		// -L states the default; the other http flags fill theirs.
+		{args: []string{"-sSL", "-H", "X-A: 1", "-H", "Accept:", "-e", "http://r/;auto", "--compressed", "--fail-with-body", "u"},
 			nntp: schemes.NNTPOptions{MaxArticles: 100},
 			http: schemes.HTTPOptions{MaxRedirects: 20, UserAgent: "urlget", Header: []string{"X-A: 1", "Accept:"},
 				Referer: "http://r/", AutoReferer: true, Compressed: true, FailWithBody: true}},

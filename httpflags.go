@@ -22,9 +22,9 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	// Redirects are followed and an HTTP error fails with exit 22 without
 	// writing the body, whether or not these are given: they are
 	// accepted so that curl's habitual -fsSL means the same here.
-	var location, fail bool
+	var location bool
 	fs.BoolVarP(&location, "location", "L", false, "follow redirects (always on)")
-	fs.BoolVarP(&fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
+	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
 	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
 	fs.VarP(headerList{&o.http.Header}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
 	fs.VarP(refererFlag{&o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
@@ -36,6 +36,9 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 
 // checkHTTPFlags refuses the combinations of the http flags curl refuses.
 func checkHTTPFlags(o *options) error {
+	if o.fail && o.http.FailWithBody {
+		return errors.New("-f/--fail and --fail-with-body exclude each other")
+	}
 	if o.remoteHeaderName && o.continueAt != "" {
 		// The file to resume is not known before the response names it.
 		return errors.New("--continue-at and --remote-header-name cannot be combined")

@@ -160,7 +160,8 @@ type options struct {
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
 
-	// http output (httpflags.go): -i, -D and -J.
+	// http (httpflags.go): -f given, -i, -D and -J.
+	fail             bool
 	include          bool
 	dumpHeader       string
 	remoteHeaderName bool
