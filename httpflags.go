@@ -161,10 +161,10 @@ func (c *command) nameFromHeader(st *started, res *schemes.Resource) error {
 		return nil
 	}
 	name, _ = c.targetName(uri.URL{}, outputSpec{file: name})
+	st.target, st.t.filename = name, name
 	if _, err := os.Lstat(name); err == nil {
 		return &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: fmt.Errorf("-J: refusing to overwrite %s, the file the server names", name)}
 	}
-	st.target, st.t.filename = name, name
 	return nil
 }
 
