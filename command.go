@@ -162,6 +162,7 @@ type command struct {
 	signal atomic.Int32       // the signal that ended it, once caught
 
 	progress *progressBar
+	headers  *headerDump // -D and -i, nil without them
 }
 
 // transfer holds what -w reports about one URL.
@@ -187,6 +188,14 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 	}
 	c.client = cl
 	defer cl.Close()
+	if c.headers, err = newHeaderDump(c.opts, c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
+		return exitWrite
+	}
+	if c.headers != nil {
+		cl.HTTP.OnResponse = c.headers.response
+		defer c.headers.close()
+	}
 	if f, ok := c.stdout.(*os.File); ok && !c.opts.head {
 		// A reader at the other end of a pipe then takes up to 1 MiB at a
 		// time instead of the default 64 KiB, and both sides switch less.
@@ -334,7 +343,7 @@ const prefetchDepth = 4
 // started ahead. Never with -v, whose trace must not interleave two
 // transfers, nor with -C, whose offset depends on files written in order.
 func (c *command) prefetchable(raw string) bool {
-	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil {
 		return false
 	}
 	i := strings.Index(raw, ":")
@@ -348,6 +357,7 @@ type started struct {
 	res    *schemes.Resource
 	target string
 	offset int64
+	head   []byte // the response headers -i writes before the body
 }
 
 // maxAhead is how many of the following URLs a request is told of
@@ -386,6 +396,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	}
 
 	res, err := c.client.Do(ctx, fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last, Ahead: ahead})
+	st.head = c.headers.take()
 	if err != nil {
 		t.err = err
 		var se *schemes.Error
@@ -402,6 +413,13 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 		t.err = &schemes.Error{Kind: schemes.ErrProtocol, URL: res.URL, Err: errRange}
 		return st
 	}
+	if c.opts.remoteHeaderName && spec.remote {
+		if err := c.nameFromHeader(st, res); err != nil {
+			closeRes(res)
+			t.err = err
+			return st
+		}
+	}
 	st.res = res
 	return st
 }
@@ -415,6 +433,10 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		t.err = withFlagHint(t.err)
 	}()
 	if t.err != nil {
+		if st.target == "" && !c.opts.head {
+			// curl's -i shows an error response's headers, not its body.
+			c.stdout.Write(st.head)
+		}
 		return t
 	}
 	res, target, offset := st.res, st.target, st.offset
@@ -453,7 +475,16 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		// redirected stdout): on a terminal it would mix with the body.
 		c.progress.setActive(file != nil || !isTerminal(c.stdout))
 	}
-	n, err := c.emit(res, out)
+	var n int64
+	var err error
+	if len(st.head) > 0 && !c.opts.head {
+		_, err = out.Write(st.head)
+	}
+	if err == nil {
+		n, err = c.emit(res, out)
+	} else {
+		closeRes(res)
+	}
 	t.size = n
 	if c.progress != nil {
 		c.progress.finish()
@@ -462,7 +493,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		err = ctx.Err()
 	}
 	if file != nil {
-		if err != nil {
+		if err != nil && !c.errorPageKept(err) {
 			file.Abort()
 		} else if cerr := file.Commit(); cerr != nil {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
@@ -646,10 +677,14 @@ func remoteName(u uri.URL) (string, error) {
 	return name, nil
 }
 
-// safeName refuses -O names that are empty, "." or "..", or that hold a
-// path separator or a NUL: a server must not choose where a file lands.
+// safeName refuses -O and -J names that are empty, "." or "..", or that
+// hold a path separator or a control character (NUL, newline, escape
+// sequences): a server must not choose where a file lands, nor write to
+// the terminal through a name shown later.
 func safeName(name string) error {
 	switch {
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return fmt.Errorf("-O: refusing the file name %q, which holds a control character; use -o", name)
 	case name == "":
 		return errors.New("-O: the URL has no file name; use -o")
 	case name == "." || name == "..":

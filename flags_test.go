@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -37,6 +38,11 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 		{args: []string{"--max-redirs", "3", "-A", "a/1", "u"},
 			nntp: schemes.NNTPOptions{MaxArticles: 100},
 			http: schemes.HTTPOptions{MaxRedirects: 3, UserAgent: "a/1"}},
+		// -L states the default; the other http flags fill theirs.
+		{args: []string{"-sSL", "-H", "X-A: 1", "-H", "Accept:", "-e", "http://r/;auto", "--compressed", "--fail-with-body", "u"},
+			nntp: schemes.NNTPOptions{MaxArticles: 100},
+			http: schemes.HTTPOptions{MaxRedirects: 20, UserAgent: "urlget", Header: []string{"X-A: 1", "Accept:"},
+				Referer: "http://r/", AutoReferer: true, Compressed: true, FailWithBody: true}},
 	} {
 		var out, errOut strings.Builder
 		o, _, code := parseFlags(c.args, &out, &errOut)
@@ -44,7 +50,7 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 			t.Errorf("%q: exit %d: %s", c.args, code, errOut.String())
 			continue
 		}
-		if o.ftp != c.ftp || o.nntp != c.nntp || o.http != c.http {
+		if o.ftp != c.ftp || o.nntp != c.nntp || !reflect.DeepEqual(o.http, c.http) {
 			t.Errorf("%q:\n got %+v %+v %+v\nwant %+v %+v %+v", c.args, o.ftp, o.nntp, o.http, c.ftp, c.nntp, c.http)
 		}
 	}

@@ -3,6 +3,8 @@ module github.com/urlget/urlget
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
+	github.com/klauspost/compress v1.20.4
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/net v0.62.0

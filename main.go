@@ -162,6 +162,11 @@ type options struct {
 
 	// Proxies: -x, --noproxy, --proxy-user, -p (proxyflags.go).
 	proxyOpts proxyOptions
+	// http (httpflags.go): -f given, -i, -D and -J.
+	fail             bool
+	include          bool
+	dumpHeader       string
+	remoteHeaderName bool
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -232,6 +237,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
 	addProxyFlags(fs, o)
+	addHTTPFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	fs.Usage = func() {
@@ -303,6 +309,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	}
 	if o.json && o.raw {
 		return usage("--json and --raw exclude each other")
+	}
+	if err := checkHTTPFlags(o); err != nil {
+		return usage("%v", err)
 	}
 	o.ftp.RequireTLS = sslReqd
 	o.ftp.ActiveAddr = ftpPort

@@ -195,6 +195,7 @@ func scriptHTTPHandler() http.Handler {
 			}
 		}
 	})
+	httpFlagRoutes(mux)
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "1000")
 		w.Write([]byte("a slow start"))

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,7 +100,7 @@ func TestOptionsReachFetcher(t *testing.T) {
 		Fetchers: map[string]schemes.Fetcher{"x-test": f},
 		FTP:      schemes.FTPOptions{Method: schemes.FTPNoCWD, RequireTLS: true, ActiveAddr: "-", Sync: true, AnonymousPassword: "me@"},
 		NNTP:     schemes.NNTPOptions{Server: "news.example:119", MaxArticles: 7},
-		HTTP:     schemes.HTTPOptions{MaxRedirects: schemes.NoRedirects, UserAgent: "agent/1"},
+		HTTP:     schemes.HTTPOptions{MaxRedirects: schemes.NoRedirects, UserAgent: "agent/1", Header: []string{"X-A: 1"}, Compressed: true},
 	}
 	ahead := []uri.URL{uri.MustParse("x-test://host/b"), uri.MustParse("x-test://host/c")}
 	res, err := c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a"), Ahead: ahead})
@@ -108,7 +109,7 @@ func TestOptionsReachFetcher(t *testing.T) {
 	}
 	res.Body.Close()
 	req := f.last
-	if req.FTP != c.FTP || req.NNTP != c.NNTP || req.HTTP != c.HTTP {
+	if req.FTP != c.FTP || req.NNTP != c.NNTP || !reflect.DeepEqual(req.HTTP, c.HTTP) {
 		t.Errorf("options %+v %+v %+v, want %+v %+v %+v", req.FTP, req.NNTP, req.HTTP, c.FTP, c.NNTP, c.HTTP)
 	}
 	if len(req.Ahead) != 2 || req.Ahead[1].String() != "x-test://host/c" {

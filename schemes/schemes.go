@@ -219,6 +219,38 @@ type HTTPOptions struct {
 	// means "urlget". NoUserAgent sends none at all.
 	UserAgent   string
 	NoUserAgent bool
+
+	// Header lists request header fields in the forms of curl's -H:
+	// "Name: value" sends the field, replacing a default one of that
+	// name (User-Agent, Accept) on its first mention and adding to it on
+	// the next; "Name:" with nothing after it removes the default field;
+	// "Name;" sends the field with an empty value (RFC 9110 §5.5).
+	Header []string
+
+	// Referer is sent as the Referer field (RFC 9110 §10.1.3) of the
+	// first request. AutoReferer sends, with each redirected request, the
+	// URL that redirected it (curl's --referer ";auto").
+	Referer     string
+	AutoReferer bool
+
+	// Compressed asks for a compressed body (Accept-Encoding: gzip,
+	// deflate, br, zstd) and decodes it while it streams (RFC 9110
+	// §8.4); Resource.Size is then -1. Without it the body is passed on
+	// as the server sent it. A request that resumes (Offset > 0) asks for
+	// no encoding, so that the range is one of the plain bytes.
+	Compressed bool
+
+	// FailWithBody returns the body of a response whose status is 400 or
+	// above instead of failing at once: reading it to its end then
+	// returns the status error in place of io.EOF (curl's
+	// --fail-with-body).
+	FailWithBody bool
+
+	// OnResponse, when not nil, receives the status line and header
+	// fields of every response of a fetch as they arrive, redirects and
+	// error statuses included, in the form of Resource.Header (curl's -D
+	// and -i). It is called on the goroutine that called Fetch.
+	OnResponse func(header [][2]string)
 }
 
 // NoRedirects is the HTTPOptions.MaxRedirects that follows no redirect.

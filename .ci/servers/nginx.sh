@@ -8,7 +8,8 @@
 #   URLGET_NGINX_TLS_URL  the same root over TLS (HTTP/1.1), e.g.
 #                         https://127.0.0.1:18443
 #   URLGET_NGINX_CERT     its self-signed certificate (PEM, for 127.0.0.1)
-#   URLGET_NGINX_ROOT     the document root (autoindex on, sendfile on)
+#   URLGET_NGINX_ROOT     the document root (autoindex on, sendfile on,
+#                         gzip on for every type when asked)
 # Ports: ${URLGET_NGINX_PORT:-18080}, ${URLGET_NGINX_TLS_PORT:-18443}.
 
 start_nginx() {
@@ -60,6 +61,11 @@ http {
 	sendfile on;
 	tcp_nopush on;
 	keepalive_requests 100000;
+	# Compressed only for a client that asks (Accept-Encoding), which
+	# urlget does with --compressed alone: the other tests see the bytes
+	# as stored, with ranges and sendfile.
+	gzip on;
+	gzip_types *;
 	client_body_temp_path $dir/tmp/client;
 	proxy_temp_path $dir/tmp/proxy;
 	fastcgi_temp_path $dir/tmp/fastcgi;

@@ -1,8 +1,10 @@
 // Package http fetches http: and https: URLs (RFC 9110, RFC 9112) with the
 // standard library's net/http. It adds urlget's policy on top: redirects only
 // to http and https and at most 20 of them, credentials kept from other hosts,
-// statuses of 400 and above as errors of the shared taxonomy, resume through
-// Range, and the conversation traced line by line for -v.
+// statuses of 400 and above as errors of the shared taxonomy (or, asked,
+// their pages with the error at the end), resume through Range, bodies
+// decoded when asked (--compressed), header fields as curl's -H gives them,
+// and the conversation traced line by line for -v.
 package http
 
 import (
@@ -11,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -267,6 +268,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	} else if req.HTTP.Compressed {
+		// Only a request from byte 0 asks for an encoding: a range
+		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
+		// resumed file of plain bytes cannot continue.
+		hreq.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	if req.HTTP.Referer != "" {
+		hreq.Header.Set("Referer", req.HTTP.Referer)
 	}
 	user, password, hasAuth, err := credentials(req)
 	if err != nil {
@@ -281,11 +290,16 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 		hreq.SetBasicAuth(user, password)
 	}
+	if err := applyHeaders(req, hreq); err != nil {
+		return nil, err
+	}
+	firstReferer := hreq.Header.Get("Referer")
+	auth := hreq.Header.Get("Authorization") // -u's, or -H's in its place
 
 	origin := originOf(target)
 	hop := &hopDialer{d: req.Dialer}
 	client := &http.Client{
-		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace},
+		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace, onResponse: req.HTTP.OnResponse},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
 				return req.Fail(schemes.ErrProtocol, method, 0, "",
@@ -301,13 +315,19 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			// net/http names the page that redirected in a Referer;
 			// curl sends none unless asked (--referer ";auto"), and
 			// neither does urlget: the next host learns nothing of
-			// where the request came from (RFC 9110 §10.1.3).
-			r.Header.Del("Referer")
+			// where the request came from (RFC 9110 §10.1.3) but the
+			// Referer the user gave.
+			if ref := referer(req, firstReferer, via[len(via)-1], r); ref != "" {
+				r.Header.Set("Referer", ref)
+			} else {
+				r.Header.Del("Referer")
+			}
 			// Credentials go only to the origin they were given for
 			// (scheme, host and port), never to another host a redirect
-			// names, as curl does without --location-trusted.
-			if hasAuth && originOf(r.URL) == origin {
-				r.SetBasicAuth(user, password)
+			// names, as curl does without --location-trusted; an
+			// Authorization given with -H is kept as one from -u.
+			if auth != "" && originOf(r.URL) == origin {
+				r.Header.Set("Authorization", auth)
 			} else {
 				r.Header.Del("Authorization")
 			}
@@ -345,10 +365,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	return res, err
 }
 
-// bodyOf returns res's body when it is a response body of this package.
+// bodyOf returns res's body when it is a response body of this package,
+// decoded or not.
 func bodyOf(res *schemes.Resource) (*body, bool) {
 	if res == nil {
 		return nil, false
+	}
+	if e, ok := res.Body.(*endBody); ok {
+		return e.inner, true
 	}
 	b, ok := res.Body.(*body)
 	return b, ok
@@ -362,12 +386,11 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
 		Name:        fileName(resp),
-		// The pseudo-fields ":status-line" and ":status" carry the
-		// status for -I and -w %{http_code}; the fields follow.
-		Header: append([][2]string{
-			{":status-line", resp.Proto + " " + resp.Status},
-			{":status", strconv.Itoa(resp.StatusCode)},
-		}, headerPairs(resp.Header)...),
+		Header:      responseHeader(resp),
+	}
+	var cs []string
+	if req.HTTP.Compressed {
+		cs = codings(resp.Header.Get("Content-Encoding"))
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
@@ -394,8 +417,21 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 				return res, nil
 			}
 		}
+		serr := statusError(req, resp)
+		if req.HTTP.FailWithBody && !req.Head {
+			// The error page goes where the body would, and the
+			// status error ends it (curl's --fail-with-body).
+			if len(cs) == 0 && resp.ContentLength >= 0 {
+				res.Size = resp.ContentLength
+			}
+			if err := undecodable(req, resp, cs); err != nil {
+				return nil, err
+			}
+			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}, cs, serr)
+			return res, nil
+		}
 		discard(resp.Body)
-		return nil, statusError(req, resp)
+		return nil, serr
 	}
 
 	switch {
@@ -408,6 +444,8 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		}
 		res.Offset = start
 		res.Size = total
+	case len(cs) > 0:
+		// The decoded size is known only once the body is read.
 	case resp.ContentLength >= 0:
 		// A 200 to a Range request is the whole resource from byte 0.
 		res.Size = resp.ContentLength
@@ -422,6 +460,13 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		return res, nil
 	}
 	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
+	if len(cs) > 0 {
+		if err := undecodable(req, resp, cs); err != nil {
+			return nil, err
+		}
+		res.Body = wrapBody(req, b, cs, nil)
+		return res, nil
+	}
 	if resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
 		// A body of known length alone on a plain TCP connection: the
 		// socket carries the body's bytes and nothing else until its
@@ -434,6 +479,19 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	res.Body = b
 	return res, nil
+}
+
+// undecodable fails a response whose body is in a content coding urlget
+// cannot undo (curl's exit 61 is a protocol error here), closing it.
+func undecodable(req *schemes.Request, resp *http.Response, cs []string) error {
+	for _, c := range cs {
+		if !decodable[c] {
+			resp.Body.Close()
+			return req.Fail(schemes.ErrProtocol, resp.Request.Method, resp.StatusCode, resp.Status,
+				fmt.Errorf("content coding %q, which urlget cannot decode", c))
+		}
+	}
+	return nil
 }
 
 // credentials returns the user and password to send, asking for the
@@ -601,21 +659,12 @@ func unsatisfiedLength(v string) (int64, bool) {
 	return n, err == nil && n >= 0
 }
 
-// fileName suggests a local name: the Content-Disposition filename (RFC
-// 6266 §4.3, with mime decoding filename* per RFC 8187) without any
-// directory part, else the final URL's last path segment, decoded.
+// fileName suggests a local name: the Content-Disposition filename
+// (DispositionName) without any directory part, else the final URL's last
+// path segment, decoded.
 func fileName(resp *http.Response) string {
-	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
-		if _, params, err := mime.ParseMediaType(cd); err == nil {
-			if name := params["filename"]; name != "" {
-				if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-					name = name[i+1:]
-				}
-				if name != "" && name != "." && name != ".." {
-					return name
-				}
-			}
-		}
+	if name := DispositionName(resp.Header.Get("Content-Disposition")); name != "" && name != "." && name != ".." {
+		return name
 	}
 	p := resp.Request.URL.EscapedPath()
 	seg := p[strings.LastIndexByte(p, '/')+1:]
@@ -624,6 +673,32 @@ func fileName(resp *http.Response) string {
 		return ""
 	}
 	return name
+}
+
+// responseHeader is a response's status and header fields in the form of
+// schemes.Resource.Header: the pseudo-fields ":status-line" and ":status"
+// carry the status for -I, -i and -w %{http_code}; the fields follow.
+func responseHeader(resp *http.Response) [][2]string {
+	code := strconv.Itoa(resp.StatusCode)
+	line := resp.Proto + " " + resp.Status
+	if resp.ProtoMajor == 2 {
+		// HTTP/2 has no reason phrase (RFC 9113 §8.3.2) and names
+		// itself "HTTP/2" in curl's output, which -i and -I follow.
+		line = "HTTP/2 " + code
+	}
+	return append([][2]string{{":status-line", line}, {":status", code}}, headerPairs(fields(resp))...)
+}
+
+// fields is a response's header fields as received: net/http moves
+// Transfer-Encoding out of the header map (RFC 9112 §6.1), and -i, -D and
+// -v show it, as curl does.
+func fields(resp *http.Response) http.Header {
+	if len(resp.TransferEncoding) == 0 {
+		return resp.Header
+	}
+	h := resp.Header.Clone()
+	h["Transfer-Encoding"] = []string{strings.Join(resp.TransferEncoding, ", ")}
+	return h
 }
 
 // headerPairs lists the response header fields for -I. net/http keeps
@@ -853,15 +928,20 @@ func (b *body) Close() error {
 // tracingTransport reports each request and response of a fetch, redirects
 // included, to the request's Tracer.
 type tracingTransport struct {
-	rt    http.RoundTripper
-	trace schemes.Tracer
+	rt         http.RoundTripper
+	trace      schemes.Tracer
+	onResponse func(header [][2]string) // schemes.HTTPOptions.OnResponse
 }
 
 // RoundTrip sends r, tracing the request line and the header fields as they
 // are written and the status line and header fields received.
 func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if t.trace == nil {
-		return t.rt.RoundTrip(r)
+		resp, err := t.rt.RoundTrip(r)
+		if err == nil && t.onResponse != nil {
+			t.onResponse(responseHeader(resp))
+		}
+		return resp, err
 	}
 	tr := t.trace
 	var once sync.Once
@@ -919,8 +999,11 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range headerPairs(resp.Header) {
+	for _, kv := range headerPairs(fields(resp)) {
 		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
+	}
+	if t.onResponse != nil {
+		t.onResponse(responseHeader(resp))
 	}
 	return resp, nil
 }

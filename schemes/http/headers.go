@@ -1,0 +1,125 @@
+package http
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// ParseHeader reads one request header line in the forms of curl's -H
+// (schemes.HTTPOptions.Header): "Name: value" sends the field, "Name:" with
+// nothing after it removes a default field of that name, and "Name;" sends
+// the field with an empty value. The name must be a token (RFC 9110
+// §5.1) and the line must hold no CR, LF or NUL, which would end the field
+// early or smuggle a second one in (RFC 9110 §5.5).
+func ParseHeader(line string) (name, value string, remove bool, err error) {
+	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
+		return "", "", false, fmt.Errorf("header %q holds a CR, LF or NUL byte", line)
+	}
+	if n, ok := strings.CutSuffix(line, ";"); ok && !strings.Contains(n, ":") {
+		name = strings.TrimSpace(n)
+	} else {
+		n, v, found := strings.Cut(line, ":")
+		if !found {
+			return "", "", false, fmt.Errorf("header %q is not \"Name: value\"", line)
+		}
+		name, value = strings.TrimSpace(n), strings.TrimSpace(v)
+		remove = value == ""
+	}
+	if !isToken(name) {
+		return "", "", false, fmt.Errorf("header %q has no valid field name", line)
+	}
+	return textproto.CanonicalMIMEHeaderKey(name), value, remove, nil
+}
+
+// isToken reports whether s is a token of RFC 9110 §5.6.2.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// applyHeaders adds the request's -H fields to hreq, after the defaults and
+// the credentials, so that a field the user names replaces the default one
+// of that name on its first mention (as curl's does) and adds to it after.
+func applyHeaders(req *schemes.Request, hreq *http.Request) error {
+	named := map[string]bool{}
+	for _, line := range req.HTTP.Header {
+		name, value, remove, err := ParseHeader(line)
+		if err != nil {
+			return req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+		if name == "Host" {
+			// net/http writes Host from the request, never from its
+			// header map (RFC 9112 §3.2).
+			if !remove {
+				hreq.Host = value
+			}
+			continue
+		}
+		if !named[name] {
+			named[name] = true
+			hreq.Header.Del(name)
+		}
+		switch {
+		case remove && name == "User-Agent":
+			// An empty User-Agent makes net/http send none; without
+			// the key it would send its own.
+			hreq.Header.Set(name, "")
+		case remove:
+			hreq.Header.Del(name)
+		default:
+			hreq.Header.Add(name, value)
+		}
+	}
+	return nil
+}
+
+// referer is the Referer a redirected request carries: the URL that
+// redirected it with AutoReferer, its credentials and fragment left out
+// (RFC 9110 §10.1.3), and none from https to http, which that section
+// forbids; else the first request's own, given with -e or -H; else none.
+func referer(req *schemes.Request, first string, from, to *http.Request) string {
+	if !req.HTTP.AutoReferer {
+		return first
+	}
+	if from.URL.Scheme == "https" && to.URL.Scheme != "https" {
+		return ""
+	}
+	u := *from.URL
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	return u.String()
+}
+
+// DispositionName returns the file name a Content-Disposition field value
+// suggests (RFC 6266 §4.3): the filename* parameter decoded as RFC 8187
+// says, else filename, reduced to its last path segment as curl's -J
+// does. It is "" when there is none or the value does not parse, and may
+// still be a name a caller must refuse, such as "..".
+func DispositionName(v string) string {
+	// mime.ParseMediaType decodes filename* (RFC 2231 §4, which RFC 8187
+	// profiles) into "filename", preferring it to a plain filename.
+	_, params, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	name := params["filename"]
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}

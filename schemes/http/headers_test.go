@@ -1,0 +1,82 @@
+package http
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+func TestParseHeader(t *testing.T) {
+	for _, tc := range []struct {
+		in, name, value string
+		remove, bad     bool
+	}{
+		{in: "X-A: 1", name: "X-A", value: "1"},
+		{in: "x-a:1  ", name: "X-A", value: "1"},
+		{in: "Accept:", name: "Accept", remove: true},
+		{in: "Accept:   ", name: "Accept", remove: true},
+		{in: "X-Empty;", name: "X-Empty"},
+		{in: "X-Semi: a;", name: "X-Semi", value: "a;"},
+		{in: "Time: 12:00", name: "Time", value: "12:00"},
+		{in: "no colon", bad: true},
+		{in: ": value", bad: true},
+		{in: "Bad Name: x", bad: true},
+		{in: "X: a\r\nY: b", bad: true},
+		{in: "X: a\x00", bad: true},
+	} {
+		name, value, remove, err := ParseHeader(tc.in)
+		if (err != nil) != tc.bad {
+			t.Errorf("%q: error %v, want refused %v", tc.in, err, tc.bad)
+			continue
+		}
+		if !tc.bad && (name != tc.name || value != tc.value || remove != tc.remove) {
+			t.Errorf("%q: %q %q remove %v; want %q %q %v", tc.in, name, value, remove, tc.name, tc.value, tc.remove)
+		}
+	}
+}
+
+func TestDispositionName(t *testing.T) {
+	for in, want := range map[string]string{
+		`attachment; filename="report.pdf"`:                             "report.pdf",
+		`attachment; filename=plain.txt`:                                "plain.txt",
+		`attachment; filename="a.txt"; filename*=UTF-8''na%C3%AFve.txt`: "naïve.txt",
+		`attachment; filename*=UTF-8''na%C3%AFve.txt; filename="a.txt"`: "naïve.txt",
+		`attachment; filename="../../etc/passwd"`:                       "passwd",
+		`attachment; filename="C:\\dir\\x.exe"`:                         "x.exe",
+		`attachment; filename="dir/"`:                                   "",
+		`attachment; filename=".."`:                                     "..",
+		`inline`:                                                        "",
+		`attachment; filename="unterminated`:                            "",
+	} {
+		if got := DispositionName(in); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRefererAcrossSchemes(t *testing.T) {
+	hop := func(s string) *http.Request {
+		u, _ := url.Parse(s)
+		return &http.Request{URL: u}
+	}
+	auto := &schemes.Request{HTTP: schemes.HTTPOptions{AutoReferer: true}}
+	fixed := &schemes.Request{}
+	for _, tc := range []struct {
+		req        *schemes.Request
+		from, to   string
+		first, out string
+	}{
+		{auto, "http://u:p@a/x?q#f", "http://b/", "", "http://a/x?q"},
+		{auto, "https://a/x", "https://b/", "", "https://a/x"},
+		// RFC 9110 §10.1.3: nothing of an https page goes to http.
+		{auto, "https://a/x", "http://b/", "", ""},
+		{fixed, "http://a/x", "http://b/", "http://given/", "http://given/"},
+		{fixed, "http://a/x", "http://b/", "", ""},
+	} {
+		if got := referer(tc.req, tc.first, hop(tc.from), hop(tc.to)); got != tc.out {
+			t.Errorf("%s → %s: Referer %q, want %q", tc.from, tc.to, got, tc.out)
+		}
+	}
+}
