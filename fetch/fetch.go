@@ -112,6 +112,13 @@ type Client struct {
 	NNTP schemes.NNTPOptions
 	HTTP schemes.HTTPOptions
 
+	// Proxy chooses the proxy for a URL (nil: none); ProxyUser and
+	// ProxyPassword are its credentials (--proxy-user).
+	Proxy         func(u uri.URL) (*Proxy, error)
+	ProxyUser     string
+	ProxyPassword string
+	HasProxyUser  bool
+
 	once     sync.Once
 	registry map[string]schemes.Fetcher
 	dialer   schemes.Dialer
@@ -257,6 +264,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 		return nil, &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(), Err: errors.New(msg)}
 	}
 	req := c.request(u, r)
+	f = c.gatewayStub(u, f)
 
 	start := time.Now()
 	var lastErr error
