@@ -132,7 +132,10 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 }
 
 // gatewayTarget is the URL as the proxy is to see it: as written, without
-// the fragment (RFC 9110 §4.2.4: never sent).
+// the fragment (RFC 9110 §4.2.4: never sent). An ftp: file named without
+// a typecode gets ";type=i" (RFC 1738 §3.2.2), so that the gateway sends
+// its bytes as they are, as a direct fetch does: left to choose, squid
+// fetches text/* files in ASCII type, which changes their line ends.
 func gatewayTarget(u uri.URL) (string, error) {
 	s := u.String()
 	if i := strings.IndexByte(s, '#'); i >= 0 {
@@ -140,6 +143,12 @@ func gatewayTarget(u uri.URL) (string, error) {
 	}
 	if strings.ContainsAny(s, " \r\n\x00") {
 		return "", errors.New("URL holds a space or control byte")
+	}
+	p := u.Path()
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	if _, hasQuery := u.Query(); (u.Scheme() == "ftp" || u.Scheme() == "ftps") && !hasQuery &&
+		last != "" && !strings.Contains(strings.ToLower(last), ";type=") {
+		s += ";type=i"
 	}
 	return s, nil
 }
@@ -240,10 +249,15 @@ func gatewayError(req *schemes.Request, resp *http.Response, op string) error {
 		kind = schemes.ErrAccessDenied
 	case code == http.StatusProxyAuthRequired:
 		kind = schemes.ErrLoginFailed
-		cause = errors.New("the proxy requires credentials (--proxy-user)")
+		cause = errors.New("the proxy requires credentials")
 		if resp.Request.Header.Get("Proxy-Authorization") != "" {
 			cause = errors.New("the proxy refused its credentials")
 		}
+	case code == http.StatusNotImplemented:
+		// RFC 9110 §15.6.2: the proxy does not gateway this scheme
+		// (squid 5 gateways ftp: but no longer gopher:).
+		kind = schemes.ErrNotRetrievable
+		cause = fmt.Errorf("the proxy does not gateway %s: URLs; a CONNECT tunnel reaches them", req.URL.Scheme())
 	case code >= 500:
 		kind, temp = schemes.ErrServer, true
 	}

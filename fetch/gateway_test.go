@@ -87,10 +87,10 @@ func TestGatewayFile(t *testing.T) {
 	}{
 		// Anonymous: the request line carries the absolute URI (RFC 9112
 		// §3.2.2), Host the target's authority.
-		{"ftp://files.example:2121/pub/a.txt#frag", "GET ftp://files.example:2121/pub/a.txt HTTP/1.1", "files.example:2121", ""},
+		{"ftp://files.example:2121/pub/a.txt#frag", "GET ftp://files.example:2121/pub/a.txt;type=i HTTP/1.1", "files.example:2121", ""},
 		// The site's credentials as the user wrote them stay in the URL,
 		// for the gateway to log in with; the proxy's go apart.
-		{"ftp://ann:s%3Acret@files.example/a.txt", "GET ftp://ann:s%3Acret@files.example/a.txt HTTP/1.1", "files.example", ""},
+		{"ftp://ann:s%3Acret@files.example/a.txt", "GET ftp://ann:s%3Acret@files.example/a.txt;type=i HTTP/1.1", "files.example", ""},
 		{"gopher://hole.example/0/a.txt", "GET gopher://hole.example/0/a.txt HTTP/1.1", "hole.example", ""},
 	} {
 		res, err := c.Fetch(gatewayCtx(t), tc.url)
@@ -113,7 +113,7 @@ func TestGatewayFile(t *testing.T) {
 	}
 	// -v shows the request and status; no secret appears.
 	tr := trace.String()
-	for _, want := range []string{"> GET ftp://files.example:2121/pub/a.txt HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 200 OK", "ftp://ann:****@files.example/a.txt"} {
+	for _, want := range []string{"> GET ftp://files.example:2121/pub/a.txt;type=i HTTP/1.1", "> Proxy-Authorization: Basic ****", "< HTTP/1.1 200 OK", "ftp://ann:****@files.example/a.txt"} {
 		if !strings.Contains(tr, want) {
 			t.Errorf("trace lacks %q:\n%s", want, tr)
 		}
@@ -138,7 +138,7 @@ func TestGatewaySiteCredentials(t *testing.T) {
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	got := seen()[0]
-	if got.line != "GET ftp://files.example/a HTTP/1.1" || got.auth != "Basic "+base64.StdEncoding.EncodeToString([]byte("bob:pw")) ||
+	if got.line != "GET ftp://files.example/a;type=i HTTP/1.1" || got.auth != "Basic "+base64.StdEncoding.EncodeToString([]byte("bob:pw")) ||
 		strings.Contains(got.proxyAuth, base64.StdEncoding.EncodeToString([]byte("bob:pw"))) {
 		t.Errorf("the proxy got %+v", got)
 	}
@@ -205,12 +205,15 @@ func TestGatewayListing(t *testing.T) {
 func TestGatewayErrors(t *testing.T) {
 	proxy, _ := fakeGateway(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case strings.HasSuffix(r.RequestURI, "/missing"):
+		case strings.Contains(r.RequestURI, "/missing"):
 			w.Header().Set("X-Squid-Error", "ERR_FTP_NOT_FOUND 0")
 			http.Error(w, "nope", http.StatusNotFound)
-		case strings.HasSuffix(r.RequestURI, "/secret"):
+		case strings.Contains(r.RequestURI, "/secret"):
 			http.Error(w, "no", http.StatusForbidden)
-		case strings.HasSuffix(r.RequestURI, "/proxyauth"):
+		case strings.HasPrefix(r.RequestURI, "gopher:"):
+			w.Header().Set("X-Squid-Error", "ERR_UNSUP_REQ 0")
+			http.Error(w, "no gopher", http.StatusNotImplemented)
+		case strings.Contains(r.RequestURI, "/proxyauth"):
 			http.Error(w, "who", http.StatusProxyAuthRequired)
 		default:
 			w.Header().Set("X-Squid-Error", "ERR_CONNECT_FAIL 111")
@@ -225,6 +228,7 @@ func TestGatewayErrors(t *testing.T) {
 	}{
 		{"ftp://files.example/missing", schemes.ErrNotFound, "404 Not Found: the proxy says ERR_FTP_NOT_FOUND 0"},
 		{"ftp://files.example/secret", schemes.ErrAccessDenied, "403 Forbidden"},
+		{"gopher://hole.example/0/a", schemes.ErrNotRetrievable, "501 Not Implemented: the proxy does not gateway gopher: URLs; a CONNECT tunnel reaches them (ERR_UNSUP_REQ 0)"},
 		{"ftp://files.example/proxyauth", schemes.ErrLoginFailed, "the proxy refused its credentials"},
 		{"ftp://u:hidden@files.example/down", schemes.ErrServer, "ftp://u:****@files.example/down: server error (GET through proxy 127.0.0.1:"},
 	} {
