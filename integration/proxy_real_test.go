@@ -283,13 +283,20 @@ func TestSquidGopher(t *testing.T) {
 // nntp through squid: a CONNECT tunnel to INN.
 func TestSquidNNTP(t *testing.T) {
 	proxyURL, log := squid(t)
+	log.waitFor(t, "CONNECT "+newsThrough(t, proxyURL))
+}
+
+// newsThrough posts an article to INN and reads it back by its
+// message-id through proxyURL, returning INN's address.
+func newsThrough(t *testing.T, proxyURL string) string {
+	t.Helper()
 	addr := innAddr(t, "URLGET_INN_ADDR")
 	posted := innArticles("urlget.test")[:1]
 	innPost(t, addr, posted)
 	p := newProxied(t, proxyURL, false)
 	p.c.NNTP.Server = addr
 	innCheckArticle(t, p.get(t, "news:"+uri.EscapeSegment(posted[0].id)), posted[0])
-	log.waitFor(t, "CONNECT "+addr)
+	return addr
 }
 
 // socksAddr is the form dante logs an address in: "127.0.0.1.port".
@@ -303,9 +310,10 @@ func socksAddr(hostport string) string {
 // connection it passes with its destination.
 func TestDante(t *testing.T) {
 	env := realServer(t, "URLGET_DANTE_ADDR", "URLGET_DANTE_AUTH_ADDR", "URLGET_DANTE_USER", "URLGET_DANTE_PASS", "URLGET_DANTE_LOG")
-	for _, tc := range []struct{ name, proxyURL string }{
-		{"no-auth", "socks5h://" + env[0]},
-		{"password", "socks5h://" + uri.EscapeSegment(env[2]) + ":" + uri.EscapeSegment(env[3]) + "@" + env[1]},
+	for _, tc := range []struct{ name, proxyURL, client string }{
+		{"no-auth", "socks5h://" + env[0], ": 127.0.0.1."},
+		// dante names the user it logged in before the client's address.
+		{"password", "socks5h://" + uri.EscapeSegment(env[2]) + ":" + uri.EscapeSegment(env[3]) + "@" + env[1], ": username%" + env[2] + "@127.0.0.1."},
 	} {
 		proxyURL := tc.proxyURL
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,14 +324,14 @@ func TestDante(t *testing.T) {
 			if got := p.get(t, url); got != text {
 				t.Fatalf("http: got %q, want %q", got, text)
 			}
-			log.waitFor(t, "-> 127.0.0.1.", socksAddr(hostPort(url)))
+			log.waitFor(t, "tcp/connect ["+tc.client, socksAddr(hostPort(url)))
 
 			dirURL, text := proxyFTPTree(t)
 			log = markLog(t, env[4])
 			if got := p.get(t, dirURL+"a%20file.txt"); got != text {
 				t.Fatalf("ftp: got %q, want %q", got, text)
 			}
-			p.c.Close()
+			// dante logs a connection as it opens ("[:") and as it ends.
 			got := log.waitFor(t, socksAddr(hostPort(dirURL)))
 			// The control connection and the passive data connection.
 			if n := strings.Count(got, "tcp/connect [:"); n < 2 {
@@ -337,13 +345,7 @@ func TestDante(t *testing.T) {
 			}
 			log.waitFor(t, socksAddr(hostPort(gurl)))
 
-			addr := innAddr(t, "URLGET_INN_ADDR")
-			posted := innArticles("urlget.test")[:1]
-			innPost(t, addr, posted)
-			news := newProxied(t, proxyURL, false)
-			news.c.NNTP.Server = addr
-			innCheckArticle(t, news.get(t, "news:"+uri.EscapeSegment(posted[0].id)), posted[0])
-			log.waitFor(t, socksAddr(addr))
+			log.waitFor(t, socksAddr(newsThrough(t, proxyURL)))
 
 			// no_proxy: localhost goes direct.
 			log = markLog(t, env[4])
