@@ -204,6 +204,8 @@ func TestSquidHTTPS(t *testing.T) {
 	if got := p.get(t, url); got != text {
 		t.Fatalf("got %q, want %q", got, text)
 	}
+	// squid logs a tunnel when it closes.
+	p.c.Close()
 	log.waitFor(t, "CONNECT "+hostPort(url))
 }
 
@@ -296,6 +298,8 @@ func newsThrough(t *testing.T, proxyURL string) string {
 	p := newProxied(t, proxyURL, false)
 	p.c.NNTP.Server = addr
 	innCheckArticle(t, p.get(t, "news:"+uri.EscapeSegment(posted[0].id)), posted[0])
+	// The session ends here: squid logs a tunnel when it closes.
+	p.c.Close()
 	return addr
 }
 

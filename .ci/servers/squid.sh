@@ -39,6 +39,8 @@ coredump_dir $dir/run
 cache_log $dir/log/cache.log
 access_log stdio:$dir/log/access.log squid
 logfile_rotate 0
+# The log shows each URL whole, query included: the tests look for them.
+strip_query_terms off
 # Nothing is cached: every request goes through to the server behind.
 cache deny all
 cache_mem 1 MB
