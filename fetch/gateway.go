@@ -210,9 +210,15 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 		resp.Body.Close()
 		return res, nil
 	}
+	if req.Raw || !strings.HasPrefix(strings.ToLower(res.ContentType), "text/html") {
+		// A file other than HTML goes to the caller as net/http gives
+		// it, without a buffer of ours in between.
+		res.Body = resp.Body
+		return res, nil
+	}
 	body := bufio.NewReaderSize(resp.Body, gatewayPeek)
 	rc := readCloser{Reader: body, Closer: resp.Body}
-	if req.Raw || !isGatewayListing(req.URL, res.ContentType, body) {
+	if !isGatewayListing(req.URL, body) {
 		res.Body = rc
 		return res, nil
 	}
@@ -279,15 +285,12 @@ func lastSegment(u uri.URL) string {
 	return name
 }
 
-// isGatewayListing tells whether an answer is the gateway's HTML listing
+// isGatewayListing tells whether an HTML answer is the gateway's listing
 // of a directory or menu rather than a file: HTML for a URL that names a
 // directory (a path ending in '/' or ";type=d", RFC 1738 §3.2.2; a gopher
 // menu or search, §3.4), or HTML whose title says it lists a directory, as
 // squid's does for a directory named without its '/'.
-func isGatewayListing(u uri.URL, contentType string, body *bufio.Reader) bool {
-	if !strings.HasPrefix(strings.ToLower(contentType), "text/html") {
-		return false
-	}
+func isGatewayListing(u uri.URL, body *bufio.Reader) bool {
 	if u.Scheme() == "gopher" {
 		g, err := u.Gopher()
 		return err == nil && (g.Type == '1' || g.Type == '7')
