@@ -39,8 +39,8 @@ const gatewayPeek = 16 << 10
 // entries carry absolute URLs, or stays as it came with req.Raw.
 //
 // Credentials the user wrote into the URL stay in it, since the proxy logs
-// in to the site with them; credentials given apart from the URL (-u,
-// .netrc) go as Authorization, which squid also logs in with. The proxy's
+// in to the site with them; a password given apart from the URL (-u,
+// .netrc) goes as Authorization, which squid also logs in with. The proxy's
 // own credentials, from proxy.URL, go only in Proxy-Authorization.
 func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error) {
 	method := http.MethodGet
@@ -77,7 +77,10 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	// 206 whose body skips the offset twice (REST to the FTP server, then
 	// again itself), short of its Content-Length. The whole file comes
 	// instead, with Offset 0, and the caller starts over.
-	if _, inURL := req.URL.User(); !inURL && req.HasUser {
+	// A password the URL lacks (given with -u, from .netrc) goes as
+	// Authorization, with which squid logs in where the URL names no
+	// password.
+	if _, inURL := req.URL.Password(); !inURL && req.HasUser {
 		hreq.Header.Set("Authorization", basicAuth(req.User, req.Password))
 	}
 	if user, ok := pu.User(); ok {

@@ -402,3 +402,35 @@ func TestSquidFTPGatewayRaw(t *testing.T) {
 		t.Errorf("missing directory: %v, want not found", err)
 	}
 }
+
+// A login through squid's gateway: the user and password in the URL, or
+// given apart from it (Authorization), reach vsftpd's local user; a wrong
+// password is a failed login.
+func TestSquidFTPGatewayLogin(t *testing.T) {
+	proxyURL, log := squid(t)
+	v := realServer(t, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_USER", "URLGET_VSFTPD_PASS", "URLGET_VSFTPD_HOME")
+	addr, user, pass, home := v[0], v[1], v[2], v[3]
+	name := "proxy-login-" + filepath.Base(t.TempDir()) + ".txt"
+	text := "the local user's own file\n"
+	if err := os.WriteFile(filepath.Join(home, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(filepath.Join(home, name)) })
+
+	inURL := "ftp://" + uri.EscapeSegment(user) + ":" + uri.EscapeSegment(pass) + "@" + addr + "/" + name
+	if got := newProxied(t, proxyURL, false).get(t, inURL); got != text {
+		t.Errorf("credentials in the URL: got %q", got)
+	}
+	apart := newProxied(t, proxyURL, false)
+	apart.c.User, apart.c.Password, apart.c.HasUser, apart.c.HasPassword = user, pass, true, true
+	if got := apart.get(t, "ftp://"+addr+"/"+name); got != text {
+		t.Errorf("credentials apart: got %q", got)
+	}
+	wrong := newProxied(t, proxyURL, false)
+	wrong.c.User, wrong.c.Password, wrong.c.HasUser, wrong.c.HasPassword = user, "wrong", true, true
+	_, err := wrong.c.Fetch(testCtx(t), "ftp://"+addr+"/"+name)
+	if !errors.Is(err, schemes.ErrLoginFailed) || strings.Contains(err.Error(), pass) {
+		t.Errorf("wrong password: %v, want login failed", err)
+	}
+	log.waitFor(t, "GET ftp://"+addr+"/"+name)
+}
