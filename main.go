@@ -159,6 +159,10 @@ type options struct {
 	ftp           schemes.FTPOptions
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
+
+	// Name resolution (resolveflags.go): --resolve, -4, -6.
+	resolve   []fetch.ResolveEntry
+	ipVersion int
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -228,6 +232,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
 	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
+	addResolveFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	fs.Usage = func() {
@@ -353,6 +358,8 @@ func (c *command) newClient() (*fetch.Client, error) {
 		HTTP:           o.http,
 		Search:         o.search,
 		HasSearch:      o.hasSearch,
+		Resolve:        o.resolve,
+		IPVersion:      o.ipVersion,
 	}
 	tlsConf, err := tlsConfig(o.insecure, o.cacert)
 	if err != nil {
