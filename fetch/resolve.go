@@ -115,6 +115,16 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
 	network = b.network(network)
+	if ip, err := netip.ParseAddr(host); err == nil {
+		// An address is not looked up, so no entry applies to it (an
+		// FTP data connection goes to the control connection's peer,
+		// whatever "*" entry names its port). One of the other IP
+		// version fails as a name without records of the kind asked.
+		if !b.allows(ip.Unmap()) {
+			return nil, b.noAddress(network, host, fmt.Sprintf("an IPv%d address, where only IPv%d is allowed", 10-b.version, b.version))
+		}
+		return b.d.DialContext(ctx, network, address)
+	}
 	addrs, ok := b.lookup(host, port)
 	if !ok {
 		return b.d.DialContext(ctx, network, net.JoinHostPort(host, port))
@@ -138,11 +148,15 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 	if last == nil {
 		// Every pinned address is of the other IP version: the name has no
 		// address to use, as a look-up with no record of that kind.
-		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{
-			Err: fmt.Sprintf("no IPv%d address among the --resolve entry's", b.version), Name: host, IsNotFound: true,
-		}}
+		return nil, b.noAddress(network, host, fmt.Sprintf("the --resolve entry has no IPv%d address", b.version))
 	}
 	return nil, last
+}
+
+// noAddress is the error of a host that has no address of the IP version
+// asked for: a failed look-up, curl's exit 6.
+func (b *baseDialer) noAddress(network, host, why string) error {
+	return &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: why, Name: host, IsNotFound: true}}
 }
 
 // lookup returns the pinned addresses of host and port, the entry for the
