@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -208,5 +210,50 @@ func TestIPVersion(t *testing.T) {
 	// The wildcard entry: any host on that port.
 	if code, out, errOut := runCmd(t, "--resolve", "*:"+port+":[::1]", "http://nowhere.example:"+port+"/"); code != 0 || out != "ok\n" {
 		t.Errorf("--resolve *: exit %d, %q, %s", code, out, errOut)
+	}
+}
+
+// TestIDNServerName checks the TLS server name of the TLS variants of the
+// other schemes (ftps, gophers, nntps, snews): a server that records the
+// name the client hello carries, then hangs up, sees the A-labels.
+func TestIDNServerName(t *testing.T) {
+	certSrc := httptest.NewTLSServer(http.NotFoundHandler())
+	certSrc.Close()
+	names := make(chan string, 8)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
+		Certificates: certSrc.TLS.Certificates,
+		GetConfigForClient: func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			names <- hello.ServerName
+			return nil, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.(*tls.Conn).Handshake()
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	for _, u := range []string{"ftps://%s/f", "gophers://%s/0/f", "nntps://%s/comp.lang.go", "snews://%s/comp.lang.go"} {
+		url := fmt.Sprintf(u, idnHost+":"+port)
+		// The fetch itself fails, or for gopher gives an empty
+		// document: only the server name matters here.
+		_, _, errOut := runCmd(t, "-k", "--resolve", idnHost+":"+port+":127.0.0.1", url)
+		select {
+		case name := <-names:
+			if name != idnASCII {
+				t.Errorf("%s: TLS server name %q, want %q", url, name, idnASCII)
+			}
+		default:
+			t.Errorf("%s: no TLS handshake reached the server: %s", url, errOut)
+		}
 	}
 }
