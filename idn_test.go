@@ -109,9 +109,9 @@ func TestIDNRejected(t *testing.T) {
 }
 
 // TestIDNOtherSchemes fetches from the ftp, gopher, nntp and wais sample
-// servers under an international name that --resolve points at 127.0.0.1:
-// each fetch gives what the loopback URL gives, and a listing names its
-// entries under the A-labels.
+// servers under an international name that --resolve points at 127.0.0.1,
+// with -4: each fetch gives what the loopback URL gives, and a listing
+// names its entries under the A-labels.
 func TestIDNOtherSchemes(t *testing.T) {
 	cases := map[string][]string{ // sample name → paths after the base URL
 		"ftp":    {"/", "/motd"},
@@ -139,7 +139,9 @@ func TestIDNOtherSchemes(t *testing.T) {
 			url := strings.Replace(orig, host+":", idnHost+":", 1)
 			// The entry is written once in each form.
 			entry := []string{idnASCII, idnHost}[i%2] + ":" + port + ":127.0.0.1"
-			code, got, errOut := runCmd(t, "--resolve", entry, url)
+			// -4 as well: FTP's data connections go to the control
+			// connection's peer, an IPv4 address, and pass it.
+			code, got, errOut := runCmd(t, "-4", "--resolve", entry, url)
 			if code != 0 {
 				t.Fatalf("%s with --resolve %s: exit %d: %s", url, entry, code, errOut)
 			}

@@ -92,16 +92,26 @@ type baseDialer struct {
 }
 
 // newBaseDialer returns the base dialer over d; the last entry for a host
-// and port wins, as curl's do.
+// and port wins, as curl's do. Entries not made by ParseResolve are put in
+// its form (lower case, A-labels, no leading zeros in the port).
 func newBaseDialer(d schemes.Dialer, entries []ResolveEntry, version int) *baseDialer {
 	b := &baseDialer{d: d, version: version}
 	if len(entries) > 0 {
 		b.resolve = make(map[string][]netip.Addr, len(entries))
 		for _, e := range entries {
-			b.resolve[net.JoinHostPort(e.Host, e.Port)] = e.Addrs
+			b.resolve[resolveKey(e.Host, e.Port)] = e.Addrs
 		}
 	}
 	return b
+}
+
+// resolveKey is the key of a host and port in baseDialer.resolve.
+func resolveKey(host, port string) string {
+	host = strings.ToLower(host)
+	if a, err := uri.HostASCII(host); err == nil {
+		host = a
+	}
+	return net.JoinHostPort(host, strings.TrimLeft(port, "0"))
 }
 
 // DialContext connects to address ("host:port") over network ("tcp"),
@@ -165,10 +175,10 @@ func (b *baseDialer) lookup(host, port string) ([]netip.Addr, bool) {
 	if b.resolve == nil {
 		return nil, false
 	}
-	if a, ok := b.resolve[net.JoinHostPort(strings.ToLower(host), strings.TrimLeft(port, "0"))]; ok {
+	if a, ok := b.resolve[resolveKey(host, port)]; ok {
 		return a, true
 	}
-	a, ok := b.resolve[net.JoinHostPort("*", strings.TrimLeft(port, "0"))]
+	a, ok := b.resolve[resolveKey("*", port)]
 	return a, ok
 }
 

@@ -86,7 +86,8 @@ func TestBaseDialer(t *testing.T) {
 		entry("*:" + port + ":127.0.0.2"),
 		entry("a.example:" + port + ":127.0.0.2"),
 		entry("A.example:" + port + ":127.0.0.2,127.0.0.1"),
-		entry("bücher.example:" + port + ":127.0.0.1"),
+		// Made by hand, not by ParseResolve.
+		{Host: "BÜCHER.example", Port: "0" + port, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}},
 	}, 0)
 	ctx := context.Background()
 	for _, host := range []string{"a.example", "xn--bcher-kva.example", "bücher.example"} {
