@@ -33,6 +33,9 @@ type Client struct {
 	Fetchers map[string]schemes.Fetcher
 
 	// Dialer opens connections. Nil means a net.Dialer whose attempts
+	// ConnectTimeout bounds (30 seconds each when it is 0).
+	Dialer schemes.Dialer
+
 	// Resolve pins host names and ports to addresses, as curl's
 	// --resolve: a connection to an entry's host and port goes to its
 	// addresses without a look-up (see ParseResolve). Later entries win.
@@ -41,9 +44,6 @@ type Client struct {
 	// IPVersion keeps every connection to IPv4 (4) or IPv6 (6) addresses,
 	// as curl's -4 and -6; 0 allows both.
 	IPVersion int
-
-	// ConnectTimeout bounds (30 seconds each when it is 0).
-	Dialer schemes.Dialer
 
 	// ConnectTimeout bounds everything before the resource's first byte
 	// (curl's --connect-timeout, and more): connecting, the TLS handshake,
