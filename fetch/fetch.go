@@ -33,7 +33,8 @@ type Client struct {
 	Fetchers map[string]schemes.Fetcher
 
 	// Dialer opens connections. Nil means a net.Dialer whose attempts
-	// ConnectTimeout bounds (30 seconds each when it is 0).
+	// ConnectTimeout bounds (30 seconds each when it is 0). Resolve and
+	// IPVersion apply over it, and host names reach it in ASCII form.
 	Dialer schemes.Dialer
 
 	// Resolve pins host names and ports to addresses, as curl's
