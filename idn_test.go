@@ -192,9 +192,15 @@ func TestIPVersion(t *testing.T) {
 		t.Errorf("-6: the server saw Host %q", hosts)
 	}
 	// Without -6, the addresses are tried in order: 127.0.0.1 refuses,
-	// ::1 answers.
-	if code, out, errOut := runCmd(t, both, url); code != 0 || out != "ok\n" {
+	// ::1 answers; -v tells which address each try used.
+	code, out, errOut := runCmd(t, "-v", both, url)
+	if code != 0 || out != "ok\n" {
 		t.Errorf("%s: exit %d, %q, %s; want the second address to answer", url, code, out, errOut)
+	}
+	for _, a := range []string{"127.0.0.1", "::1"} {
+		if want := "* --resolve: " + idnASCII + ":" + port + " is " + a + "\n"; !strings.Contains(errOut, want) {
+			t.Errorf("-v: no %q in\n%s", want, errOut)
+		}
 	}
 	if code, _, errOut := runCmd(t, "-4", both, url); code != exitConnect || !strings.Contains(errOut, "127.0.0.1:"+port) {
 		t.Errorf("-4 %s: exit %d, %s; want exit %d from 127.0.0.1", url, code, errOut, exitConnect)

@@ -201,7 +201,9 @@ func (c *Client) init() {
 			}
 			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
 		}
-		c.dialer = watchedDialer{newBaseDialer(d, c.Resolve, c.IPVersion)}
+		base := newBaseDialer(d, c.Resolve, c.IPVersion)
+		base.trace = c.Trace
+		c.dialer = watchedDialer{base}
 		c.tls = c.TLSConfig
 		if c.tls == nil {
 			c.tls = &tls.Config{}

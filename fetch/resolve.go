@@ -89,6 +89,7 @@ type baseDialer struct {
 	d       schemes.Dialer
 	resolve map[string][]netip.Addr // "host:port", host "*" for any host
 	version int                     // 4, 6, or 0 for both
+	trace   schemes.Tracer          // notes which entry a connection used (-v)
 }
 
 // newBaseDialer returns the base dialer over d; the last entry for a host
@@ -146,6 +147,7 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 		if !b.allows(a) {
 			continue
 		}
+		b.trace.TraceLine(schemes.Info, "--resolve: "+net.JoinHostPort(host, port)+" is "+a.String())
 		c, err := b.d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 		if err == nil {
 			return c, nil
