@@ -173,7 +173,8 @@ func listen6(t *testing.T) net.Listener {
 
 // TestIPVersion checks -4 and -6 against an HTTP server that listens on ::1
 // only: with a --resolve entry of both loopback addresses, -6 reaches it and
-// -4 does not; -4 refuses an IPv6 literal and -6 an IPv4 one.
+// -4 does not; -4 refuses an IPv6 literal and -6 an IPv4 one; a gopher
+// server on ::1 is reached the same way.
 func TestIPVersion(t *testing.T) {
 	rec := &hostRecorder{}
 	srv := httptest.NewUnstartedServer(rec)
@@ -214,6 +215,26 @@ func TestIPVersion(t *testing.T) {
 		if code != exitResolve || !strings.Contains(errOut, "address, where only IPv") {
 			t.Errorf("%s %s: exit %d, %s; want exit %d", tc[0], tc[1], code, errOut, exitResolve)
 		}
+	}
+	// Another scheme through the same dialer: a gopher server on ::1
+	// that answers any selector with one line of text.
+	gln := listen6(t)
+	defer gln.Close()
+	go func() {
+		for {
+			c, err := gln.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 512))
+			io.WriteString(c, "gopher over IPv6\r\n")
+			c.Close()
+		}
+	}()
+	_, gport, _ := net.SplitHostPort(gln.Addr().String())
+	gurl := "gopher://" + idnHost + ":" + gport + "/0/x"
+	if code, out, errOut := runCmd(t, "-6", "--resolve", idnHost+":"+gport+":127.0.0.1,::1", gurl); code != 0 || out != "gopher over IPv6\n" {
+		t.Errorf("-6 %s: exit %d, %q, %s", gurl, code, out, errOut)
 	}
 	// The wildcard entry: any host on that port.
 	if code, out, errOut := runCmd(t, "--resolve", "*:"+port+":[::1]", "http://nowhere.example:"+port+"/"); code != 0 || out != "ok\n" {
