@@ -61,6 +61,9 @@ func parseArg(arg string) (uri.URL, error) {
 	if _, err := schemeView(u); err != nil {
 		return uri.URL{}, err
 	}
+	if _, err := u.HostASCII(); err != nil {
+		return uri.URL{}, err
+	}
 	return u, nil
 }
 
@@ -95,6 +98,13 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		}
 		if u.HasAuthority() {
 			o.str("host", u.RawHost())
+			if h := u.Hostname(); h != "" && strings.ContainsFunc(h, func(r rune) bool { return r >= 0x80 }) {
+				// An international name: as the person wrote it, and
+				// as it goes on the wire (IDNA A-labels, RFC 5891 §5).
+				a, _ := u.HostASCII()
+				o.str("host_unicode", h)
+				o.str("host_ascii", a)
+			}
 		}
 		if s, ok := u.Port(); ok {
 			o.str("port", s)

@@ -162,11 +162,16 @@ type options struct {
 
 	// Proxies: -x, --noproxy, --proxy-user, -p (proxyflags.go).
 	proxyOpts proxyOptions
+
 	// http (httpflags.go): -f given, -i, -D and -J.
 	fail             bool
 	include          bool
 	dumpHeader       string
 	remoteHeaderName bool
+
+	// Name resolution (resolveflags.go): --resolve, -4, -6.
+	resolve   []fetch.ResolveEntry
+	ipVersion int
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -238,6 +243,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
 	addProxyFlags(fs, o)
 	addHTTPFlags(fs, o)
+	addResolveFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	fs.Usage = func() {
@@ -366,6 +372,8 @@ func (c *command) newClient() (*fetch.Client, error) {
 		HTTP:           o.http,
 		Search:         o.search,
 		HasSearch:      o.hasSearch,
+		Resolve:        o.resolve,
+		IPVersion:      o.ipVersion,
 	}
 	tlsConf, err := tlsConfig(o.insecure, o.cacert)
 	if err != nil {

@@ -33,7 +33,8 @@ type Client struct {
 	Fetchers map[string]schemes.Fetcher
 
 	// Dialer opens connections. Nil means a net.Dialer whose attempts
-	// ConnectTimeout bounds (30 seconds each when it is 0).
+	// ConnectTimeout bounds (30 seconds each when it is 0). Resolve and
+	// IPVersion apply over it, and host names reach it in ASCII form.
 	Dialer schemes.Dialer
 
 	// Proxy chooses the proxy of each URL, nil for a direct connection
@@ -47,6 +48,14 @@ type Client struct {
 	ProxyUser     string
 	ProxyPassword string
 	HasProxyUser  bool
+	// Resolve pins host names and ports to addresses, as curl's
+	// --resolve: a connection to an entry's host and port goes to its
+	// addresses without a look-up (see ParseResolve). Later entries win.
+	Resolve []ResolveEntry
+
+	// IPVersion keeps every connection to IPv4 (4) or IPv6 (6) addresses,
+	// as curl's -4 and -6; 0 allows both.
+	IPVersion int
 
 	// ConnectTimeout bounds everything before the resource's first byte
 	// (curl's --connect-timeout, and more): connecting, the TLS handshake,
@@ -196,15 +205,17 @@ func (c *Client) init() {
 		if c.registry == nil {
 			c.registry = DefaultFetchers()
 		}
-		c.dialer = c.Dialer
-		if c.dialer == nil {
+		d := c.Dialer
+		if d == nil {
 			t := c.ConnectTimeout
 			if t <= 0 {
 				t = dialTimeout
 			}
-			c.dialer = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
+			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
 		}
-		c.dialer = watchedDialer{c.dialer}
+		base := newBaseDialer(d, c.Resolve, c.IPVersion)
+		base.trace = c.Trace
+		c.dialer = watchedDialer{base}
 		c.tls = c.TLSConfig
 		if c.tls == nil {
 			c.tls = &tls.Config{}
@@ -273,6 +284,15 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 		}
 		return nil, &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(), Err: errors.New(msg)}
 	}
+	// A host name with non-ASCII characters goes on the wire, to name
+	// resolution, in TLS server names and Host headers, listings and
+	// messages as its IDNA A-labels (RFC 5891 §5): every fetcher gets the
+	// URL in that form.
+	u, err := u.ASCII()
+	if err != nil {
+		return nil, &schemes.Error{Kind: schemes.ErrBadURL, URL: r.URL.Redacted(), Err: err}
+	}
+	r.Ahead = asciiURLs(r.Ahead)
 	req := c.request(u, r)
 	f, err := c.route(req, f)
 	if err != nil {
@@ -471,4 +491,27 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		}
 	}
 	return req
+}
+
+// asciiURLs returns urls with each host in ASCII form (uri.URL.ASCII),
+// copying the slice only when a host changes. The list ends before a URL
+// whose host IDNA rejects: that one fails on its own when its turn comes,
+// and what follows it is no longer known to come next.
+func asciiURLs(urls []uri.URL) []uri.URL {
+	for i, u := range urls {
+		a, err := u.ASCII()
+		if err == nil && a == u {
+			continue
+		}
+		out := append(make([]uri.URL, 0, len(urls)), urls[:i]...)
+		for _, u := range urls[i:] {
+			a, err := u.ASCII()
+			if err != nil {
+				break
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	return urls
 }

@@ -48,7 +48,9 @@ type Dialer interface {
 // Request is one URL to fetch together with the policy the caller chose for
 // it. The fetch package fills it; a fetcher reads it and never modifies it.
 type Request struct {
-	// URL is the parsed, absolute URL.
+	// URL is the parsed, absolute URL, its host in ASCII form (fetch's
+	// Client converts an international name to its IDNA A-labels with
+	// uri.URL.ASCII before any fetcher sees it).
 	URL uri.URL
 
 	// User and Password are the credentials to log in with, already

@@ -21,10 +21,17 @@
 //
 // Parse accepts no byte ≥ 0x80: a URL is ASCII (RFC 3986 §2). Text a person
 // typed goes through FromText first, which maps an IRI to a URI the way RFC 3987
-// §3.1 describes: every byte of valid UTF-8 ≥ 0x80 in the path, query, fragment
-// or userinfo is %-encoded. FromText refuses invalid UTF-8, and refuses
-// non-ASCII in the host, because a host name needs IDNA (RFC 5891) — written as
-// its A-label (xn--…) — not %-encoding, to be looked up.
+// §3.1 describes: every byte of valid UTF-8 ≥ 0x80 is %-encoded. FromText
+// refuses invalid UTF-8.
+//
+// # International host names
+//
+// A host name with non-ASCII characters, typed as such or %-encoded as UTF-8
+// (RFC 3986 §3.2.2), is kept as written; Hostname decodes it. It is looked up
+// by its A-labels (xn--…, RFC 5891 §5): HostASCII and URL.HostASCII convert it
+// with IDNA (UTS #46 non-transitional processing, as curl does with libidn2),
+// and URL.ASCII returns the URL with that host, the form fetchers put on the
+// wire. An ASCII host is never changed.
 //
 // # Undefined and empty
 //

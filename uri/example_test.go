@@ -62,3 +62,19 @@ func ExampleFromText() {
 	// Output:
 	// http://example.com/a/long/path/r%C3%A9sum%C3%A9.html
 }
+
+func ExampleURL_ASCII() {
+	text, _ := uri.FromText("https://Bücher.example/Straße")
+	u, _ := uri.Parse(text)
+	a, _ := u.ASCII()
+	fmt.Println(u)
+	fmt.Println(u.Hostname())
+	fmt.Println(a)
+	_, err := uri.MustParse("http://b%C3%BC-.example/").ASCII()
+	fmt.Println(err)
+	// Output:
+	// https://B%C3%BCcher.example/Stra%C3%9Fe
+	// bücher.example
+	// https://xn--bcher-kva.example/Stra%C3%9Fe
+	// invalid URL "http://b%C3%BC-.example/": bad host name "bü-.example": idna: invalid label "bü-" at column 8
+}

@@ -78,6 +78,9 @@ func checkNetURL(t *testing.T, s string, u URL) {
 
 // seeds are inputs every fuzz target starts from.
 var seeds = []string{
+	"http://b%C3%BCcher.example:8080/p?q#f",
+	"ftp://u:p@fa%C3%9F.de/",
+	"http://b%C3%BC-.example/",
 	"http://a/b/c/d;p?q", "ftp://@host.com/", "ftp://foo:@host.com/%2Fetc/motd;type=a",
 	"gopher://h/1sel%09search%09plus", "news:comp.lang.go", "news:a@b", "nntp://h/g/1",
 	"wais://h/db?s", "wais://h/db/t/p", "file:///etc/motd", "file://localhost/x",
@@ -135,6 +138,17 @@ func FuzzParse(f *testing.F) {
 		}
 		if w := u.WithoutFragment(); !strings.HasPrefix(s, w.String()) || opt(w.Fragment()) != "-" || opt(w.Query()) != opt(u.Query()) {
 			t.Fatalf("WithoutFragment(%q) = %v", s, components(w))
+		}
+		// The ASCII view changes the host alone, to an ASCII name, and
+		// agrees with HostASCII.
+		if a, err := u.ASCII(); err == nil {
+			h, herr := u.HostASCII()
+			if herr != nil || !isASCII(a.Hostname()) || a.Hostname() != strings.ToLower(h) ||
+				a.Path() != u.Path() || opt(a.Query()) != opt(u.Query()) || opt(a.Port()) != opt(u.Port()) || opt(a.RawUserinfo()) != opt(u.RawUserinfo()) {
+				t.Fatalf("ASCII(%q) = %v, HostASCII %q, %v", s, components(a), h, herr)
+			}
+		} else if _, herr := u.HostASCII(); herr == nil {
+			t.Fatalf("ASCII(%q) fails (%v) where HostASCII does not", s, err)
 		}
 	})
 }

@@ -13,8 +13,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 // wrapper, and the line breaks (with the spaces and tabs next to them) that
 // broke a long URL across lines. Any other white space inside stays, for
 // Parse to reject. It also maps an IRI to a URI (RFC 3987 §3.1): each byte of
-// a non-ASCII character is %-encoded. Invalid UTF-8 and a non-ASCII host name
-// (which needs IDNA, not %-encoding) are errors.
+// a non-ASCII character is %-encoded, in the host too (RFC 3986 §3.2.2: a
+// reg-name's UTF-8 %-encoded), where URL.ASCII later turns the name into its
+// IDNA A-labels for the wire. Invalid UTF-8 is an error.
 func FromText(s string) (string, error) {
 	start, end := 0, len(s)
 	trim := func() {
@@ -56,12 +57,6 @@ func FromText(s string) (string, error) {
 		}
 		i += n
 	}
-	hs, he := hostSpan(body)
-	for i := hs; i < he; i++ {
-		if body[i] >= 0x80 {
-			return "", newError(s, start+i, "non-ASCII host name (write it as its IDNA A-label, xn--…)")
-		}
-	}
 	b := make([]byte, 0, len(body)+16)
 	for i := 0; i < len(body); i++ {
 		c := body[i]
@@ -80,30 +75,4 @@ func FromText(s string) (string, error) {
 		}
 	}
 	return string(b), nil
-}
-
-// hostSpan returns where the host of URL-like text starts and ends, or 0, 0
-// when it has no authority.
-func hostSpan(s string) (int, int) {
-	i := 0
-	for i < len(s) && ctab[s[i]]&cSchemeChar != 0 {
-		i++
-	}
-	if i > 0 && i < len(s) && s[i] == ':' {
-		i++
-	} else {
-		i = 0
-	}
-	if !strings.HasPrefix(s[i:], "//") {
-		return 0, 0
-	}
-	i += 2
-	end := len(s)
-	if k := strings.IndexAny(s[i:], "/?#"); k >= 0 {
-		end = i + k
-	}
-	if k := strings.LastIndexByte(s[i:end], '@'); k >= 0 {
-		i += k + 1
-	}
-	return i, end
 }

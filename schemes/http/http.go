@@ -312,6 +312,13 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 				return req.Fail(schemes.ErrAccessDenied, method, 0, "",
 					fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", r.URL.Redacted()))
 			}
+			// A Location naming a host in Unicode is followed to its
+			// IDNA A-labels, the form the first request used (RFC 5891
+			// §5), so that the origin check below and the final URL
+			// compare and show ASCII names.
+			if err := asciiHost(r.URL); err != nil {
+				return req.Fail(schemes.ErrBadURL, method, 0, "", err)
+			}
 			// net/http names the page that redirected in a Referer;
 			// curl sends none unless asked (--referer ";auto"), and
 			// neither does urlget: the next host learns nothing of
@@ -541,6 +548,21 @@ func requestURL(u uri.URL) (*url.URL, error) {
 		}
 	}
 	return t, nil
+}
+
+// asciiHost converts u's host to its IDNA A-labels when it holds non-ASCII
+// characters (uri.HostASCII).
+func asciiHost(u *url.URL) error {
+	h := u.Hostname()
+	a, err := uri.HostASCII(h)
+	if err != nil || a == h {
+		return err
+	}
+	if p := u.Port(); p != "" {
+		a = net.JoinHostPort(a, p)
+	}
+	u.Host = a
+	return nil
 }
 
 // originOf names a URL's origin (RFC 6454 §4): scheme, host and port, with

@@ -289,6 +289,11 @@ func newsServer(req *schemes.Request, scheme string) (host, addr string, err err
 	if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
 		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("news server "+strconv.Quote(s)+" has a bad port"))
 	}
+	// The server's name goes to the resolver and into TLS as its IDNA
+	// A-labels, as a URL's host does (RFC 5891 §5).
+	if h, err = uri.HostASCII(h); err != nil {
+		return "", "", req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
 	return h, net.JoinHostPort(h, p), nil
 }
 

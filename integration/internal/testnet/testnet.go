@@ -167,11 +167,12 @@ func (r *Recorder[T]) Reset() {
 }
 
 // SelfSigned makes a self-signed CA certificate named name, valid from an
-// hour ago for a day, for 127.0.0.1, ::1 and localhost; it returns the
+// hour ago for a day, for 127.0.0.1, ::1, localhost and any dnsNames given
+// (a name that a --resolve entry points at loopback); it returns the
 // server's certificate and the parsed leaf for a client's root pool. It
 // panics when the key or certificate cannot be made, as a test server
 // that cannot start does.
-func SelfSigned(name string) (tls.Certificate, *x509.Certificate) {
+func SelfSigned(name string, dnsNames ...string) (tls.Certificate, *x509.Certificate) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		panic("testnet: " + err.Error())
@@ -188,7 +189,7 @@ func SelfSigned(name string) (tls.Certificate, *x509.Certificate) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost"},
+		DNSNames:              append([]string{"localhost"}, dnsNames...),
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
