@@ -294,7 +294,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	}
 	r.Ahead = asciiURLs(r.Ahead)
 	req := c.request(u, r)
-	f, err := c.route(req, f)
+	f, err = c.route(req, f)
 	if err != nil {
 		return nil, err
 	}
