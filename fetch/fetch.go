@@ -138,6 +138,11 @@ type Client struct {
 	dialer   schemes.Dialer
 	tls      *tls.Config
 	proxy    func(u uri.URL) (*Proxy, error)
+
+	// noGateway holds the proxies (their URLs, redacted) that answered
+	// 501 to a gopher: URL as a gateway: the run's later ones go by
+	// CONNECT at once.
+	noGateway sync.Map
 }
 
 // Request is one URL with the per-URL choices a caller can make.

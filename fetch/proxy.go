@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -329,7 +330,9 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	case httpKind && isHTTP(scheme) && !p.Tunnel:
 		return f, nil
 	case httpKind && !p.Tunnel && gatewaySchemes[scheme] && gatewayFetcher != nil:
-		return gateway{c: c, proxy: p}, nil
+		if _, no := c.noGateway.Load(req.Proxy); !no || !isGopher(scheme) {
+			return gateway{c: c, proxy: p, next: f}, nil
+		}
 	}
 	req.Dialer = &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
 	return f, nil
@@ -369,15 +372,33 @@ func (c *Client) hopDialer(req *schemes.Request, target *url.URL) schemes.Dialer
 	return &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
 }
 
-// gateway fetches through an HTTP proxy acting as a gateway.
+// gateway fetches through an HTTP proxy acting as a gateway. A gopher:
+// URL goes by CONNECT, to the scheme's own fetcher next, when the proxy
+// answers that it does not serve gopher (501 Not Implemented, as squid
+// since version 4): the gateway is used "where the proxy offers it", as
+// DESIGN and the URL specifications have it, and the run remembers the
+// answer.
 type gateway struct {
 	c     *Client
 	proxy *Proxy
+	next  schemes.Fetcher
 }
 
 func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
-	return g.c.gatewayFetch(ctx, req, g.proxy)
+	res, err := g.c.gatewayFetch(ctx, req, g.proxy)
+	var se *schemes.Error
+	if err == nil || !isGopher(req.URL.Scheme()) || !errors.As(err, &se) || se.Code != http.StatusNotImplemented {
+		return res, err
+	}
+	req.Trace.TraceLine(schemes.Info, "the proxy serves no gopher: URLs; through a CONNECT tunnel instead")
+	g.c.noGateway.Store(req.Proxy, true)
+	tunnel := *req
+	tunnel.Dialer = &proxyDialer{base: g.c.dialer, proxy: g.proxy, req: &tunnel, tls: g.c.tls}
+	return g.next.Fetch(ctx, &tunnel)
 }
+
+// isGopher reports whether scheme is gopher's, plain or over TLS.
+func isGopher(scheme string) bool { return scheme == "gopher" || scheme == "gophers" }
 
 // gatewayFetch fetches req through proxy as a gateway.
 func (c *Client) gatewayFetch(ctx context.Context, req *schemes.Request, proxy *Proxy) (*schemes.Resource, error) {

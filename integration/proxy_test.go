@@ -477,3 +477,39 @@ func TestProxyRedirectHops(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyGopherGatewayRefused: an HTTP proxy that answers a gopher:
+// URL's absolute-form GET with 501 (squid since version 4) is no gateway
+// to it: the fetch goes on through a CONNECT tunnel, and the run's next
+// gopher: URL by CONNECT at once.
+func TestProxyGopherGatewayRefused(t *testing.T) {
+	mux := gophertest.NewMux()
+	mux.Handle("/hello.txt", gophertest.Raw([]byte("hello through a tunnel\r\n.\r\n")))
+	g := gophertest.NewServer(mux)
+	defer g.Close()
+	hp := proxytest.NewHTTPProxy(false)
+	defer hp.Close()
+	c := &fetch.Client{Proxy: fetch.ProxyURL(mustProxy(t, hp.URL), "")}
+	defer c.Close()
+	for i := range 2 {
+		res, err := c.Fetch(testCtx(t), g.URL+"/0/hello.txt")
+		if err != nil {
+			t.Fatalf("fetch %d: %v", i, err)
+		}
+		if got := string(readBody(t, res)); got != "hello through a tunnel\r\n" && got != "hello through a tunnel\n" {
+			t.Fatalf("fetch %d: %q", i, got)
+		}
+	}
+	var gets, connects int
+	for _, e := range hp.Log() {
+		switch e.Method {
+		case "GET":
+			gets++
+		case "CONNECT":
+			connects++
+		}
+	}
+	if gets != 1 || connects != 2 {
+		t.Errorf("the proxy saw %v; want one GET gopher:// answered 501, then two CONNECTs", targets(hp.Log()))
+	}
+}

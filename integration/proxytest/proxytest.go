@@ -123,6 +123,12 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.connect(w, r)
 		return
 	}
+	if r.URL.Scheme != "http" {
+		// As squid since version 4 does for gopher: URLs: the proxy
+		// is no gateway to the scheme.
+		http.Error(w, "no gateway to "+r.URL.Scheme+": URLs", http.StatusNotImplemented)
+		return
+	}
 	if _, ok := p.Hosts.target(hostPort(r.URL.Host, r.URL.Scheme)); r.URL.Host == "" || !ok {
 		http.Error(w, "only absolute-form requests to loopback hosts", http.StatusForbidden)
 		return
