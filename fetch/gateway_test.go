@@ -245,7 +245,9 @@ func TestGatewayErrors(t *testing.T) {
 	}{
 		{"ftp://files.example/missing", schemes.ErrNotFound, "404 Not Found: the proxy says ERR_FTP_NOT_FOUND 0"},
 		{"ftp://files.example/secret", schemes.ErrAccessDenied, "403 Forbidden"},
-		{"gopher://hole.example/0/a", schemes.ErrNotRetrievable, "501 Not Implemented: the proxy does not gateway gopher: URLs; a CONNECT tunnel reaches them (ERR_UNSUP_REQ 0)"},
+		// 501 to a gopher: URL: the fetch goes on by CONNECT, which this
+		// proxy answers 503.
+		{"gopher://hole.example/0/a", schemes.ErrProxyTunnel, "proxy CONNECT failed: 503 Service Unavailable"},
 		{"ftp://files.example/proxyauth", schemes.ErrLoginFailed, "the proxy refused its credentials"},
 		{"ftp://u:hidden@files.example/down", schemes.ErrServer, "ftp://u:****@files.example/down: server error (GET through proxy 127.0.0.1:"},
 	} {
