@@ -99,7 +99,11 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			req.Trace.TraceLine(schemes.Info, "connecting to proxy "+addr)
-			return dial.DialContext(ctx, network, addr)
+			c, err := dial.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, proxyDialError(req, addr, err)
+			}
+			return c, nil
 		},
 		TLSClientConfig: tc,
 		// One request per connection: the gateway logs in to the site
@@ -112,7 +116,11 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { traceGatewayRequest(req.Trace, hreq, req.URL) },
 	}))
+	// The proxy answers for the server: until its reply, a connect
+	// timeout names it.
+	answered := waitingOnProxy(ctx)
 	resp, err := tr.RoundTrip(hreq)
+	answered()
 	if err != nil {
 		tr.CloseIdleConnections()
 		if ctx.Err() != nil {

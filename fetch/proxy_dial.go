@@ -38,14 +38,11 @@ func (d *proxyDialer) DialContext(ctx context.Context, network, address string) 
 	tr.TraceLine(schemes.Info, "Connecting to proxy "+d.proxy.URL.Redacted()+" ("+paddr+") for "+address)
 	conn, err := d.base.DialContext(ctx, "tcp", paddr)
 	if err != nil {
-		return nil, d.dialError(paddr, err)
+		return nil, proxyDialError(d.req, paddr, err)
 	}
 	// The handshake is bounded by ctx as the connection was; a connect
 	// timeout during it names the proxy.
-	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok {
-		w.proxying.Add(1)
-		defer w.proxying.Add(-1)
-	}
+	defer waitingOnProxy(ctx)()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	c, err := d.handshake(ctx, conn, address)
 	if !stop() && err == nil {
@@ -65,10 +62,22 @@ func (d *proxyDialer) DialContext(ctx context.Context, network, address string) 
 	return c, nil
 }
 
-// dialError classifies a failure to reach the proxy itself: its name not
-// resolving is curl's exit 5, apart from a site's.
-func (d *proxyDialer) dialError(paddr string, err error) error {
-	e := d.req.NetError("connect to proxy "+paddr, err)
+// waitingOnProxy tells the attempt's watchdog, if ctx carries one, that
+// what is awaited is the proxy's answer, so that a connect timeout names
+// the proxy; the function it returns ends that.
+func waitingOnProxy(ctx context.Context) (done func()) {
+	w, ok := ctx.Value(watchKey{}).(*watchdog)
+	if !ok {
+		return func() {}
+	}
+	w.proxying.Add(1)
+	return func() { w.proxying.Add(-1) }
+}
+
+// proxyDialError classifies a failure to reach the proxy itself: its name
+// not resolving is curl's exit 5, apart from a site's.
+func proxyDialError(req *schemes.Request, paddr string, err error) error {
+	e := req.NetError("connect to proxy "+paddr, err)
 	var se *schemes.Error
 	if errors.As(e, &se) && se.Kind == schemes.ErrResolve {
 		se.Kind = schemes.ErrProxyResolve
