@@ -69,6 +69,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		a.list = l
 	}
 	q := newURLQueue(urls, o.urlArgs)
+	q.globbing = !o.globOff
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
@@ -159,6 +160,9 @@ type options struct {
 	ftp           schemes.FTPOptions
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
+
+	// URL globbing and config files (cliflags.go).
+	globOff bool
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -230,6 +234,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
+	addCLIFlags(fs, o)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
