@@ -161,8 +161,9 @@ type options struct {
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
 
-	// URL globbing and config files (cliflags.go).
-	globOff bool
+	// Globbing, config files and the rate limit (cliflags.go).
+	globOff   bool
+	limitRate int64
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -235,9 +236,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
+	fs.Usage = func() { writeHelp(stderr, stderr, fs, nil) }
+	args, code := withConfig(fs, args, stderr)
+	if code != 0 {
+		return nil, nil, code
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -247,10 +249,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return nil, nil, exitUsage
 	}
 	if help {
-		fmt.Fprint(stdout, usageText)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return nil, nil, 0
+		return nil, nil, writeHelp(stdout, stderr, fs, fs.Args())
 	}
 	if showVersion {
 		fmt.Fprintf(stdout, "urlget %s\n", version)
@@ -353,6 +352,7 @@ func (c *command) newClient() (*fetch.Client, error) {
 		Retries:        o.retry,
 		RetryDelay:     seconds(o.retryDelay),
 		RetryMaxTime:   seconds(o.retryMaxTime),
+		LimitRate:      o.limitRate,
 		FTP:            o.ftp,
 		NNTP:           o.nntp,
 		HTTP:           o.http,
