@@ -171,6 +171,15 @@ func TestGlobQueue(t *testing.T) {
 		t.Errorf("queue gave %q, want %q", got, want)
 	}
 
+	// A malformed glob's message masks the password, and its column is
+	// the one in the URL shown.
+	q = newURLQueue([]string{"ftp://u:secret@h/{a"}, nil)
+	q.globbing = true
+	_, _, m, _ := q.next()
+	if m.err == nil || m.err.Error() != "ftp://u:****@h/{a: bad URL: unmatched brace at column 16" {
+		t.Errorf("a malformed glob with a password: %v", m.err)
+	}
+
 	// With -g, the URL is taken as it is.
 	q = newURLQueue([]string{"http://h/{a,b}"}, nil)
 	if raw, _, _, _ := q.next(); raw != "http://h/{a,b}" {

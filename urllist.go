@@ -318,6 +318,17 @@ func (q *urlQueue) take(wait bool) bool {
 	}
 }
 
+// maskedText returns raw, a URL's text that need not parse, with its
+// password masked: as the library names it in its error for the text, or
+// as a parsed URL masks it.
+func maskedText(raw string) string {
+	var se *schemes.Error
+	if _, err := fetch.ParseURL(raw); errors.As(err, &se) {
+		return se.URL
+	}
+	return maskedURL(raw)
+}
+
 // pushCLI queues a URL of the command line, or the first URL of its glob
 // with the glob kept for take to go on with. A malformed glob is queued as
 // the URL's error (exit 3).
@@ -327,7 +338,7 @@ func (q *urlQueue) pushCLI(raw string) {
 	if q.globbing {
 		g, err := parseGlob(raw)
 		if err != nil {
-			q.push(raw, queued{cli: cli, err: &schemes.Error{Kind: schemes.ErrBadURL, URL: maskedURL(raw), Err: err}})
+			q.push(raw, queued{cli: cli, err: &schemes.Error{Kind: schemes.ErrBadURL, URL: maskedText(raw), Err: err}})
 			return
 		}
 		if g != nil {
