@@ -167,8 +167,8 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 	// The fetcher read these bytes itself, inside delegate's wait on the
 	// source; writing them out is not a wait on the server.
 	b.watch.count(int64(len(p)))
-	b.rate.wait(b.n)
 	resume := b.watch.pause()
+	b.rate.wait(b.n) // the rate's wait is not the server's either
 	n, err := c.w.Write(p)
 	resume()
 	b.n += int64(n)

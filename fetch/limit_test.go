@@ -90,3 +90,30 @@ func TestLimiterChunk(t *testing.T) {
 		t.Errorf("a cancelled transfer slept %v", d)
 	}
 }
+
+// TestLimitRateIsNoIdleServer checks that the limiter's sleeps do not
+// count as waits on the server: at 2 bytes a second each sleep is half a
+// second, longer than the idle bound of 200 ms, and the body still
+// arrives whole.
+func TestLimitRateIsNoIdleServer(t *testing.T) {
+	data := []byte("abcd")
+	sources := bodySources(t, data)
+	for _, name := range []string{"tcp", "reader", "checked"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+				return &schemes.Resource{Body: sources[name](), Size: int64(len(data))}, nil
+			}}
+			c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, LimitRate: 2, IdleTimeout: 200 * time.Millisecond}
+			res, err := c.Fetch(context.Background(), "t://h/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			_, n, err := copyToFile(t, res.Body)
+			if err != nil || n != int64(len(data)) {
+				t.Errorf("copied %d bytes, %v; want all %d", n, err, len(data))
+			}
+		})
+	}
+}
