@@ -63,7 +63,8 @@ type glob struct {
 }
 
 // parseGlob reads raw's sets and ranges. It returns nil, and no error,
-// when raw holds none: such a URL is taken as it is, escapes included.
+// when raw holds neither a glob nor an escape: such a URL is taken as it
+// is.
 // A malformed pattern is a *uri.Error naming its column, as curl names
 // the position (exit 3).
 func parseGlob(raw string) (*glob, error) {
@@ -79,6 +80,11 @@ func parseGlob(raw string) (*glob, error) {
 		switch {
 		case c == '\\' && i+1 < len(raw) && strings.IndexByte("{}[]", raw[i+1]) >= 0:
 			lit.WriteByte(raw[i+1])
+			i += 2
+			continue
+		case c == '[' && i+1 < len(raw) && raw[i+1] == ']':
+			// [] is no range: curl passes it through (a query's a[]=1).
+			lit.WriteString("[]")
 			i += 2
 			continue
 		case c == '[' && i >= hostStart && i < hostEnd && ipLiteral(raw[i:hostEnd]):
@@ -116,9 +122,11 @@ func parseGlob(raw string) (*glob, error) {
 		g.pats = append(g.pats, p)
 		i = end
 	}
-	if len(g.pats) == 0 {
+	if len(g.pats) == 0 && lit.String() == raw {
 		return nil, nil
 	}
+	// With no glob but an escape, the glob is the one URL without its
+	// backslashes.
 	g.lits = append(g.lits, lit.String())
 	g.idx = make([]int64, len(g.pats))
 	g.more = true

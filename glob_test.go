@@ -55,6 +55,10 @@ func TestGlobExpansion(t *testing.T) {
 			"http://y.h/1/p", "http://y.h/1/q", "http://y.h/2/p", "http://y.h/2/q"}},
 		// \ makes a glob character literal.
 		{`http://h/\{a\}/{b,\,}`, []string{"http://h/{a}/b", "http://h/{a}/,"}},
+		// [] is no range, and an escape without a glob is dropped too.
+		{"http://h/a?x[]=1&y[]=2", []string{"http://h/a?x[]=1&y[]=2"}},
+		{"http://h/[]{a,b}", []string{"http://h/[]a", "http://h/[]b"}},
+		{`http://h/\[1-2\]`, []string{"http://h/[1-2]"}},
 		// An IPv6 literal in the host is no range; one after it is.
 		{"http://[::1]:8080/[1-2]", []string{"http://[::1]:8080/1", "http://[::1]:8080/2"}},
 		{"http://[fe80::1%25eth0]/a", []string{"http://[fe80::1%25eth0]/a"}},
