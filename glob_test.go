@@ -190,3 +190,45 @@ func TestGlobQueue(t *testing.T) {
 		t.Errorf("with -g the queue gave %q", raw)
 	}
 }
+
+// FuzzParseGlob checks that any text either is refused with a column
+// inside it or expands into exactly the product of its globs' sizes.
+func FuzzParseGlob(f *testing.F) {
+	for _, s := range []string{"http://h/{a,b}[1-3]", "http://[::1]/[a-c:2]", `x\{[01-10:3]}`, "{,}[]", "[1-2", "}{"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := parseGlob(s)
+		if err != nil {
+			var ue *uri.Error
+			if !errors.As(err, &ue) || ue.Col < 1 || ue.Col > len(s)+1 {
+				t.Fatalf("parseGlob(%q) = %v", s, err)
+			}
+			return
+		}
+		if g == nil {
+			return
+		}
+		want := int64(1)
+		for _, p := range g.pats {
+			if want > 1000/p.n {
+				return
+			}
+			want *= p.n
+		}
+		var n int64
+		for {
+			_, texts, ok := g.next()
+			if !ok {
+				break
+			}
+			if len(texts) != len(g.pats) {
+				t.Fatalf("%q: %d texts for %d globs", s, len(texts), len(g.pats))
+			}
+			n++
+		}
+		if n != want {
+			t.Fatalf("%q expands to %d URLs, want %d", s, n, want)
+		}
+	})
+}
