@@ -374,6 +374,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 		return st
 	}
 	spec := c.spec(m.cli)
+	spec.file = globName(spec.file, m.globs)
 
 	if spec.file != "" || spec.remote {
 		name, err := c.targetName(u, spec)

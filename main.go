@@ -45,6 +45,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			return runNormalize(args[1:], stdout, stderr)
 		case "equal":
 			return runEqual(args[1:], stdout, stderr)
+		case "__generate":
+			return runGenerate(args[1:], stdout, stderr)
 		}
 	}
 	o, urls, code := parseFlags(args, stdout, stderr)
@@ -69,6 +71,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		a.list = l
 	}
 	q := newURLQueue(urls, o.urlArgs)
+	q.globbing = !o.globOff
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
@@ -172,6 +175,10 @@ type options struct {
 	// Name resolution (resolveflags.go): --resolve, -4, -6.
 	resolve   []fetch.ResolveEntry
 	ipVersion int
+
+	// Globbing, config files and the rate limit (cliflags.go).
+	globOff   bool
+	limitRate int64
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -246,9 +253,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	addResolveFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
+	addCLIFlags(fs, o)
+	fs.Usage = func() { writeHelp(stderr, stderr, fs, nil) }
+	args, code := withConfig(fs, args, stderr)
+	if code != 0 {
+		return nil, nil, code
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -258,10 +267,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return nil, nil, exitUsage
 	}
 	if help {
-		fmt.Fprint(stdout, usageText)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return nil, nil, 0
+		return nil, nil, writeHelp(stdout, stderr, fs, fs.Args())
 	}
 	if showVersion {
 		fmt.Fprintf(stdout, "urlget %s\n", version)
@@ -367,6 +373,7 @@ func (c *command) newClient() (*fetch.Client, error) {
 		Retries:        o.retry,
 		RetryDelay:     seconds(o.retryDelay),
 		RetryMaxTime:   seconds(o.retryMaxTime),
+		LimitRate:      o.limitRate,
 		FTP:            o.ftp,
 		NNTP:           o.nntp,
 		HTTP:           o.http,

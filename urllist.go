@@ -189,8 +189,9 @@ type queued struct {
 	// cli is the URL's place among the command line's URLs, with which
 	// -o and -O pair in order; -1 for a URL from a list, which goes to a
 	// file named like the remote one (an implied -O, as in curl).
-	cli int
-	err error // a line of a list that is no URL, or a list that failed
+	cli   int
+	err   error    // a line of a list that is no URL, or a list that failed
+	globs []string // the text of each glob of the URL it came from, for #n in -o
 }
 
 // urlQueue hands out a run's URLs in the command line's order: positional
@@ -204,6 +205,10 @@ type urlQueue struct {
 	cli   int      // command-line URLs queued so far
 	list  *urlList // the list being read
 	lists []*urlList
+
+	globbing bool  // expand the command line's URL globs (not -g)
+	glob     *glob // the command-line URL being expanded
+	globCLI  int   // its place among the command line's URLs
 
 	// raws[head:] are the URLs queued and not handed out, parsed[head:]
 	// the same parsed (zero where meta's err is set), meta[head:] what
@@ -262,6 +267,14 @@ func (q *urlQueue) push(raw string, m queued) {
 // having none for now.
 func (q *urlQueue) take(wait bool) bool {
 	for {
+		if q.glob != nil {
+			raw, texts, ok := q.glob.next()
+			if ok {
+				q.push(raw, queued{cli: q.globCLI, globs: texts})
+				return true
+			}
+			q.glob = nil
+		}
 		if q.list != nil {
 			raw, err, ok := q.list.next(wait)
 			if ok {
@@ -281,19 +294,50 @@ func (q *urlQueue) take(wait bool) bool {
 				q.list = u.list
 				continue
 			}
-			q.push(u.value, queued{cli: q.cli})
-			q.cli++
+			q.pushCLI(u.value)
 			return true
 		}
 		if len(q.args) == 0 {
 			return false
 		}
-		q.push(q.args[0], queued{cli: q.cli})
+		q.pushCLI(q.args[0])
 		q.args = q.args[1:]
 		q.pos++
-		q.cli++
 		return true
 	}
+}
+
+// maskedText returns raw, a URL's text that need not parse, with its
+// password masked: as the library names it in its error for the text, or
+// as a parsed URL masks it.
+func maskedText(raw string) string {
+	var se *schemes.Error
+	if _, err := fetch.ParseURL(raw); errors.As(err, &se) {
+		return se.URL
+	}
+	return maskedURL(raw)
+}
+
+// pushCLI queues a URL of the command line, or the first URL of its glob
+// with the glob kept for take to go on with. A malformed glob is queued as
+// the URL's error (exit 3).
+func (q *urlQueue) pushCLI(raw string) {
+	cli := q.cli
+	q.cli++
+	if q.globbing {
+		g, err := parseGlob(raw)
+		if err != nil {
+			q.push(raw, queued{cli: cli, err: &schemes.Error{Kind: schemes.ErrBadURL, URL: maskedText(raw), Err: err}})
+			return
+		}
+		if g != nil {
+			q.glob, q.globCLI = g, cli
+			u, texts, _ := g.next()
+			q.push(u, queued{cli: cli, globs: texts})
+			return
+		}
+	}
+	q.push(raw, queued{cli: cli})
 }
 
 // waiting returns how many URLs are queued.

@@ -30,6 +30,7 @@ type Body struct {
 	max      int64
 	progress func(Progress)
 	total    int64
+	rate     *limiter // --limit-rate; nil for none (limit.go)
 
 	n         int64
 	closeOnce sync.Once
@@ -42,6 +43,7 @@ func (b *Body) Read(p []byte) (int, error) {
 		// Read at most one byte past the limit: enough to know it was passed.
 		p = p[:b.max+1-b.n]
 	}
+	p = p[:b.rate.chunk(b.n, int64(len(p)))]
 	b.watch.begin()
 	n, err := b.rc.Read(p)
 	b.watch.end(int64(n), err)
@@ -74,7 +76,7 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	d := describe(w)
 	s := newSink(w, d)
 	defer s.release()
-	batch := b.progress == nil && d.quiet()
+	batch := b.progress == nil && d.quiet() && b.rate == nil
 	if br, ok := b.rc.(bulk.BatchReceiver); ok && batch {
 		// The body knows where it ends in its connection (an HTTP
 		// Content-Length) and keeps the mark below that itself.
@@ -155,6 +157,9 @@ type chunkWriter struct {
 
 func (c *chunkWriter) Write(p []byte) (int, error) {
 	b := c.b
+	if int64(len(p)) > b.rate.size() {
+		return c.writeSplit(p)
+	}
 	if b.max > 0 && b.n+int64(len(p)) > b.max {
 		p = p[:b.max-b.n]
 		c.limit = b.tooLarge()
@@ -163,6 +168,7 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 	// source; writing them out is not a wait on the server.
 	b.watch.count(int64(len(p)))
 	resume := b.watch.pause()
+	b.rate.wait(b.n) // the rate's wait is not the server's either
 	n, err := c.w.Write(p)
 	resume()
 	b.n += int64(n)
@@ -235,9 +241,9 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 
 // chunk is how much the next copy call of a copy that has moved copied
 // bytes from r may move: copyChunk, less while the batcher leads up to its
-// mark, and at most one byte past the size limit (enough to see it passed).
+// mark or under a rate limit (which first waits its turn), and at most one byte past the size limit (enough to see it passed).
 func (b *Body) chunk(bt *batcher, r io.Reader, copied int64) int64 {
-	chunk := bt.chunk(r, copied)
+	chunk := b.rate.chunk(b.n, bt.chunk(r, copied))
 	if b.max > 0 && b.max+1-b.n < chunk {
 		chunk = b.max + 1 - b.n
 	}

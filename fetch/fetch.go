@@ -114,6 +114,10 @@ type Client struct {
 	// --max-filesize); 0 means no limit.
 	MaxSize int64
 
+	// LimitRate bounds the rate a body is read at, in bytes a second
+	// (curl's --limit-rate); 0 means no bound. See limiter.
+	LimitRate int64
+
 	// Retries is how many times a transient failure is retried (curl's
 	// --retry). RetryDelay is the wait between tries; 0 means exponential
 	// backoff from one second, doubling up to ten minutes.
@@ -384,7 +388,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 			total = res.Size - res.Offset
 		}
 		w.fetched()
-		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total}
+		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total, rate: newLimiter(tctx, c.LimitRate)}
 	case res.Listing != nil:
 		w.fetched()
 		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, req: req}
