@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -191,13 +192,7 @@ func TestDescribe(t *testing.T) {
 // (chunkWriter.ReadFrom); and that it is put back only when the copy stops
 // before the peer's close, since a closed socket is read no more.
 func TestBatchAfter(t *testing.T) {
-	var calls []int
-	set := setLowWater
-	setLowWater = func(rc syscall.RawConn, n int) bool {
-		calls = append(calls, n)
-		return set(rc, n)
-	}
-	defer func() { setLowWater = set }()
+	calls := recordLowWater(t)
 
 	small := bytes.Repeat([]byte("s"), 4096)
 	large := bytes.Repeat([]byte("L"), 4*batchAfter)
@@ -216,7 +211,7 @@ func TestBatchAfter(t *testing.T) {
 		{"large checked past the limit", large, true, 2 * batchAfter, []int{receiveBatch, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			calls = nil
+			*calls = nil
 			ln := serveTCP(t, func(conn net.Conn) { conn.Write(c.body) })
 			open := func() io.ReadCloser {
 				conn, err := net.Dial("tcp", ln.Addr().String())
@@ -238,9 +233,57 @@ func TestBatchAfter(t *testing.T) {
 			} else if b, _ := os.ReadFile(path); err != nil || !bytes.Equal(b, c.body) {
 				t.Fatalf("copied %d of %d, %v", n, len(c.body), err)
 			}
-			if fmt.Sprint(calls) != fmt.Sprint(c.want) {
-				t.Errorf("SO_RCVLOWAT set to %v, want %v", calls, c.want)
+			if fmt.Sprint(*calls) != fmt.Sprint(c.want) {
+				t.Errorf("SO_RCVLOWAT set to %v, want %v", *calls, c.want)
 			}
 		})
 	}
+}
+
+// TestNoBatchThroughProxy: a body that comes through a proxy is read as it
+// comes, never in batches: a relay sends as it receives, and a reader held
+// back for a batch stalls it.
+func TestNoBatchThroughProxy(t *testing.T) {
+	calls := recordLowWater(t)
+
+	large := bytes.Repeat([]byte("L"), 4*batchAfter)
+	ln := serveTCP(t, func(conn net.Conn) { conn.Write(large) })
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		// The stub stands for a fetcher that dialed through req.Dialer.
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		return &schemes.Resource{Body: conn.(*net.TCPConn), Size: -1}, nil
+	}}
+	p, err := ParseProxy("socks5://127.0.0.1:9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, Proxy: ProxyURL(p, "")}
+	res, err := c.Fetch(context.Background(), "t://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	path, n, err := copyToFile(t, res.Body)
+	if b, _ := os.ReadFile(path); err != nil || !bytes.Equal(b, large) {
+		t.Fatalf("copied %d of %d, %v", n, len(large), err)
+	}
+	if *calls != nil {
+		t.Errorf("SO_RCVLOWAT set to %v through a proxy, want it left alone", *calls)
+	}
+}
+
+// recordLowWater records every low-water mark set on a socket until the
+// test ends.
+func recordLowWater(t *testing.T) *[]int {
+	var calls []int
+	set := setLowWater
+	setLowWater = func(rc syscall.RawConn, n int) bool {
+		calls = append(calls, n)
+		return set(rc, n)
+	}
+	t.Cleanup(func() { setLowWater = set })
+	return &calls
 }

@@ -71,12 +71,14 @@ func (b *Body) Read(p []byte) (int, error) {
 // with no progress to report, a body that is the rest of a socket is read
 // in large batches (batchReceive) once its first batchAfter bytes are out:
 // the copy then sleeps and wakes a few thousand times per gigabyte instead
-// of at every few segments.
+// of at every few segments. Not through a proxy: a relay (squid, dante)
+// sends as it receives, and holding the reads back for a batch stalled it
+// (1 GiB through a local dante: 1.18 times curl's time batched, 0.95 not).
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	d := describe(w)
 	s := newSink(w, d)
 	defer s.release()
-	batch := b.progress == nil && d.quiet() && b.rate == nil
+	batch := b.progress == nil && d.quiet() && b.rate == nil && b.req.Proxy == ""
 	if br, ok := b.rc.(bulk.BatchReceiver); ok && batch {
 		// The body knows where it ends in its connection (an HTTP
 		// Content-Length) and keeps the mark below that itself.
