@@ -8,18 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 
 	"github.com/urlget/urlget/schemes"
+	urlhttp "github.com/urlget/urlget/schemes/http"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -129,7 +128,7 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 		return nil, req.NetError(op, err)
 	}
 	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range headerFields(resp.Header) {
+	for _, kv := range urlhttp.HeaderPairs(resp.Header) {
 		req.Trace.TraceLine(schemes.Received, kv[0]+": "+kv[1])
 	}
 	res, err := gatewayResource(req, resp, op)
@@ -171,7 +170,7 @@ func traceGatewayRequest(t schemes.Tracer, r *http.Request, u uri.URL) {
 	target, _ := gatewayTarget(u)
 	t(schemes.Sent, r.Method+" "+maskText(target)+" HTTP/1.1")
 	t(schemes.Sent, "Host: "+r.Host)
-	for _, kv := range headerFields(r.Header) {
+	for _, kv := range urlhttp.HeaderPairs(r.Header) {
 		switch kv[0] {
 		case "Authorization", "Proxy-Authorization":
 			t(schemes.Sent, kv[0]+": Basic ****")
@@ -179,17 +178,6 @@ func traceGatewayRequest(t schemes.Tracer, r *http.Request, u uri.URL) {
 			t(schemes.Sent, kv[0]+": "+kv[1])
 		}
 	}
-}
-
-// headerFields lists a header's fields sorted by name.
-func headerFields(h http.Header) [][2]string {
-	var out [][2]string
-	for _, k := range slices.Sorted(maps.Keys(h)) {
-		for _, v := range h[k] {
-			out = append(out, [2]string{k, v})
-		}
-	}
-	return out
 }
 
 // gatewayResource turns the proxy's answer into a Resource or an error.
@@ -204,7 +192,7 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 		Header: append([][2]string{
 			{":status-line", resp.Proto + " " + resp.Status},
 			{":status", strconv.Itoa(resp.StatusCode)},
-		}, headerFields(resp.Header)...),
+		}, urlhttp.HeaderPairs(resp.Header)...),
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t

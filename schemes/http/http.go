@@ -13,12 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -708,7 +709,7 @@ func responseHeader(resp *http.Response) [][2]string {
 		// itself "HTTP/2" in curl's output, which -i and -I follow.
 		line = "HTTP/2 " + code
 	}
-	return append([][2]string{{":status-line", line}, {":status", code}}, headerPairs(fields(resp))...)
+	return append([][2]string{{":status-line", line}, {":status", code}}, HeaderPairs(fields(resp))...)
 }
 
 // fields is a response's header fields as received: net/http moves
@@ -723,17 +724,13 @@ func fields(resp *http.Response) http.Header {
 	return h
 }
 
-// headerPairs lists the response header fields for -I. net/http keeps
-// fields in a map, so the server's order is lost; they come sorted by name,
-// each field's values in the order received.
-func headerPairs(h http.Header) [][2]string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+// HeaderPairs lists header fields as a Resource's Header holds them (for
+// -I, -i and -v). net/http keeps fields in a map, so the server's order is
+// lost; they come sorted by name, each field's values in the order
+// received.
+func HeaderPairs(h http.Header) [][2]string {
 	var pairs [][2]string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			pairs = append(pairs, [2]string{k, v})
 		}
@@ -1021,7 +1018,7 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range headerPairs(fields(resp)) {
+	for _, kv := range HeaderPairs(fields(resp)) {
 		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
 	}
 	if t.onResponse != nil {
