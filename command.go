@@ -119,6 +119,8 @@ func withFlagHint(err error) error {
 		hint = "use --nntp-server or set NNTPSERVER"
 	case errors.Is(err, schemes.ErrNoSearchTerms):
 		hint = "give them with --search TERMS"
+	case errors.Is(err, schemes.ErrActiveFTPProxy):
+		hint = "leave -P out"
 	case errors.Is(err, schemes.ErrNoCredentials):
 		hint = "give them in the URL, with -u user:password or in .netrc (--netrc)"
 	default:

@@ -66,6 +66,7 @@ func TestFlagHint(t *testing.T) {
 		{schemes.ErrNoNewsServer, "; use --nntp-server or set NNTPSERVER"},
 		{schemes.ErrNoSearchTerms, "; give them with --search TERMS"},
 		{schemes.ErrNoCredentials, "; give them in the URL, with -u user:password or in .netrc (--netrc)"},
+		{schemes.ErrActiveFTPProxy, "; leave -P out"},
 		{errors.New("something else"), ""},
 	} {
 		err := &schemes.Error{Kind: schemes.ErrBadURL, URL: "x:y", Err: c.cause}

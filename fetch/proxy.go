@@ -301,6 +301,9 @@ func (c *Client) proxyFor(u uri.URL) (*Proxy, error) {
 // isHTTP tells the schemes net/http fetches.
 func isHTTP(scheme string) bool { return scheme == "http" || scheme == "https" }
 
+// isFTP reports whether scheme is ftp's, plain or over TLS.
+func isFTP(scheme string) bool { return scheme == "ftp" || scheme == "ftps" }
+
 // gatewaySchemes are those an HTTP proxy can serve as a gateway.
 var gatewaySchemes = map[string]bool{"ftp": true, "ftps": true, "gopher": true}
 
@@ -325,6 +328,11 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 		return f, nil
 	}
 	req.Proxy = p.URL.Redacted()
+	if isFTP(scheme) && req.FTP.ActiveAddr != "" {
+		// Refused here, before the choice of a gateway or a tunnel:
+		// neither relays the server's connection back to this host.
+		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%w (%s); use passive mode", schemes.ErrActiveFTPProxy, req.Proxy))
+	}
 	httpKind := isHTTP(p.URL.Scheme())
 	switch {
 	case httpKind && isHTTP(scheme) && !p.Tunnel:

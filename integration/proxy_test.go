@@ -419,8 +419,18 @@ func TestProxyErrors(t *testing.T) {
 	ok := proxytest.NewHTTPProxy(false)
 	defer ok.Close()
 	_, err := proxyFetch(t, ok.URL, f.URL+"/f", nil, func(c *fetch.Client) { c.FTP.ActiveAddr = "-" })
-	if err == nil || !strings.Contains(err.Error(), "active FTP (-P) cannot go through a proxy") {
-		t.Errorf("active FTP through a proxy: %v", err)
+	if !errors.Is(err, schemes.ErrActiveFTPProxy) || !strings.Contains(err.Error(), "active FTP cannot go through a proxy") {
+		t.Errorf("active FTP through a proxy's tunnel: %v", err)
+	}
+	// Nor through the proxy as a gateway, which would make the FTP
+	// connection itself and drop the choice of active mode unsaid.
+	c := &fetch.Client{Proxy: fetch.ProxyURL(mustProxy(t, ok.URL), ""), FTP: schemes.FTPOptions{ActiveAddr: "-"}}
+	defer c.Close()
+	if _, err := c.Fetch(testCtx(t), f.URL+"/f"); !errors.Is(err, schemes.ErrActiveFTPProxy) {
+		t.Errorf("active FTP through a proxy's gateway: %v", err)
+	}
+	if n := len(ok.Log()); n != 0 {
+		t.Errorf("the proxy saw %v; an active FTP URL must not reach it", targets(ok.Log()))
 	}
 }
 

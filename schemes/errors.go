@@ -58,6 +58,10 @@ var (
 	// ErrNoNewsServer: a news: or snews: URL, which names no server,
 	// was given neither NNTPOptions.Server nor NNTPSERVER.
 	ErrNoNewsServer = errors.New("no news server configured")
+	// ErrActiveFTPProxy: an ftp: URL asked for active mode
+	// (FTPOptions.ActiveAddr) goes through a proxy, which cannot relay
+	// the server's connection back to this host (RFC 959 §3.2).
+	ErrActiveFTPProxy = errors.New("active FTP cannot go through a proxy")
 )
 
 // ErrTooManyRedirects is the cause, under ErrProtocol, of a fetch that met

@@ -257,11 +257,6 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	default:
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("not an ftp URL: scheme "+strconv.Quote(s)))
 	}
-	if req.Proxy != "" && req.FTP.ActiveAddr != "" {
-		// In active mode the server connects back to an address of
-		// this host (RFC 959 §3.2), which no proxy relays.
-		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("active FTP (-P) cannot go through a proxy ("+req.Proxy+"); leave -P out to use passive mode"))
-	}
 	p, err := makePlan(req)
 	if err != nil {
 		return nil, err
