@@ -199,7 +199,7 @@ func TestIPVersion(t *testing.T) {
 		t.Errorf("%s: exit %d, %q, %s; want the second address to answer", url, code, out, errOut)
 	}
 	for _, a := range []string{"127.0.0.1", "::1"} {
-		if want := "* --resolve: " + idnASCII + ":" + port + " is " + a + "\n"; !strings.Contains(errOut, want) {
+		if want := "* resolve entry: " + idnASCII + ":" + port + " is " + a + "\n"; !strings.Contains(errOut, want) {
 			t.Errorf("-v: no %q in\n%s", want, errOut)
 		}
 	}

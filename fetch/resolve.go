@@ -70,7 +70,8 @@ func ParseResolve(s string) (ResolveEntry, error) {
 	return e, nil
 }
 
-// ResolveError is a --resolve entry ParseResolve cannot read.
+// ResolveError is a resolve entry (curl's --resolve syntax) that
+// ParseResolve cannot read.
 type ResolveError struct {
 	Entry  string // the entry as given
 	Reason string // what is wrong with it
@@ -78,7 +79,7 @@ type ResolveError struct {
 
 // Error names the entry and the reason on one line.
 func (e *ResolveError) Error() string {
-	return fmt.Sprintf("bad --resolve entry %q: %s (expected HOST:PORT:ADDR[,ADDR]…)", e.Entry, e.Reason)
+	return fmt.Sprintf("bad resolve entry %q: %s (expected HOST:PORT:ADDR[,ADDR]…)", e.Entry, e.Reason)
 }
 
 // baseDialer is the dialer every connection goes through before any proxy:
@@ -147,7 +148,7 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 		if !b.allows(a) {
 			continue
 		}
-		b.trace.TraceLine(schemes.Info, "--resolve: "+net.JoinHostPort(host, port)+" is "+a.String())
+		b.trace.TraceLine(schemes.Info, "resolve entry: "+net.JoinHostPort(host, port)+" is "+a.String())
 		c, err := b.d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 		if err == nil {
 			return c, nil
@@ -160,7 +161,7 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 	if last == nil {
 		// Every pinned address is of the other IP version: the name has no
 		// address to use, as a look-up with no record of that kind.
-		return nil, b.noAddress(network, host, fmt.Sprintf("the --resolve entry has no IPv%d address", b.version))
+		return nil, b.noAddress(network, host, fmt.Sprintf("the resolve entry has no IPv%d address", b.version))
 	}
 	return nil, last
 }

@@ -49,7 +49,7 @@ func TestParseResolve(t *testing.T) {
 	}
 	for _, tt := range bad {
 		_, err := ParseResolve(tt.in)
-		if err == nil || !strings.Contains(err.Error(), tt.why) || !strings.HasPrefix(err.Error(), "bad --resolve entry ") {
+		if err == nil || !strings.Contains(err.Error(), tt.why) || !strings.HasPrefix(err.Error(), "bad resolve entry ") {
 			t.Errorf("ParseResolve(%q) = %v, want an error with %q", tt.in, err, tt.why)
 		}
 	}
