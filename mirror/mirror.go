@@ -1,0 +1,106 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/uri"
+)
+
+// Options are the choices of one recursive retrieval. The zero value
+// mirrors nothing beyond the start URLs' own level; see each field.
+type Options struct {
+	// Dir is the output directory (--output-dir); "" means ".".
+	Dir string
+	// Layout maps URLs to paths below Dir.
+	Layout Layout
+
+	// Level is how many links deep the recursion goes from a start URL
+	// (--level, default 5); a negative value means no limit.
+	Level int
+	// NoParent keeps the recursion at or below each start URL's directory
+	// (or gopher selector, or newsgroup).
+	NoParent bool
+	// Accept and Reject are comma-separated lists of file name patterns
+	// (wget's -A and -R): a pattern with *, ? or [ is a glob, any other
+	// a suffix. They apply to files, never to the listings and pages a
+	// recursion goes through.
+	Accept, Reject []string
+	// AcceptRegex and RejectRegex are matched against the whole URL.
+	AcceptRegex, RejectRegex *regexp.Regexp
+	// SpanHosts lets the recursion leave the start URLs' hosts; Domains,
+	// when not empty, lists the domains it may go to then.
+	SpanHosts bool
+	Domains   []string
+	// Schemes lists the schemes the recursion may follow links into; nil
+	// means the start URLs' schemes and their TLS twins.
+	Schemes []string
+
+	// Timestamping fetches a file only when the remote one is newer or of
+	// another size than the local copy (-N).
+	Timestamping bool
+	// Delete removes local files the remote no longer lists (--delete;
+	// the command allows it with --mirror only).
+	Delete bool
+	// Robots honours robots.txt for http(s) and gopher.
+	Robots bool
+	// Wait is the pause between two requests to one host; RandomWait
+	// varies it between 0.5 and 1.5 times, as wget's --random-wait.
+	Wait       time.Duration
+	RandomWait bool
+
+	// Parallel is how many transfers run at once (default 4); PerHost
+	// caps those to one host (default Parallel).
+	Parallel int
+	PerHost  int
+
+	// ConvertLinks rewrites the links of saved HTML pages and gopher
+	// menus to the local copies once the run is over.
+	ConvertLinks bool
+	// Search lets the recursion run gopher type-7 searches with the
+	// client's search terms.
+	Search bool
+
+	// Report, when not nil, is called once for every URL the run handled,
+	// from one goroutine at a time.
+	Report func(Report)
+	// Progress, when not nil, is called as the job advances.
+	Progress func(Stats)
+}
+
+// Status says what became of one URL of a recursion.
+type Status string
+
+// The statuses a Report carries.
+const (
+	Fetched   Status = "fetched"   // transferred and saved (or listed)
+	Unchanged Status = "unchanged" // -N: the local copy is up to date
+	Skipped   Status = "skipped"   // robots.txt or a filter kept it out
+	Failed    Status = "failed"    // the fetch or the write failed: Err says why
+	Deleted   Status = "deleted"   // --delete removed the local copy
+)
+
+// Report tells what became of one URL.
+type Report struct {
+	URL    string // password masked
+	Path   string // the local copy, relative to Dir; "" when none
+	Size   int64  // body bytes written this run
+	Status Status
+	Err    error
+}
+
+// Stats sums up a run so far.
+type Stats struct {
+	Done, Queued, Failed int64
+	Bytes                int64
+	Start                time.Time
+}
+
+// Run mirrors the start URLs into opts.Dir through c, breadth first, and
+// returns the totals and the first failure (nil when every URL came).
+func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (Stats, error) {
+	return Stats{}, errors.New("not yet")
+}
