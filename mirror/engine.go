@@ -377,7 +377,7 @@ func (e *engine) consider(it item, ref uri.URL, isStart bool) {
 		return
 	}
 	it.url = ref.String()
-	key := ref.Normalize().String()
+	key := visitKey(ref)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.seen.add(key) {
@@ -388,6 +388,18 @@ func (e *engine) consider(it item, ref uri.URL, isStart bool) {
 		e.cancel()
 	}
 	e.cond.Signal()
+}
+
+// visitKey is the form under which a URL counts as seen: normalized
+// (RFC 3986 §6), and for gopher with the type a menu's empty path stands
+// for written out (RFC 1738 §3.4: "gopher://host/" is "gopher://host/1"),
+// so that a menu's links back to the top find it seen.
+func visitKey(u uri.URL) string {
+	k := u.Normalize().String()
+	if s := u.Scheme(); (s == "gopher" || s == "gophers") && (u.Path() == "" || u.Path() == "/") {
+		k = strings.TrimSuffix(k, "/") + "/1"
+	}
+	return k
 }
 
 // allowed applies the recursion's rules to a link: schemes, depth,
@@ -598,7 +610,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			rel = r
 		}
 		e.mu.Lock()
-		e.seen.add(f.WithoutFragment().Normalize().String())
+		e.seen.add(visitKey(f.WithoutFragment()))
 		e.mu.Unlock()
 	}
 	masked := final.Redacted()

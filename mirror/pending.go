@@ -4,6 +4,7 @@ package mirror
 
 import (
 	"errors"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,6 @@ func (l *Layout) Dir(u uri.URL) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d := p[:len(p)-len("/gophermap")]
-	return d, nil
+	d, _ := strings.CutSuffix(p, "gophermap")
+	return strings.TrimSuffix(d, "/"), nil
 }
