@@ -283,6 +283,9 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	if st.Failed > 0 && (!c.opts.silent || c.opts.showError) {
 		fmt.Fprintf(c.stderr, "urlget: %d of %d URLs failed\n", st.Failed, st.Done)
+		if mirror.IsDiskFull(err) {
+			fmt.Fprintln(c.stderr, "urlget: the disk is full: the run stopped; run it again to resume once there is room")
+		}
 	} else if st.Failed == 0 {
 		c.printError(err)
 	}

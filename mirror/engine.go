@@ -643,6 +643,9 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	n, err := io.Copy(f.File, res.Body)
 	if err != nil {
 		f.Abort(off+n > 0)
+		if fetch.IsWriteError(err) {
+			err = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err}
+		}
 		e.fail(masked, rel, err)
 		return
 	}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWgetArgs(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"-r -nH -np URL", "-r --no-host-directories --no-parent URL"},
+		{"-e robots=off -r URL", "--execute=robots=off -r URL"},
+		{"-erobots=on URL", "--execute=robots=on URL"},
+		{"-e http://ref/ URL", "-e http://ref/ URL"},
+		{"-- -nH", "-- -nH"},
+	} {
+		if got := strings.Join(wgetArgs(strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRecursionFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args, msg string
+	}{
+		{"-N http://h/", "-N (--timestamping) works with -r or --mirror"},
+		{"--delete -r http://h/", "--delete works with --mirror only"},
+		{"--level 3 http://h/", "--level works with -r or --mirror"},
+		{"-r -o f http://h/", "-o and -O do not apply"},
+		{"-r --level x http://h/", "--level takes a number or 'inf'"},
+		{"-r --accept-regex ( http://h/", "bad regular expression"},
+		{"-r -C - http://h/", "leave -C out"},
+	} {
+		var errOut bytes.Buffer
+		code := run(strings.Fields(c.args), nil, io.Discard, &errOut)
+		if code != exitUsage || !strings.Contains(errOut.String(), c.msg) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", c.args, code, errOut.String(), exitUsage, c.msg)
+		}
+	}
+}
+
+// pagesServer serves a small site of HTML pages and files.
+func pagesServer(t *testing.T, pages map[string]string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/") || strings.HasSuffix(r.URL.Path, ".html") {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestRecursiveJSONAndExitStatus(t *testing.T) {
+	base := pagesServer(t, map[string]string{
+		"/":          `<a href="a.txt">a</a> <a href="dir/">d</a> <a href="missing.txt">m</a>`,
+		"/a.txt":     "A",
+		"/dir/":      `<a href="b.txt">b</a> <a href="../">up</a>`,
+		"/dir/b.txt": "B",
+	})
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run([]string{"-r", "-nH", "--json", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
+	if code != exitHTTP {
+		t.Errorf("exit %d, want %d (the 404's): %s", code, exitHTTP, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "missing.txt") || !strings.Contains(errOut.String(), "1 of 5 URLs failed") {
+		t.Errorf("stderr: %q", errOut.String())
+	}
+	paths := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			URL, Path, Status, Error string
+			Size                     int64
+			Exit                     int
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		paths[strings.TrimPrefix(r.URL, base)] = fmt.Sprint(r.Status, " ", r.Path, " ", r.Exit)
+	}
+	want := map[string]string{
+		"/":            "fetched index.html 0",
+		"/a.txt":       "fetched a.txt 0",
+		"/dir/":        "fetched dir/index.html 0",
+		"/dir/b.txt":   "fetched dir/b.txt 0",
+		"/missing.txt": "failed missing.txt 22",
+	}
+	if fmt.Sprint(paths) != fmt.Sprint(want) {
+		t.Errorf("reports:\n got %v\nwant %v", paths, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "dir", "b.txt")); err != nil || string(b) != "B" {
+		t.Errorf("dir/b.txt: %q %v", b, err)
+	}
+}
+
+// A disk that fills up mid-run ends the run with curl's write error, and
+// leaves every file it wrote whole: the one being written stays a part.
+func TestRecursiveDiskFull(t *testing.T) {
+	big := strings.Repeat("x", 64<<10)
+	base := pagesServer(t, map[string]string{
+		"/":          `<a href="small.txt">s</a> <a href="big.bin">b</a>`,
+		"/small.txt": "small",
+		"/big.bin":   big,
+	})
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// ulimit -f counts 1024-byte blocks: 16 KiB fits small.txt, not big.bin.
+	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 16 && exec urlget -r -nH --output-dir "$1" "$2"`, "bash", dir, base+"/")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != exitWrite {
+		t.Fatalf("%v, want exit %d: %s", err, exitWrite, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "big.bin") {
+		t.Errorf("stderr names no file: %q", errOut.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "small.txt")); err != nil || string(b) != "small" {
+		t.Errorf("small.txt: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !os.IsNotExist(err) {
+		t.Errorf("big.bin exists after the disk filled: %v", err)
+	}
+}
