@@ -106,7 +106,8 @@ type place struct {
 // gopher(s): the selector, type character left out, split on "/" when it
 // starts with "/"; any other selector is one component. PageGopherMenu
 // puts gophermap inside the selector taken as a directory (the host
-// directory for an empty selector). Search terms end the last name as a
+// directory for an empty selector), as PageFile does for a selector that
+// is empty or ends in "/". Search terms end the last name as a
 // query does ("?terms", %-encoded).
 //
 // news: and snews:: NewsHost/group for a newsgroup (a directory, as a
