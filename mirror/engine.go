@@ -653,12 +653,14 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	if mod.IsZero() {
 		mod = it.mod
 	}
+	if etag := resourceETag(res); etag != "" {
+		// Best effort: without user extended attributes, -N still has
+		// the file's time for If-Modified-Since.
+		_ = f.SetETag(etag)
+	}
 	if err := f.Commit(mod); err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err})
 		return
-	}
-	if etag := resourceETag(res); etag != "" {
-		e.store.SetETag(rel, etag)
 	}
 	e.mu.Lock()
 	e.stats.Bytes += n

@@ -3,7 +3,6 @@ package mirror
 import (
 	"bufio"
 	"io"
-	"path"
 	"strconv"
 	"strings"
 
@@ -67,7 +66,7 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 		if fi, err := e.store.Stat(target); err != nil || !fi.Mode().IsRegular() {
 			return "", false
 		}
-		return relPath(rel, target), true
+		return uri.EscapePath(Rel(rel, target)), true
 	}
 	w := bufio.NewWriterSize(out.File, 32<<10)
 	if menu {
@@ -83,24 +82,4 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 		return err
 	}
 	return out.Commit(fi.ModTime())
-}
-
-// relPath is the path from the directory of the file from to the file
-// to, both relative to the output directory.
-func relPath(from, to string) string {
-	fd := strings.Split(path.Dir(from), "/")
-	td := strings.Split(to, "/")
-	if fd[0] == "." {
-		fd = nil
-	}
-	i := 0
-	for i < len(fd) && i < len(td)-1 && fd[i] == td[i] {
-		i++
-	}
-	var b strings.Builder
-	for range fd[i:] {
-		b.WriteString("../")
-	}
-	b.WriteString(strings.Join(td[i:], "/"))
-	return b.String()
 }

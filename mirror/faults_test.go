@@ -216,3 +216,77 @@ func TestMirrorResumesPartial(t *testing.T) {
 		t.Errorf("the part is still there: %v", err)
 	}
 }
+
+// Names that collide once made safe: the first URL keeps the name, the
+// second fails with a write error naming both, and nothing is overwritten.
+func TestMirrorNamesCollide(t *testing.T) {
+	pages := map[string]string{
+		"/":        `<a href="x">file x</a> <a href="x/">dir x</a> <a href="a%2Fb">one</a> <a href="a%252Fb">two</a>`,
+		"/x":       "X",
+		"/x/":      `<a href="y.txt">y</a>`,
+		"/x/y.txt": "Y",
+		"/a%2Fb":   "slash",
+		"/a%252Fb": "percent",
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.EscapedPath()]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/") {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	st, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/")
+	if !errors.Is(err, schemes.ErrWrite) {
+		t.Fatalf("err = %v, want a write error: %+v", err, rec.reports)
+	}
+	if st.Failed != 2 {
+		t.Errorf("%d failed, want 2: %+v", st.Failed, rec.reports)
+	}
+	got := readTree(t, out)
+	if got["x"] != "X" || got["a%2Fb"] != "slash" {
+		t.Errorf("the first URLs' files were not kept: %v", got)
+	}
+	for _, r := range rec.reports {
+		if r.Status == Failed && !strings.Contains(r.Err.Error(), r.URL) {
+			t.Errorf("error names no URL: %v", r.Err)
+		}
+	}
+}
+
+// --delete removes what the server no longer lists, and nothing else.
+func TestMirrorDelete(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, map[string]string{"keep.txt": "k", "gone.txt": "g", "old/x.txt": "x", "sub/y.txt": "y"})
+	out := t.TempDir()
+	o := Options{Dir: out, Level: -1, Timestamping: true, Delete: true, Layout: Layout{NoHostDirs: true}}
+	if _, rec, err := run(t, o, "file://"+src+"/"); err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	writeTree(t, out, map[string]string{"unrelated.txt": "mine"})
+	os.Remove(filepath.Join(src, "gone.txt"))
+	os.RemoveAll(filepath.Join(src, "old"))
+	_, rec, err := run(t, o, "file://"+src+"/")
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	prefix := strings.TrimPrefix(src, "/") + "/"
+	got := readTree(t, out)
+	if got[prefix+"keep.txt"] != "k" || got[prefix+"sub/y.txt"] != "y" || got["unrelated.txt"] != "mine" {
+		t.Errorf("too much deleted: %v", keys(got))
+	}
+	if _, ok := got[prefix+"gone.txt"]; ok {
+		t.Errorf("gone.txt kept")
+	}
+	if _, err := os.Stat(filepath.Join(out, prefix, "old")); !os.IsNotExist(err) {
+		t.Errorf("old/ kept: %v", err)
+	}
+	if n := rec.count(Deleted); n != 2 {
+		t.Errorf("%d deleted, want 2: %+v", n, rec.reports)
+	}
+}

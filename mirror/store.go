@@ -1,9 +1,16 @@
 package mirror
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -13,8 +20,40 @@ const PartSuffix = ".urlget-part"
 
 // Store writes the local tree, all of it inside one directory that it
 // never leaves (os.Root): no ".." and no symbolic link leads out of it.
+// Its methods may be called from many goroutines at once.
 type Store struct {
 	root *os.Root
+}
+
+// ErrCollision is what a *CollisionError is (errors.Is): a remote tree
+// that has a file and a directory of one name ("foo" and "foo/bar"),
+// which one local tree cannot hold.
+var ErrCollision = errors.New("a file and a directory of the same name")
+
+// CollisionError reports a file that cannot be written because its path
+// is taken: With is a file where Path needs a directory, or With is Path
+// itself and is a directory.
+type CollisionError struct {
+	Path string // the file being written, relative to the store
+	With string // what is in the way, relative to the store
+}
+
+func (e *CollisionError) Error() string {
+	if e.With == e.Path {
+		return fmt.Sprintf("cannot write %s: a directory of that name is there", e.Path)
+	}
+	return fmt.Sprintf("cannot write %s: %s is a file, where a directory is needed", e.Path, e.With)
+}
+
+// Is makes errors.Is(err, ErrCollision) hold.
+func (e *CollisionError) Is(target error) bool { return target == ErrCollision }
+
+// IsDiskFull tells whether err is the file system running out of room:
+// no space left (ENOSPC), the user's quota spent (EDQUOT), or a file
+// larger than the file system or the process's limit allows (EFBIG). A
+// run stops at the first, since every later file would fail the same way.
+func IsDiskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
 }
 
 // OpenStore opens (creating it when missing) the output directory dir.
@@ -35,23 +74,39 @@ func (s *Store) Close() error { return s.root.Close() }
 // Stat returns the file info of rel, not following a final symbolic link.
 func (s *Store) Stat(rel string) (os.FileInfo, error) { return s.root.Lstat(rel) }
 
-// ReadFile opens rel for reading.
+// Open opens rel for reading.
 func (s *Store) Open(rel string) (*os.File, error) { return s.root.Open(rel) }
 
 // File is a local file being written: rel + PartSuffix until Commit.
 type File struct {
 	*os.File
-	s   *Store
-	rel string
+	s    *Store
+	rel  string
+	done bool // committed or aborted
 }
 
 // Create opens rel's partial file for writing, creating the directories
 // above it. It resumes a partial file a run before left: offset is the
 // number of bytes already there (0 for a new file); the caller asks the
 // server for the rest and calls Restart when it sends everything again.
+//
+// rel must be a local slash-separated path (a Layout.Path result). When a
+// file stands where one of its directories should be, or a directory
+// stands at rel itself, Create returns a *CollisionError.
 func (s *Store) Create(rel string) (f *File, offset int64, err error) {
-	if err := s.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
-		return nil, 0, err
+	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
+		return nil, 0, fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
+	}
+	if dir := path.Dir(rel); dir != "." {
+		if err := s.root.MkdirAll(dir, 0o755); err != nil {
+			if c := s.collision(rel); c != nil {
+				return nil, 0, c
+			}
+			return nil, 0, err
+		}
+	}
+	if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() {
+		return nil, 0, &CollisionError{Path: rel, With: rel}
 	}
 	fh, err := s.root.OpenFile(rel+PartSuffix, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
@@ -65,6 +120,31 @@ func (s *Store) Create(rel string) (f *File, offset int64, err error) {
 	return &File{File: fh, s: s, rel: rel}, end, nil
 }
 
+// collision finds what keeps rel's directories from being made: the
+// first of them that is a file (or a link to one). It is nil when none
+// is, and the error that stopped MkdirAll is the one to report.
+func (s *Store) collision(rel string) error {
+	dirs := strings.Split(path.Dir(rel), "/")
+	for i := range dirs {
+		p := strings.Join(dirs[:i+1], "/")
+		fi, err := s.root.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// A link to a directory inside the root is a directory; one
+			// that leads out is os.Root's refusal, reported as it is.
+			if fi, err = s.root.Stat(p); err != nil {
+				return nil
+			}
+		}
+		if !fi.IsDir() {
+			return &CollisionError{Path: rel, With: p}
+		}
+	}
+	return nil
+}
+
 // Restart empties the partial file, for a server that cannot resume.
 func (f *File) Restart() error {
 	if err := f.Truncate(0); err != nil {
@@ -75,31 +155,161 @@ func (f *File) Restart() error {
 }
 
 // Commit closes the file, sets its modification time when mod is not
-// zero, and renames it to its own name.
+// zero, and renames it to its own name, replacing what was there (a
+// symbolic link is replaced, never followed). Nothing else of the remote
+// file is kept. On failure the partial file stays, for Abort.
 func (f *File) Commit(mod time.Time) error {
-	if err := f.Close(); err != nil {
+	if f.done {
+		return os.ErrClosed
+	}
+	if err := f.File.Close(); err != nil {
 		return err
 	}
+	part := f.rel + PartSuffix
 	if !mod.IsZero() {
-		if err := f.s.root.Chtimes(f.rel+PartSuffix, mod, mod); err != nil {
+		// The zero access time leaves the access time as it is.
+		if err := f.s.root.Chtimes(part, time.Time{}, mod); err != nil {
 			return err
 		}
 	}
-	return f.s.root.Rename(f.rel+PartSuffix, f.rel)
+	if fi, err := f.s.root.Lstat(f.rel); err == nil && fi.IsDir() {
+		return &CollisionError{Path: f.rel, With: f.rel}
+	}
+	if err := f.s.root.Rename(part, f.rel); err != nil {
+		if c := f.s.collision(f.rel); c != nil {
+			return c
+		}
+		return err
+	}
+	f.done = true
+	return nil
 }
 
 // Abort closes the file and keeps what arrived for a later run to resume
-// when keep is true, else removes it.
+// when keep is true, else removes it. After Commit it does nothing, so
+// that a deferred Abort undoes only a file left unfinished.
 func (f *File) Abort(keep bool) error {
-	err := f.Close()
+	if f.done {
+		return nil
+	}
+	f.done = true
+	err := f.File.Close()
+	if errors.Is(err, os.ErrClosed) {
+		err = nil // Commit closed it and then failed
+	}
 	if !keep {
-		f.s.root.Remove(f.rel + PartSuffix)
+		if rerr := f.s.root.Remove(f.rel + PartSuffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+			err = rerr
+		}
 	}
 	return err
 }
 
+// pruneBatch is how many directory entries Prune reads at a time, so
+// that a huge directory costs a bounded amount of memory beyond the
+// names it removes.
+const pruneBatch = 1024
+
 // Prune removes, from directory dir, the entries whose names keep
-// rejects (--delete); it returns the paths removed. (Skeleton.)
+// rejects (--delete): files, symbolic links (the link, never what it
+// points to) and whole directories. A partial file (NAME + PartSuffix)
+// stays when keep accepts NAME, for a later run to resume. It returns the
+// paths removed, relative to the store and sorted, and every failure
+// joined; a dir that does not exist has nothing to remove.
 func (s *Store) Prune(dir string, keep func(name string) bool) ([]string, error) {
-	return nil, nil
+	d, err := s.root.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	var removed []string
+	var errs []error
+	for {
+		entries, err := d.ReadDir(pruneBatch)
+		for _, e := range entries {
+			name := e.Name()
+			if keep(name) {
+				continue
+			}
+			if base, ok := strings.CutSuffix(name, PartSuffix); ok && keep(base) {
+				continue
+			}
+			rel := path.Join(dir, name)
+			var rerr error
+			if e.IsDir() {
+				rerr = s.root.RemoveAll(rel)
+			} else {
+				rerr = s.root.Remove(rel)
+			}
+			if rerr != nil {
+				errs = append(errs, rerr)
+				continue
+			}
+			removed = append(removed, rel)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	slices.Sort(removed)
+	return removed, errors.Join(errs...)
+}
+
+// etagAttr is the extended attribute that holds a file's HTTP entity tag.
+const etagAttr = "user.etag"
+
+// SetETag records etag, the HTTP entity tag (RFC 9110 §8.8.3) the file
+// rel came with, for the next run's If-None-Match; "" forgets it. Where
+// the file system or the platform keeps no user extended attributes it
+// does nothing and returns nil.
+func (s *Store) SetETag(rel, etag string) error {
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return setETag(f, etag)
+}
+
+// ETag returns the entity tag SetETag recorded for rel, or "" when none
+// is there (or the file system keeps none).
+func (s *Store) ETag(rel string) string {
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	v, err := getXattr(f, etagAttr)
+	if err != nil {
+		return ""
+	}
+	return string(v)
+}
+
+// SetETag records the entity tag on the file being written, which keeps
+// it when Commit renames it: a run stopped between the two leaves no
+// file without its tag.
+func (f *File) SetETag(etag string) error { return setETag(f.File, etag) }
+
+func setETag(f *os.File, etag string) error {
+	var err error
+	if etag == "" {
+		err = removeXattr(f, etagAttr)
+		if errors.Is(err, errNoAttr) {
+			err = nil
+		}
+	} else {
+		err = setXattr(f, etagAttr, []byte(etag))
+	}
+	if noXattrs(err) {
+		return nil
+	}
+	return err
 }
