@@ -13,4 +13,3 @@ func conditional(req *fetch.Request, mod time.Time, etag string) {}
 func askAttributes(req *fetch.Request)                           {}
 func notModified(res *schemes.Resource) bool                     { return false }
 func resourceETag(res *schemes.Resource) string                  { return "" }
-
