@@ -3,6 +3,7 @@ package mirror
 import (
 	"bufio"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,7 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 	}
 	w := bufio.NewWriterSize(out.File, 32<<10)
 	if menu {
-		err = ConvertGophermap(bufio.NewReader(in), w, local)
+		err = ConvertGophermap(bufio.NewReader(in), w, base, path.Dir(rel), local)
 	} else {
 		err = ConvertHTML(bufio.NewReader(in), w, base, local)
 	}

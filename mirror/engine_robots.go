@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/urlget/urlget/fetch"
@@ -43,11 +44,17 @@ func (e *engine) robotsAllow(ctx context.Context, u uri.URL) bool {
 		}
 	case "gopher", "gophers":
 		where = u.Scheme() + "://" + u.RawHost() + portSuffix(u) + "/0/robots.txt"
-		g, err := u.Gopher()
-		if err != nil {
-			return true
+		// The selector, %-encoded as the item's URL has it: the path
+		// after its type character (RFC 1738 §3.4).
+		p = u.Path()
+		if len(p) >= 2 {
+			p = p[2:]
+		} else {
+			p = ""
 		}
-		p = g.Selector
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
 	default:
 		return true
 	}

@@ -345,3 +345,44 @@ func TestURLSet(t *testing.T) {
 }
 
 func asErr(err error, target **schemes.Error) bool { return errors.As(err, target) }
+func TestMirrorRobots(t *testing.T) {
+	pages := map[string]string{
+		"/robots.txt":    "User-agent: *\nDisallow: /private/\n",
+		"/":              `<a href="private/x.txt">x</a><a href="pub.txt">p</a>`,
+		"/private/x.txt": "secret",
+		"/pub.txt":       "pub",
+	}
+	s, base := newSite(t, pages)
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: -1, Robots: true, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.hits["/private/x.txt"] != 0 {
+		t.Errorf("robots.txt ignored")
+	}
+	if rec.count(Skipped) != 1 {
+		t.Errorf("want one skipped report: %+v", rec.reports)
+	}
+}
+
+func TestMirrorConvertLinks(t *testing.T) {
+	pages := map[string]string{
+		"/":          `<a href="sub/">sub</a> <a href="/sub/b.txt">b</a> <a href="nowhere.txt">n</a>`,
+		"/sub/":      `<a href="../">up</a> <a href="b.txt#top">b</a>`,
+		"/sub/b.txt": "B",
+	}
+	_, base := newSite(t, pages)
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: -1, ConvertLinks: true, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err == nil {
+		t.Fatalf("the missing page did not fail the run: %+v", rec.reports)
+	}
+	got := readTree(t, out)
+	if want := `<a href="sub/index.html">sub</a> <a href="sub/b.txt">b</a> <a href="` + base + `/nowhere.txt">n</a>`; got["index.html"] != want {
+		t.Errorf("index.html:\n got %s\nwant %s", got["index.html"], want)
+	}
+	if want := `<a href="../index.html">up</a> <a href="b.txt#top">b</a>`; got["sub/index.html"] != want {
+		t.Errorf("sub/index.html:\n got %s\nwant %s", got["sub/index.html"], want)
+	}
+}

@@ -1,21 +1,241 @@
 package mirror
 
-import "io"
+import (
+	"bytes"
+	"io"
+	"strings"
+)
 
-// Robots is a parsed robots.txt (RFC 9309): the rules of the group that
-// applies to one user agent.
+// Robots is a parsed robots.txt (RFC 9309): the rules of the groups that
+// apply to one user agent. A nil *Robots allows everything.
+//
+// How the caller gets one, by what the fetch of /robots.txt gave
+// (RFC 9309 §2.3.1; RobotsFromStatus does it):
+//
+//   - a successful answer (2xx): ParseRobots of its body;
+//   - unavailable, a 4xx status (§2.3.1.3), or more redirects than the
+//     fetcher follows (§2.3.1.2): no rules, everything allowed;
+//   - unreachable, a 5xx status, a network error or no answer at all
+//     (§2.3.1.4): everything disallowed. 429 (Too Many Requests) is read
+//     as a server error: the server asks for less, not for everything.
+//
+// For gopher, as gopher crawlers do, the file is gopher://host:port/0/
+// robots.txt, and the paths matched are selectors, %-encoded as in the
+// item's URL (its path after the type character); a not-found error menu
+// counts as unavailable, a failed connection as unreachable.
 type Robots struct {
-	rules []rule
+	rules       []rule
+	disallowAll bool
 }
 
 type rule struct {
 	allow   bool
-	pattern string
+	pattern string // %-encoding normalised (see normalizeRobotsPath)
 }
 
-// ParseRobots reads a robots.txt for the user agent agent. (Skeleton.)
-func ParseRobots(r io.Reader, agent string) *Robots { return &Robots{} }
+// maxRobots is how much of a robots.txt is read: RFC 9309 §2.5 asks
+// crawlers to parse at least 500 KiB.
+const maxRobots = 500 << 10
+
+// ParseRobots reads a robots.txt (at most its first 500 KiB, RFC 9309
+// §2.5) for the user agent agent, whose product token (the letters, '_'
+// and '-' it starts with: "urlget" of "urlget/1.0") selects the groups to
+// obey (§2.2.1): those whose user-agent lines name it, matched without
+// regard to case, all of them combined; when none does, the "*" groups.
+// Lines that are not user-agent, allow or disallow lines, comments and
+// rules before the first group are ignored (§2.2.4). A read error ends
+// the file where it happened.
+func ParseRobots(r io.Reader, agent string) *Robots {
+	data, _ := io.ReadAll(io.LimitReader(r, maxRobots))
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	token := strings.ToLower(productToken(agent))
+
+	var mine, star []rule
+	var haveMine bool
+	// The group being read: which agents it names, and whether its
+	// user-agent lines are over (a rule line ends them, §2.1).
+	inGroup, groupMine, groupStar, rulesStarted := false, false, false, false
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		key, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		k := strings.ToLower(string(bytes.TrimSpace(key)))
+		v := string(bytes.TrimSpace(value))
+		switch k {
+		case "user-agent":
+			if !inGroup || rulesStarted {
+				inGroup, groupMine, groupStar, rulesStarted = true, false, false, false
+			}
+			if v == "*" {
+				groupStar = true
+			} else if t := productToken(v); t != "" && strings.ToLower(t) == token {
+				groupMine, haveMine = true, true
+			}
+		case "allow", "disallow":
+			if !inGroup {
+				continue
+			}
+			rulesStarted = true
+			if v == "" {
+				// "Disallow:" with no path disallows nothing.
+				continue
+			}
+			ru := rule{allow: k == "allow", pattern: normalizeRobotsPath(v)}
+			if groupMine {
+				mine = append(mine, ru)
+			}
+			if groupStar {
+				star = append(star, ru)
+			}
+		}
+	}
+	if haveMine {
+		return &Robots{rules: mine}
+	}
+	return &Robots{rules: star}
+}
+
+// productToken returns the product token a user-agent value starts with
+// (RFC 9309 §2.2.1: letters, '_' and '-').
+func productToken(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// RobotsFromStatus returns the rules a failed fetch of robots.txt
+// stands for (RFC 9309 §2.3.1): status is the HTTP status of the answer,
+// or 0 when there was none (a network error, a refused connection).
+// 3xx (redirects not followed to the end) and 4xx other than 429 mean
+// the file is unavailable: nil, everything allowed. 429, 5xx and 0 mean
+// it is unreachable: everything disallowed. For a 2xx answer the caller
+// parses the body with ParseRobots instead.
+func RobotsFromStatus(status int) *Robots {
+	if status >= 300 && status < 500 && status != 429 {
+		return nil
+	}
+	return &Robots{disallowAll: true}
+}
 
 // Allowed reports whether path (with its query, %-encoded as sent) may be
-// fetched. A nil Robots allows everything.
-func (r *Robots) Allowed(path string) bool { return true }
+// fetched. A nil Robots allows everything. The rule with the longest
+// pattern that matches decides, an allow rule winning a tie; with no
+// rule matching, the path is allowed (RFC 9309 §2.2.2). /robots.txt
+// itself is always allowed.
+func (r *Robots) Allowed(path string) bool {
+	if r == nil || path == "/robots.txt" {
+		return true
+	}
+	if r.disallowAll {
+		return false
+	}
+	if path == "" {
+		path = "/"
+	}
+	path = normalizeRobotsPath(path)
+	best, allowed := -1, true
+	for _, ru := range r.rules {
+		n := len(ru.pattern)
+		if n < best || n == best && !ru.allow {
+			continue
+		}
+		if robotsMatch(ru.pattern, path) {
+			best, allowed = n, ru.allow
+		}
+	}
+	return allowed
+}
+
+// normalizeRobotsPath brings a path or a rule's pattern to one form for
+// comparison (RFC 9309 §2.2.2): bytes outside US-ASCII, spaces and
+// controls %-encoded, the hex digits of existing escapes in upper case.
+// Escapes are not decoded ("/%62" does not match "/b"). In a pattern '*'
+// and a final '$' are special (§2.2.3); a path with those characters is
+// matched by a pattern that writes them %-encoded only when the path
+// does too.
+func normalizeRobotsPath(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte('%')
+			b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			i += 2
+		case c <= ' ' || c >= 0x7f:
+			b.WriteByte('%')
+			b.WriteByte(upperHex[c>>4])
+			b.WriteByte(upperHex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// robotsMatch reports whether pattern matches the start of path (or all
+// of it, when the pattern ends in '$'); '*' matches any run of bytes.
+// It keeps the set of path positions the pattern so far can end at, so
+// it takes len(pattern)×len(path) steps at most, however many '*' the
+// pattern has.
+func robotsMatch(pattern, path string) bool {
+	anchored := strings.HasSuffix(pattern, "$")
+	if anchored {
+		pattern = pattern[:len(pattern)-1]
+	}
+	if !strings.Contains(pattern, "*") {
+		if anchored {
+			return pattern == path
+		}
+		return strings.HasPrefix(path, pattern)
+	}
+	// pos[j] is true when the pattern read so far can end at path[j].
+	pos := make([]bool, len(path)+1)
+	pos[0] = true
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		any := false
+		if c == '*' {
+			// Every position at or after the first reachable one.
+			seen := false
+			for j := range pos {
+				seen = seen || pos[j]
+				pos[j] = seen
+				any = any || seen
+			}
+		} else {
+			for j := len(path); j >= 1; j-- {
+				pos[j] = pos[j-1] && path[j-1] == c
+				any = any || pos[j]
+			}
+			pos[0] = false
+		}
+		if !any {
+			return false
+		}
+	}
+	if anchored {
+		return pos[len(path)]
+	}
+	for _, p := range pos {
+		if p {
+			return true
+		}
+	}
+	return false
+}
