@@ -13,6 +13,9 @@
 #                       inside a chroot at URLGET_VSFTPD_CHROOT
 #   URLGET_VSFTPD_CHROOT
 #   URLGET_VSFTPD_CERT  the server's self-signed certificate (PEM)
+#   URLGET_VSFTPD_LOG   its transfer log (vsftpd's own format: a line
+#                       "OK DOWNLOAD: Client ..., "/path", N bytes" for
+#                       each file sent, none for listings)
 # Port: ${URLGET_VSFTPD_PORT:-2121}; passive ports 30000-30999.
 
 # shellcheck source=.ci/servers/listen.bash
@@ -110,6 +113,7 @@ CONF
 	export URLGET_VSFTPD_CHROOT="$dir/chroot"
 	export URLGET_VSFTPD_HOME="$dir/chroot/home/$user"
 	export URLGET_VSFTPD_CERT="$dir/cert.pem"
+	export URLGET_VSFTPD_LOG="$dir/log/vsftpd.log"
 }
 
 stop_vsftpd() {
