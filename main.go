@@ -75,6 +75,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
+	if o.rec.recursive {
+		return c.runRecursive(ctx, q)
+	}
 	return c.run(ctx, q)
 }
 
@@ -179,6 +182,9 @@ type options struct {
 	// Globbing, config files and the rate limit (cliflags.go).
 	globOff   bool
 	limitRate int64
+
+	// Recursion (recurse.go): -r, --mirror and their flags.
+	rec recursionOptions
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -254,12 +260,13 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
+	addRecursionFlags(fs, o)
 	fs.Usage = func() { writeHelp(stderr, stderr, fs, nil) }
 	args, code := withConfig(fs, args, stderr)
 	if code != 0 {
 		return nil, nil, code
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(wgetArgs(args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, nil, 0
 		}
@@ -323,6 +330,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return usage("--json and --raw exclude each other")
 	}
 	if err := checkHTTPFlags(o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkRecursionFlags(fs, o); err != nil {
 		return usage("%v", err)
 	}
 	o.ftp.RequireTLS = sslReqd

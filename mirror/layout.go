@@ -39,6 +39,12 @@ type Layout struct {
 // component made safe. (Skeleton: the full mapping replaces this.)
 func (l *Layout) Path(u uri.URL, kind PageKind) (string, error) {
 	p := strings.Trim(u.Path(), "/")
+	if kind == PageFile && (u.Scheme() == "http" || u.Scheme() == "https") && (p == "" || strings.HasSuffix(u.Path(), "/")) {
+		kind = PageHTMLIndex
+	}
+	if d, err := uri.Unescape(p); err == nil {
+		p = d
+	}
 	host := u.Hostname()
 	if l.NoHostDirs {
 		host = ""

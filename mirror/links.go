@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 
+	"golang.org/x/net/html"
+
 	"github.com/urlget/urlget/uri"
 )
 
@@ -19,9 +21,29 @@ func IsHTML(contentType, name string) bool {
 }
 
 // HTMLLinks reads an HTML document from r and calls fn with every link it
-// holds, resolved against base (or the document's <base href>), fragment
-// removed. (Skeleton: the full extraction replaces this.)
+// holds, resolved against base. (Interim: the full extraction replaces
+// this.)
 func HTMLLinks(r io.Reader, base uri.URL, fn func(uri.URL)) error {
-	_, err := io.Copy(io.Discard, r)
-	return err
+	z := html.NewTokenizer(r)
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() == io.EOF {
+				return nil
+			}
+			return z.Err()
+		case html.StartTagToken, html.SelfClosingTagToken:
+			for {
+				k, v, more := z.TagAttr()
+				if string(k) == "href" || string(k) == "src" {
+					if ref, err := uri.ParseReference(string(v)); err == nil {
+						fn(base.ResolveReference(ref).WithoutFragment())
+					}
+				}
+				if !more {
+					break
+				}
+			}
+		}
+	}
 }

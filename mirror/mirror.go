@@ -1,13 +1,8 @@
 package mirror
 
 import (
-	"context"
-	"errors"
 	"regexp"
 	"time"
-
-	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/uri"
 )
 
 // Options are the choices of one recursive retrieval. The zero value
@@ -63,6 +58,10 @@ type Options struct {
 	// Search lets the recursion run gopher type-7 searches with the
 	// client's search terms.
 	Search bool
+	// MaxEntries bounds the links taken from one listing or page;
+	// 0 means DefaultMaxEntries. The rest of a longer one is left out and
+	// the listing counts as failed (schemes.ErrTooLarge).
+	MaxEntries int
 
 	// Report, when not nil, is called once for every URL the run handled,
 	// from one goroutine at a time.
@@ -89,6 +88,7 @@ type Report struct {
 	Path   string // the local copy, relative to Dir; "" when none
 	Size   int64  // body bytes written this run
 	Status Status
+	Reason string // why a URL was skipped ("robots.txt")
 	Err    error
 }
 
@@ -97,10 +97,4 @@ type Stats struct {
 	Done, Queued, Failed int64
 	Bytes                int64
 	Start                time.Time
-}
-
-// Run mirrors the start URLs into opts.Dir through c, breadth first, and
-// returns the totals and the first failure (nil when every URL came).
-func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (Stats, error) {
-	return Stats{}, errors.New("not yet")
 }

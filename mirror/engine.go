@@ -1,0 +1,927 @@
+package mirror
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// DefaultLevel is how deep a recursion goes when Options.Level is 0 is
+// not asked for: wget's default.
+const DefaultLevel = 5
+
+// DefaultParallel is how many transfers a recursion runs at once when
+// Options.Parallel is 0.
+const DefaultParallel = 4
+
+// DefaultMaxEntries bounds the links taken from one listing or page when
+// Options.MaxEntries is 0: enough for any real archive's directory, and a
+// bound on what a hostile server's endless listing can queue.
+const DefaultMaxEntries = 1 << 20
+
+// ErrTooManyEntries is the cause given when a listing or page holds more
+// entries than Options.MaxEntries; its error is of kind schemes.ErrTooLarge.
+var ErrTooManyEntries = errors.New("more entries than the limit; the rest were left out")
+
+// ErrCollided is the cause given when two URLs of one run map to the same
+// local path: the second is not written over the first.
+var ErrCollided = errors.New("another URL of this run was saved under the same local name")
+
+// errRobots is the reason a URL robots.txt keeps out is skipped.
+const reasonRobots = "robots.txt"
+
+// engine is one run of Run.
+type engine struct {
+	c      *fetch.Client
+	o      Options
+	store  *Store
+	starts []startPoint
+	// schemesOK is the set of schemes links may lead into; hostsOK the
+	// start URLs' hosts.
+	schemesOK map[string]bool
+	hostsOK   map[string]bool
+	maxItems  int
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	q      queue
+	seen   *urlSet // URLs queued (normalized, without fragment)
+	saved  *urlSet // local paths written
+	active int     // items being processed
+	fatal  error   // ends the run: the disk is full, the queue failed
+	cancel context.CancelFunc
+	stats  Stats
+	first  error
+	gates  map[string]*hostGate
+	robots map[string]*robotsEntry
+	pages  *os.File // pages to convert: "kind\trel\tbase" lines
+
+	reportMu sync.Mutex
+}
+
+// startPoint is what the recursion keeps of a start URL for --no-parent.
+type startPoint struct {
+	family, host, prefix string
+}
+
+// Run mirrors the start URLs into opts.Dir through c and returns the
+// totals and the first failure (nil when every URL came).
+//
+// The walk is breadth first, as wget's: every URL one link away from the
+// start is fetched before any two links away, so that --level cuts the
+// tree evenly and a run stopped early has the top of the tree whole. Up to
+// Options.Parallel URLs are fetched at once, in queue order.
+func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (Stats, error) {
+	e, err := newEngine(c, opts, start)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer e.close()
+	ctx, e.cancel = context.WithCancel(ctx)
+	defer e.cancel()
+	stop := context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+	})
+	defer stop()
+	for i, u := range start {
+		e.consider(item{depth: 0, start: i, kind: schemes.KindOther, size: -1}, u, true)
+	}
+	n := e.o.Parallel
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.work(ctx)
+		}()
+	}
+	wg.Wait()
+	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks {
+		e.convertAll()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.stats
+	st.Queued = e.q.len()
+	switch {
+	case e.fatal != nil:
+		return st, e.fatal
+	case e.first == nil && ctx.Err() != nil:
+		return st, ctx.Err()
+	}
+	return st, e.first
+}
+
+func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel
+	}
+	if o.PerHost <= 0 || o.PerHost > o.Parallel {
+		o.PerHost = o.Parallel
+	}
+	e := &engine{
+		c: c, o: o,
+		schemesOK: map[string]bool{},
+		hostsOK:   map[string]bool{},
+		seen:      newURLSet(),
+		saved:     newURLSet(),
+		gates:     map[string]*hostGate{},
+		robots:    map[string]*robotsEntry{},
+		maxItems:  o.MaxEntries,
+	}
+	if e.maxItems == 0 {
+		e.maxItems = DefaultMaxEntries
+	}
+	e.cond = sync.NewCond(&e.mu)
+	for _, s := range o.Schemes {
+		e.schemesOK[strings.ToLower(s)] = true
+	}
+	for _, u := range start {
+		if len(o.Schemes) == 0 {
+			e.schemesOK[u.Scheme()] = true
+			if t := tlsTwin(u.Scheme()); t != "" {
+				e.schemesOK[t] = true
+			}
+		}
+		e.hostsOK[strings.ToLower(u.Hostname())] = true
+		e.starts = append(e.starts, startOf(u))
+	}
+	families := map[string]bool{}
+	for s := range e.schemesOK {
+		families[family(s)] = true
+	}
+	if len(families) > 1 {
+		e.o.Layout.SchemeDirs = true
+	}
+	if e.o.Layout.NewsHost == "" {
+		h := c.NNTP.Server
+		if h == "" {
+			h = os.Getenv("NNTPSERVER")
+		}
+		e.o.Layout.NewsHost = h
+	}
+	s, err := OpenStore(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	e.store = s
+	e.q.dir = ""
+	if o.ConvertLinks {
+		f, err := os.CreateTemp("", "urlget-pages-")
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		os.Remove(f.Name())
+		e.pages = f
+	}
+	return e, nil
+}
+
+func (e *engine) close() {
+	e.q.close()
+	if e.pages != nil {
+		e.pages.Close()
+	}
+	e.store.Close()
+}
+
+// tlsTwin is the scheme that names the same resources over TLS, or the
+// plain one of a TLS scheme.
+func tlsTwin(s string) string {
+	switch s {
+	case "http":
+		return "https"
+	case "https":
+		return "http"
+	case "ftp":
+		return "ftps"
+	case "ftps":
+		return "ftp"
+	case "gopher":
+		return "gophers"
+	case "gophers":
+		return "gopher"
+	case "nntp":
+		return "nntps"
+	case "nntps":
+		return "nntp"
+	case "news":
+		return "snews"
+	case "snews":
+		return "news"
+	}
+	return ""
+}
+
+// family names the protocol a scheme speaks, TLS or not: the scheme
+// directory of a run that crosses schemes.
+func family(s string) string {
+	switch s {
+	case "https":
+		return "http"
+	case "ftps":
+		return "ftp"
+	case "gophers":
+		return "gopher"
+	case "nntp", "nntps", "snews":
+		return "news"
+	}
+	return s
+}
+
+// startOf returns what --no-parent keeps of a start URL: the directory a
+// recursion must stay in. A URL that names a directory (its path ends in
+// "/", a gopher menu, a newsgroup) is its own; a file's is the directory
+// it is in.
+func startOf(u uri.URL) startPoint {
+	sp := startPoint{family: family(u.Scheme()), host: hostKey(u)}
+	p, isDir := parentPath(u)
+	if !isDir {
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			p = p[:i+1]
+		} else {
+			p = ""
+		}
+	}
+	sp.prefix = p
+	return sp
+}
+
+// parentPath returns the part of u that --no-parent compares (the path,
+// a gopher selector, a newsgroup) and whether u names a directory.
+func parentPath(u uri.URL) (string, bool) {
+	switch u.Scheme() {
+	case "gopher", "gophers":
+		g, err := u.Gopher()
+		if err != nil {
+			return u.Path(), false
+		}
+		return g.Selector, g.Type == '1'
+	case "news", "snews":
+		n, err := u.News()
+		if err != nil || n.MessageID != "" {
+			return "", false
+		}
+		return n.Group, true
+	case "nntp", "nntps":
+		n, err := u.NNTP()
+		if err != nil {
+			return u.Path(), false
+		}
+		return n.Group, !n.HasArticle
+	}
+	p := u.Path()
+	return p, p == "" || strings.HasSuffix(p, "/")
+}
+
+// under reports whether u lies at or below the start point.
+func (sp startPoint) under(u uri.URL) bool {
+	if family(u.Scheme()) != sp.family || hostKey(u) != sp.host {
+		return false
+	}
+	p, _ := parentPath(u)
+	switch {
+	case sp.prefix == "" || p == sp.prefix:
+		return true
+	case strings.HasSuffix(sp.prefix, "/"):
+		return strings.HasPrefix(p, sp.prefix)
+	}
+	return strings.HasPrefix(p, sp.prefix+"/") || strings.HasPrefix(p, sp.prefix+".") && (u.Scheme() == "news" || u.Scheme() == "nntp")
+}
+
+// hostKey names the server a URL is fetched from, for the per-host cap:
+// the host in lower case and the port as written.
+func hostKey(u uri.URL) string {
+	h := strings.ToLower(u.Hostname())
+	if p, ok := u.Port(); ok && p != "" {
+		h += ":" + p
+	}
+	return family(u.Scheme()) + "://" + h
+}
+
+// work takes items from the queue until it is empty and no item is being
+// processed (one could still add to it), or the run ends.
+func (e *engine) work(ctx context.Context) {
+	for {
+		it, ok := e.next(ctx)
+		if !ok {
+			return
+		}
+		e.process(ctx, it)
+		e.mu.Lock()
+		e.active--
+		e.stats.Done++
+		if e.active == 0 && e.q.len() == 0 {
+			e.cond.Broadcast()
+		}
+		st := e.stats
+		st.Queued = e.q.len()
+		e.mu.Unlock()
+		if e.o.Progress != nil {
+			e.reportMu.Lock()
+			e.o.Progress(st)
+			e.reportMu.Unlock()
+		}
+	}
+}
+
+func (e *engine) next(ctx context.Context) (item, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if e.fatal != nil || ctx.Err() != nil {
+			return item{}, false
+		}
+		it, ok, err := e.q.pop()
+		if err != nil {
+			e.fatal = fmt.Errorf("the queue of URLs could not be read back: %w", err)
+			e.cancel()
+			return item{}, false
+		}
+		if ok {
+			e.active++
+			return it, true
+		}
+		if e.active == 0 {
+			return item{}, false
+		}
+		e.cond.Wait()
+	}
+}
+
+// consider queues a link found at parent's place (or a start URL, when
+// isStart) if the recursion's rules let it in and it was not queued
+// before.
+func (e *engine) consider(it item, ref uri.URL, isStart bool) {
+	ref = ref.WithoutFragment()
+	if !isStart && !e.allowed(it, ref) {
+		return
+	}
+	it.url = ref.String()
+	key := ref.Normalize().String()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.seen.add(key) {
+		return
+	}
+	if err := e.q.push(it); err != nil && e.fatal == nil {
+		e.fatal = fmt.Errorf("the queue of URLs could not be written: %w", err)
+		e.cancel()
+	}
+	e.cond.Signal()
+}
+
+// allowed applies the recursion's rules to a link: schemes, depth,
+// hosts, --no-parent, the name and URL patterns.
+func (e *engine) allowed(it item, ref uri.URL) bool {
+	s := ref.Scheme()
+	switch {
+	case !e.schemesOK[s]:
+		return false
+	case it.kind == schemes.KindSearch && !e.o.Search:
+		return false
+	case it.kind == schemes.KindLink || it.kind == schemes.KindInfo:
+		// A symbolic link is not followed: one to "." or ".." would
+		// lead the walk round without end.
+		return false
+	case e.o.Level >= 0 && it.depth > e.o.Level:
+		return false
+	}
+	host := strings.ToLower(ref.Hostname())
+	if !e.hostsOK[host] && s != "news" && s != "snews" {
+		if !e.o.SpanHosts || !inDomains(host, e.o.Domains) {
+			return false
+		}
+	}
+	if e.o.NoParent && !e.starts[it.start].under(ref) {
+		return false
+	}
+	text := ref.String()
+	if e.o.AcceptRegex != nil && !e.o.AcceptRegex.MatchString(text) {
+		return false
+	}
+	if e.o.RejectRegex != nil && e.o.RejectRegex.MatchString(text) {
+		return false
+	}
+	if (len(e.o.Accept) > 0 || len(e.o.Reject) > 0) && isFileLink(it, ref) {
+		name := lastName(ref)
+		if len(e.o.Accept) > 0 && !matchAny(e.o.Accept, name) {
+			return false
+		}
+		if matchAny(e.o.Reject, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// inDomains reports whether host is one of domains or below one; an
+// empty list holds every host.
+func inDomains(host string, domains []string) bool {
+	if len(domains) == 0 {
+		return true
+	}
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "."))
+		if d != "" && (host == d || strings.HasSuffix(host, "."+d)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isFileLink reports whether the name patterns apply to a link: to files,
+// not to the directories, menus and pages a recursion passes through.
+func isFileLink(it item, ref uri.URL) bool {
+	switch it.kind {
+	case schemes.KindDirectory:
+		return false
+	case schemes.KindFile, schemes.KindArticle:
+		return true
+	}
+	if _, dir := parentPath(ref); dir {
+		return false
+	}
+	return !IsHTML("", lastName(ref))
+}
+
+// lastName is the decoded last segment of a URL's path (or selector).
+func lastName(u uri.URL) string {
+	p, _ := parentPath(u)
+	if u.Scheme() != "gopher" && u.Scheme() != "gophers" {
+		if d, err := uri.Unescape(p); err == nil {
+			p = d
+		}
+	}
+	p = strings.TrimSuffix(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		p = p[i+1:]
+	}
+	if i := strings.IndexByte(p, ';'); i >= 0 && (u.Scheme() == "ftp" || u.Scheme() == "ftps") {
+		p = p[:i]
+	}
+	return p
+}
+
+// matchAny reports whether name matches one of the comma-separated
+// pattern lists: a pattern with a wildcard as a glob (path.Match), any
+// other as a suffix, as wget's -A and -R read them.
+func matchAny(lists []string, name string) bool {
+	for _, l := range lists {
+		for _, p := range strings.Split(l, ",") {
+			if p == "" {
+				continue
+			}
+			if strings.ContainsAny(p, "*?[") {
+				if ok, _ := path.Match(p, name); ok {
+					return true
+				}
+			} else if strings.HasSuffix(name, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pageKind is the local form a URL's copy takes before it is fetched: a
+// gopher menu is saved as its directory's gophermap, anything else under
+// its own name (an http URL ending in "/" as index.html, by the layout).
+func pageKind(u uri.URL) PageKind {
+	if g, err := u.Gopher(); err == nil && (u.Scheme() == "gopher" || u.Scheme() == "gophers") && g.Type == '1' {
+		return PageGopherMenu
+	}
+	return PageFile
+}
+
+// process fetches one item and saves it, or walks its listing.
+func (e *engine) process(ctx context.Context, it item) {
+	u, err := uri.Parse(it.url)
+	if err != nil {
+		e.fail(it.url, "", err)
+		return
+	}
+	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u) {
+		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
+		return
+	}
+	rel := it.path
+	if rel == "" {
+		if rel, err = e.o.Layout.Path(u, pageKind(u)); err != nil {
+			e.fail(u.Redacted(), "", &schemes.Error{Kind: schemes.ErrBadURL, URL: u.Redacted(), Err: err})
+			return
+		}
+	}
+	if e.o.Timestamping && e.upToDate(it, rel) {
+		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
+		e.pageLinks(ctx, it, u, rel, "")
+		return
+	}
+	req := fetch.Request{URL: u}
+	if fi, err := e.store.Stat(rel + PartSuffix); err == nil && fi.Mode().IsRegular() {
+		req.Offset = fi.Size()
+	}
+	if e.o.Timestamping {
+		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
+			conditional(&req, fi.ModTime(), e.store.ETag(rel))
+		}
+		askAttributes(&req)
+	}
+	gate := e.gate(u)
+	if err := gate.acquire(ctx, e.o); err != nil {
+		return
+	}
+	defer gate.release()
+	res, err := e.c.Do(ctx, req)
+	if err != nil {
+		e.fail(u.Redacted(), rel, err)
+		return
+	}
+	switch {
+	case res.Listing != nil:
+		e.walk(ctx, it, u, res)
+	case res.Body != nil:
+		e.save(ctx, it, u, rel, res)
+	case notModified(res):
+		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
+		e.pageLinks(ctx, it, u, rel, "")
+	default:
+		e.report(Report{URL: u.Redacted(), Status: Fetched})
+	}
+}
+
+// upToDate reports whether -N may skip the fetch: the listing gave the
+// remote file's size and time and the local copy has the same size and is
+// not older (wget's rule), or the item is a news article, which never
+// changes once posted (RFC 5536 §3.1.3), and its file is there.
+func (e *engine) upToDate(it item, rel string) bool {
+	fi, err := e.store.Stat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if it.kind == schemes.KindArticle && it.path != "" {
+		return true
+	}
+	return it.size >= 0 && !it.mod.IsZero() && fi.Size() == it.size &&
+		!fi.ModTime().Before(it.mod.Truncate(time.Second))
+}
+
+// save writes a body to its local file, then looks for links in it when it
+// is HTML.
+func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource) {
+	defer res.Body.Close()
+	final := u
+	if f, err := uri.Parse(res.URL); err == nil && f.String() != u.String() {
+		// A redirect: the copy goes where the final URL's would, and
+		// that URL counts as seen.
+		final = f
+		if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" {
+			rel = r
+		}
+		e.mu.Lock()
+		e.seen.add(f.WithoutFragment().Normalize().String())
+		e.mu.Unlock()
+	}
+	masked := final.Redacted()
+	e.mu.Lock()
+	fresh := e.saved.add(rel)
+	e.mu.Unlock()
+	if !fresh {
+		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "saving " + rel, Err: ErrCollided})
+		return
+	}
+	f, off, err := e.store.Create(rel)
+	if err != nil {
+		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + rel, Err: err})
+		return
+	}
+	if off != res.Offset {
+		// The part was asked for from another offset than the server
+		// sends: write what it sends from its start.
+		err = f.Restart()
+		if err == nil && res.Offset != 0 {
+			err = errors.New("the server resumed at another offset than asked")
+		}
+		if err != nil {
+			f.Abort(false)
+			e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err})
+			return
+		}
+		off = 0
+	}
+	n, err := io.Copy(f.File, res.Body)
+	if err != nil {
+		f.Abort(off+n > 0)
+		e.fail(masked, rel, err)
+		return
+	}
+	mod := res.ModTime
+	if mod.IsZero() {
+		mod = it.mod
+	}
+	if err := f.Commit(mod); err != nil {
+		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err})
+		return
+	}
+	if etag := resourceETag(res); etag != "" {
+		e.store.SetETag(rel, etag)
+	}
+	e.mu.Lock()
+	e.stats.Bytes += n
+	e.mu.Unlock()
+	e.report(Report{URL: masked, Path: rel, Size: n, Status: Fetched})
+	e.pageLinks(ctx, it, final, rel, res.ContentType)
+}
+
+// pageLinks queues the links of a saved HTML page, rel, whose URL is base.
+func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, contentType string) {
+	if !IsHTML(contentType, rel) {
+		return
+	}
+	e.notePage('h', rel, base)
+	if e.o.Level >= 0 && it.depth >= e.o.Level {
+		return
+	}
+	f, err := e.store.Open(rel)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	n := 0
+	err = HTMLLinks(bufio.NewReaderSize(f, 32<<10), base, func(ref uri.URL) {
+		if n++; n > e.maxItems || ctx.Err() != nil {
+			return
+		}
+		e.consider(item{depth: it.depth + 1, start: it.start, kind: schemes.KindOther, size: -1}, ref, false)
+	})
+	if err != nil {
+		e.fail(base.Redacted(), rel, &schemes.Error{Kind: schemes.ErrWrite, URL: base.Redacted(), Op: "reading " + rel, Err: err})
+	} else if n > e.maxItems {
+		e.fail(base.Redacted(), rel, &schemes.Error{Kind: schemes.ErrTooLarge, URL: base.Redacted(), Op: "reading the links of " + rel, Err: ErrTooManyEntries})
+	}
+}
+
+// notePage records a saved page for --convert-links.
+func (e *engine) notePage(kind byte, rel string, base uri.URL) {
+	if e.pages == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprintf(e.pages, "%c\t%s\t%s\n", kind, strconv.Quote(rel), base.String())
+}
+
+// walk reads a listing, queues its entries, saves a gopher menu as its
+// gophermap, and with --delete removes the local files it no longer holds.
+func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource) {
+	defer res.Listing.Close()
+	masked := u.Redacted()
+	dir, err := e.o.Layout.Dir(u)
+	if err != nil {
+		e.fail(masked, "", &schemes.Error{Kind: schemes.ErrBadURL, URL: masked, Err: err})
+		return
+	}
+	var menu *File
+	var menuRel string
+	var mw *bufio.Writer
+	if pageKind(u) == PageGopherMenu {
+		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
+		if err == nil {
+			e.mu.Lock()
+			fresh := e.saved.add(menuRel)
+			e.mu.Unlock()
+			if fresh {
+				menu, _, err = e.store.Create(menuRel)
+				if err == nil {
+					err = menu.Restart()
+				}
+			}
+		}
+		if err != nil {
+			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
+			return
+		}
+		if menu != nil {
+			mw = bufio.NewWriterSize(menu.File, 32<<10)
+		}
+	}
+	group := isGroup(u)
+	var names map[string]bool
+	if e.o.Delete {
+		names = map[string]bool{}
+	}
+	var lerr error
+	n := 0
+	for ctx.Err() == nil {
+		en, err := res.Listing.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			lerr = err
+			break
+		}
+		if n++; n > e.maxItems {
+			lerr = &schemes.Error{Kind: schemes.ErrTooLarge, URL: masked, Op: "listing", Err: ErrTooManyEntries}
+			break
+		}
+		if mw != nil {
+			mw.WriteString(en.Raw)
+			mw.WriteString("\r\n")
+		}
+		if en.URL == "" || en.Kind == schemes.KindInfo {
+			continue
+		}
+		ref, err := uri.Parse(en.URL)
+		if err != nil {
+			continue
+		}
+		child := item{depth: it.depth + 1, start: it.start, kind: en.Kind, size: en.Size, mod: en.ModTime}
+		if en.Kind == schemes.KindDirectory && en.Fields["link"] != "" {
+			// A local link to a directory is not walked, as an FTP
+			// one is not: one to "." or ".." has no end.
+			child.kind = schemes.KindLink
+		}
+		if num := en.Fields["number"]; group && num != "" {
+			if _, err := strconv.ParseUint(num, 10, 63); err == nil {
+				child.path = path.Join(dir, num)
+			}
+		}
+		if names != nil {
+			e.keepName(names, dir, child, ref)
+		}
+		e.consider(child, ref, false)
+	}
+	if ctx.Err() != nil && lerr == nil {
+		lerr = ctx.Err()
+	}
+	if menu != nil {
+		mw.WriteString(".\r\n")
+		if err := mw.Flush(); err != nil && lerr == nil {
+			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
+		}
+		if lerr != nil {
+			menu.Abort(false)
+		} else if err := menu.Commit(time.Time{}); err != nil {
+			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
+		} else {
+			e.notePage('g', menuRel, u)
+		}
+	}
+	if lerr != nil {
+		e.fail(masked, menuRel, lerr)
+		return
+	}
+	e.report(Report{URL: masked, Path: menuRel, Status: Fetched})
+	if names != nil {
+		// Only a listing read to its end says what is gone: one cut
+		// short would have the rest deleted.
+		if menuRel != "" {
+			names[path.Base(menuRel)] = true
+		}
+		removed, err := e.store.Prune(dir, func(name string) bool { return names[name] })
+		for _, p := range removed {
+			e.report(Report{URL: masked, Path: p, Status: Deleted})
+		}
+		if err != nil {
+			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "deleting in " + dir, Err: err})
+		}
+	}
+}
+
+// isGroup reports whether u names a newsgroup, whose articles are saved
+// under their numbers.
+func isGroup(u uri.URL) bool {
+	switch u.Scheme() {
+	case "news", "snews", "nntp", "nntps":
+		p, dir := parentPath(u)
+		return dir && p != "" && p != "*"
+	}
+	return false
+}
+
+// keepName records, for --delete, the name in dir that an entry of its
+// listing keeps: its file's, or the subdirectory it lies in.
+func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri.URL) {
+	rel := child.path
+	if rel == "" {
+		var err error
+		if child.kind == schemes.KindDirectory {
+			rel, err = e.o.Layout.Dir(ref)
+		} else {
+			rel, err = e.o.Layout.Path(ref, pageKind(ref))
+		}
+		if err != nil {
+			return
+		}
+	}
+	prefix := dir + "/"
+	if dir == "." || dir == "" {
+		prefix = ""
+	}
+	rest, ok := strings.CutPrefix(rel, prefix)
+	if !ok || rest == "" {
+		return
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	names[first] = true
+}
+
+// fail records a failed URL: the first failure is the run's, a full disk
+// ends the run.
+func (e *engine) fail(masked, rel string, err error) {
+	e.mu.Lock()
+	e.stats.Failed++
+	if e.first == nil {
+		e.first = err
+	}
+	if IsDiskFull(err) && e.fatal == nil {
+		e.fatal = err
+		e.cancel()
+	}
+	e.mu.Unlock()
+	e.report(Report{URL: masked, Path: rel, Status: Failed, Err: err})
+}
+
+func (e *engine) report(r Report) {
+	if e.o.Report == nil {
+		return
+	}
+	e.reportMu.Lock()
+	defer e.reportMu.Unlock()
+	e.o.Report(r)
+}
+
+// hostGate holds the transfers to one server to Options.PerHost and
+// spaces them by Options.Wait.
+type hostGate struct {
+	sem  chan struct{}
+	mu   sync.Mutex
+	next time.Time
+}
+
+func (e *engine) gate(u uri.URL) *hostGate {
+	k := hostKey(u)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	g := e.gates[k]
+	if g == nil {
+		g = &hostGate{sem: make(chan struct{}, e.o.PerHost)}
+		e.gates[k] = g
+	}
+	return g
+}
+
+// acquire waits for a free place and for the pause --wait asks.
+func (g *hostGate) acquire(ctx context.Context, o Options) error {
+	select {
+	case g.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if o.Wait <= 0 {
+		return nil
+	}
+	w := o.Wait
+	if o.RandomWait {
+		w = time.Duration(float64(w) * (0.5 + rand.Float64()))
+	}
+	g.mu.Lock()
+	now := time.Now()
+	at := g.next
+	if at.Before(now) {
+		at = now
+	}
+	g.next = at.Add(w)
+	g.mu.Unlock()
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		<-g.sem
+		return ctx.Err()
+	}
+}
+
+func (g *hostGate) release() { <-g.sem }

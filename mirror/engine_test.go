@@ -1,0 +1,347 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// writeTree creates files (slash-separated names to contents) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readTree returns the regular files under dir, slash-separated names to
+// contents.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type recorder struct {
+	mu      sync.Mutex
+	reports []Report
+}
+
+func (r *recorder) add(rep Report) {
+	r.mu.Lock()
+	r.reports = append(r.reports, rep)
+	r.mu.Unlock()
+}
+
+func (r *recorder) count(s Status) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, rep := range r.reports {
+		if rep.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+func run(t *testing.T, o Options, urls ...string) (Stats, *recorder, error) {
+	t.Helper()
+	rec := &recorder{}
+	o.Report = rec.add
+	var us []uri.URL
+	for _, s := range urls {
+		us = append(us, uri.MustParse(s))
+	}
+	c := &fetch.Client{Proxy: fetch.NoProxy}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := Run(ctx, c, o, us)
+	return st, rec, err
+}
+
+func TestMirrorLocalTree(t *testing.T) {
+	src := t.TempDir()
+	files := map[string]string{
+		"a.txt":         "alpha\n",
+		"sub/b.txt":     "beta\n",
+		"sub/deep/c":    "gamma",
+		"sub/deep/d.gz": "\x1f\x8b",
+		"other/e.txt":   "",
+	}
+	writeTree(t, src, files)
+	out := t.TempDir()
+	o := Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true, CutDirs: 0}}
+	st, rec, err := run(t, o, "file://"+src+"/")
+	if err != nil {
+		t.Fatalf("run: %v (%+v)", err, rec.reports)
+	}
+	if st.Failed != 0 {
+		t.Fatalf("failed: %+v", rec.reports)
+	}
+	got := readTree(t, out)
+	prefix := strings.TrimPrefix(src, "/") + "/"
+	for name, data := range files {
+		if got[prefix+name] != data {
+			t.Errorf("%s: got %q, want %q (tree %v)", name, got[prefix+name], data, got)
+		}
+	}
+	if len(got) != len(files) {
+		t.Errorf("tree has %d files, want %d: %v", len(got), len(files), got)
+	}
+
+	// Again with -N: nothing changed, nothing is fetched.
+	o.Timestamping = true
+	_, rec2, err := run(t, o, "file://"+src+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rec2.count(Unchanged); n != len(files) {
+		t.Errorf("second run: %d unchanged, want %d: %+v", n, len(files), rec2.reports)
+	}
+	if n := rec2.count(Fetched); n != 4 { // the directories' listings
+		t.Errorf("second run: %d fetched, want the 4 listings: %+v", n, rec2.reports)
+	}
+}
+
+// site serves pages from a map, counting requests and the most that ran
+// at once.
+type site struct {
+	pages   map[string]string
+	mu      sync.Mutex
+	hits    map[string]int
+	now     atomic.Int32
+	most    atomic.Int32
+	holdFor time.Duration
+}
+
+func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := s.now.Add(1)
+	defer s.now.Add(-1)
+	for {
+		m := s.most.Load()
+		if n <= m || s.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.hits[r.URL.RequestURI()]++
+	s.mu.Unlock()
+	time.Sleep(s.holdFor)
+	body, ok := s.pages[r.URL.RequestURI()]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/") || strings.HasSuffix(r.URL.Path, ".html") {
+		w.Header().Set("Content-Type", "text/html")
+	} else {
+		w.Header().Set("Content-Type", "text/plain")
+	}
+	fmt.Fprint(w, body)
+}
+
+func newSite(t *testing.T, pages map[string]string) (*site, string) {
+	s := &site{pages: pages, hits: map[string]int{}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv.URL
+}
+
+func TestMirrorHTMLLinksLevelsAndFilters(t *testing.T) {
+	pages := map[string]string{
+		"/":                 `<a href="a.html">a</a> <a href="/">self</a> <a href="sub/">sub</a> <a href="x.zip">zip</a>`,
+		"/a.html":           `<a href="/">top</a><img src="img.png"><a href="sub/b.txt#frag">b</a>`,
+		"/img.png":          "PNG",
+		"/x.zip":            "ZIP",
+		"/sub/":             `<a href="b.txt">b</a><a href="../up.txt">up</a><a href="deeper/">d</a>`,
+		"/sub/b.txt":        "B",
+		"/up.txt":           "UP",
+		"/sub/deeper/":      `<a href="z.txt">z</a>`,
+		"/sub/deeper/z.txt": "Z",
+	}
+	s, base := newSite(t, pages)
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatalf("run: %v %+v", err, rec.reports)
+	}
+	got := readTree(t, out)
+	want := map[string]string{
+		"index.html": pages["/"], "a.html": pages["/a.html"], "img.png": "PNG", "x.zip": "ZIP",
+		"sub/index.html": pages["/sub/"], "sub/b.txt": "B", "up.txt": "UP",
+		"sub/deeper/index.html": pages["/sub/deeper/"], "sub/deeper/z.txt": "Z",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("tree:\n got %v\nwant %v", got, want)
+	}
+	for p, n := range s.hits {
+		if n != 1 {
+			t.Errorf("%s fetched %d times", p, n)
+		}
+	}
+
+	// --level 1, --no-parent from /sub/, -R zip, -A txt.
+	out = t.TempDir()
+	_, _, err = run(t, Options{Dir: out, Level: 1, NoParent: true, Layout: Layout{NoHostDirs: true}}, base+"/sub/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(readTree(t, out)); got != "[sub/b.txt sub/deeper/index.html sub/index.html]" {
+		t.Errorf("--level 1 --no-parent: %s", got)
+	}
+	out = t.TempDir()
+	_, _, err = run(t, Options{Dir: out, Level: -1, Reject: []string{"zip,png"}, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, out); got["x.zip"] != "" || got["img.png"] != "" || got["up.txt"] != "UP" {
+		t.Errorf("-R zip,png: %v", keys(got))
+	}
+	out = t.TempDir()
+	_, _, err = run(t, Options{Dir: out, Level: -1, Accept: []string{"*.txt"}, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(readTree(t, out)); got != "[a.html index.html sub/b.txt sub/deeper/index.html sub/deeper/z.txt sub/index.html up.txt]" {
+		t.Errorf("-A '*.txt': %s", got)
+	}
+}
+
+func keys(m map[string]string) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return fmt.Sprint(ks)
+}
+
+func TestMirrorParallelCap(t *testing.T) {
+	pages := map[string]string{"/": ""}
+	var links strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&links, `<a href="f%d.txt">f</a>`, i)
+		pages[fmt.Sprintf("/f%d.txt", i)] = fmt.Sprint(i)
+	}
+	pages["/"] = links.String()
+	s, base := newSite(t, pages)
+	s.holdFor = 5 * time.Millisecond
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 6, PerHost: 3, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.count(Fetched); n != 41 {
+		t.Errorf("fetched %d, want 41", n)
+	}
+	if m := s.most.Load(); m > 3 || m < 2 {
+		t.Errorf("at most %d requests at once, want 2 or 3 (--parallel-host 3)", m)
+	}
+}
+
+func TestMirrorFailuresCounted(t *testing.T) {
+	pages := map[string]string{"/": `<a href="gone.txt">g</a><a href="ok.txt">o</a>`, "/ok.txt": "ok"}
+	_, base := newSite(t, pages)
+	out := t.TempDir()
+	st, rec, err := run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err == nil || st.Failed != 1 {
+		t.Fatalf("err %v, failed %d: %+v", err, st.Failed, rec.reports)
+	}
+	var se *schemes.Error
+	if !asErr(err, &se) || se.Code != 404 {
+		t.Errorf("first error %v, want the 404", err)
+	}
+	if got := readTree(t, out); got["ok.txt"] != "ok" {
+		t.Errorf("ok.txt missing: %v", keys(got))
+	}
+}
+
+func TestQueueSpillsInOrder(t *testing.T) {
+	var q queue
+	defer q.close()
+	const n = 3*memQueue + 17
+	next := 0
+	for i := range n {
+		if err := q.push(item{url: fmt.Sprintf("http://h/%d", i), depth: i % 7, size: int64(i), mod: time.Unix(int64(i), 5), path: "p\t" + fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 { // take while adding, as a run does
+			it, ok, err := q.pop()
+			if err != nil || !ok || it.url != fmt.Sprintf("http://h/%d", next) {
+				t.Fatalf("pop %d: %v %v %+v", next, ok, err, it)
+			}
+			next++
+		}
+	}
+	for ; next < n; next++ {
+		it, ok, err := q.pop()
+		if err != nil || !ok || it.url != fmt.Sprintf("http://h/%d", next) || it.size != int64(next) || it.depth != next%7 ||
+			!it.mod.Equal(time.Unix(int64(next), 5)) || it.path != "p\t"+fmt.Sprint(next) {
+			t.Fatalf("pop %d: %v %v %+v", next, ok, err, it)
+		}
+	}
+	if _, ok, _ := q.pop(); ok {
+		t.Fatal("queue not empty")
+	}
+	// Used again after draining.
+	q.push(item{url: "x"})
+	if it, ok, _ := q.pop(); !ok || it.url != "x" {
+		t.Fatal("queue unusable after draining")
+	}
+}
+
+func TestURLSet(t *testing.T) {
+	s := newURLSet()
+	for i := range 100000 {
+		if !s.add(fmt.Sprint("u", i)) {
+			t.Fatalf("%d reported seen", i)
+		}
+	}
+	for i := range 100000 {
+		if s.add(fmt.Sprint("u", i)) || !s.has(fmt.Sprint("u", i)) {
+			t.Fatalf("%d not seen", i)
+		}
+	}
+	if s.has("v1") || s.len() != 100000 {
+		t.Fatal("wrong contents")
+	}
+	if b := len(s.slots) * 8; b > 100000*22 {
+		t.Errorf("%d bytes for 100000 URLs", b)
+	}
+}
+
+func asErr(err error, target **schemes.Error) bool { return errors.As(err, target) }

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/mirror"
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// recursionOptions are the flags of a recursive retrieval (-r, --mirror),
+// named as wget names them; where curl gives wget's short letter another
+// meaning (-A, -R, -H, -D, -k, -m, -l, -np's -n) only the long name is
+// there.
+type recursionOptions struct {
+	recursive    bool
+	mirror       bool
+	level        string
+	noParent     bool
+	accept       []string
+	reject       []string
+	acceptRegex  string
+	rejectRegex  string
+	spanHosts    bool
+	domains      []string
+	schemes      []string
+	noHostDirs   bool
+	cutDirs      int
+	timestamping bool
+	delete       bool
+	convertLinks bool
+	execute      []string
+	wait         float64
+	randomWait   bool
+	maxEntries   int
+}
+
+func addRecursionFlags(fs *pflag.FlagSet, o *options) {
+	r := &o.rec
+	fs.BoolVarP(&r.recursive, "recursive", "r", false, "fetch the URL and everything its listings and pages link to, into --output-dir")
+	fs.BoolVar(&r.mirror, "mirror", false, "-r --level inf -N: keep a local copy up to date")
+	fs.StringVar(&r.level, "level", "5", "with -r, follow links `n` deep at most ('inf': no limit)")
+	fs.BoolVar(&r.noParent, "no-parent", false, "with -r, never go above the start URL's directory (also -np)")
+	fs.StringSliceVar(&r.accept, "accept", nil, "with -r, fetch only files whose names match `list` (globs or suffixes)")
+	fs.StringSliceVar(&r.reject, "reject", nil, "with -r, skip files whose names match `list` (globs or suffixes)")
+	fs.StringVar(&r.acceptRegex, "accept-regex", "", "with -r, follow only URLs matching `regex`")
+	fs.StringVar(&r.rejectRegex, "reject-regex", "", "with -r, skip URLs matching `regex`")
+	fs.BoolVar(&r.spanHosts, "span-hosts", false, "with -r, follow links to other hosts")
+	fs.StringSliceVar(&r.domains, "domains", nil, "with --span-hosts, only to hosts in `list`")
+	fs.StringSliceVar(&r.schemes, "schemes", nil, "with -r, follow links into the schemes in `list` (default: the start URL's and its TLS twin)")
+	fs.BoolVar(&r.noHostDirs, "no-host-directories", false, "with -r, no HOST[:PORT] directory (also -nH)")
+	fs.IntVar(&r.cutDirs, "cut-dirs", 0, "with -r, leave out the first `n` directories of each path")
+	fs.BoolVarP(&r.timestamping, "timestamping", "N", false, "with -r, fetch a file only when the remote one is newer or of another size")
+	fs.BoolVar(&r.delete, "delete", false, "with --mirror, remove local files the remote no longer has")
+	fs.BoolVar(&r.convertLinks, "convert-links", false, "with -r, point the saved pages' and menus' links at the local copies")
+	fs.StringArrayVar(&r.execute, "execute", nil, "wget's `command`: robots=off ignores robots.txt (also -e robots=off)")
+	fs.Float64Var(&r.wait, "wait", 0, "with -r, wait `seconds` between requests to one host")
+	fs.BoolVar(&r.randomWait, "random-wait", false, "with --wait, vary the wait between 0.5 and 1.5 times")
+	fs.IntVar(&r.maxEntries, "max-entries", mirror.DefaultMaxEntries, "with -r, take at most `n` links from one listing or page")
+}
+
+// wgetArgs rewrites wget's two-letter options, which no flag parser
+// reads as one (-nH would be -n -H), and "-e robots=off" (curl's -e is
+// --referer, which takes a URL, never "robots=…") to their long names.
+func wgetArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "-nH":
+			a = "--no-host-directories"
+		case a == "-np":
+			a = "--no-parent"
+		case a == "-e" && i+1 < len(args) && isWgetCommand(args[i+1]):
+			i++
+			a = "--execute=" + args[i]
+		case strings.HasPrefix(a, "-e") && isWgetCommand(a[2:]):
+			a = "--execute=" + a[2:]
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// isWgetCommand reports whether s is one of the wget commands -e takes
+// here: robots=on or robots=off.
+func isWgetCommand(s string) bool {
+	k, v, ok := strings.Cut(s, "=")
+	return ok && strings.EqualFold(strings.TrimSpace(k), "robots") && (v == "on" || v == "off")
+}
+
+// checkRecursionFlags checks the recursion flags once parsed and fills
+// what --mirror implies.
+func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
+	r := &o.rec
+	if r.mirror {
+		r.recursive = true
+		r.timestamping = true
+		if !fs.Changed("level") {
+			r.level = "inf"
+		}
+	}
+	for _, name := range []string{"level", "no-parent", "accept", "reject", "accept-regex", "reject-regex", "span-hosts", "domains", "schemes",
+		"no-host-directories", "cut-dirs", "convert-links", "execute", "wait", "random-wait", "max-entries"} {
+		if fs.Changed(name) && !r.recursive {
+			return fmt.Errorf("--%s works with -r or --mirror", name)
+		}
+	}
+	if r.timestamping && !r.recursive {
+		return errors.New("-N (--timestamping) works with -r or --mirror; urlget writes output as it arrives, so curl's -N (--no-buffer) is not needed")
+	}
+	if r.delete && !r.mirror {
+		return errors.New("--delete works with --mirror only")
+	}
+	if !r.recursive {
+		return nil
+	}
+	if _, err := r.levelValue(); err != nil {
+		return err
+	}
+	if len(o.outputs) > 0 || o.remoteNameAll {
+		return errors.New("-r saves under --output-dir; -o and -O do not apply")
+	}
+	if o.continueAt != "" {
+		return errors.New("-r resumes partial files by itself; leave -C out")
+	}
+	if o.head || o.raw {
+		return errors.New("-r fetches bodies and listings; leave -I and --raw out")
+	}
+	for _, x := range []string{r.acceptRegex, r.rejectRegex} {
+		if _, err := regexp.Compile(x); err != nil {
+			return fmt.Errorf("bad regular expression %q: %v", x, err)
+		}
+	}
+	if r.cutDirs < 0 {
+		return errors.New("--cut-dirs must not be negative")
+	}
+	if r.wait < 0 || math.IsNaN(r.wait) {
+		return errors.New("--wait must not be negative")
+	}
+	if r.maxEntries < 1 {
+		return errors.New("--max-entries must be at least 1")
+	}
+	for _, s := range r.schemes {
+		if s == "" || strings.ContainsAny(s, ":/") {
+			return fmt.Errorf("--schemes takes scheme names such as http,ftp, not %q", s)
+		}
+	}
+	return nil
+}
+
+// levelValue is --level as mirror.Options.Level: "inf" and 0 (as wget
+// reads it) mean no limit, -1.
+func (r *recursionOptions) levelValue() (int, error) {
+	if r.level == "inf" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(r.level)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--level takes a number or 'inf', not %q", r.level)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
+}
+
+// robots reports whether robots.txt is honoured: unless -e robots=off.
+func (r *recursionOptions) robots() bool {
+	on := true
+	for _, x := range r.execute {
+		if isWgetCommand(x) {
+			on = strings.HasSuffix(x, "=on")
+		}
+	}
+	return on
+}
+
+// mirrorOptions builds the mirror.Options the command line describes.
+func (c *command) mirrorOptions() mirror.Options {
+	o := c.opts
+	r := &o.rec
+	level, _ := r.levelValue()
+	mo := mirror.Options{
+		Dir:          o.outputDir,
+		Layout:       mirror.Layout{NoHostDirs: r.noHostDirs, CutDirs: r.cutDirs},
+		Level:        level,
+		NoParent:     r.noParent,
+		Accept:       r.accept,
+		Reject:       r.reject,
+		SpanHosts:    r.spanHosts,
+		Domains:      r.domains,
+		Timestamping: r.timestamping,
+		Delete:       r.delete,
+		Robots:       r.robots(),
+		Wait:         seconds(r.wait),
+		RandomWait:   r.randomWait,
+		ConvertLinks: r.convertLinks,
+		Search:       o.hasSearch,
+		MaxEntries:   r.maxEntries,
+	}
+	mo.Parallel, mo.PerHost = o.recursionParallel()
+	for _, s := range r.schemes {
+		mo.Schemes = append(mo.Schemes, strings.ToLower(s))
+	}
+	if r.acceptRegex != "" {
+		mo.AcceptRegex = regexp.MustCompile(r.acceptRegex)
+	}
+	if r.rejectRegex != "" {
+		mo.RejectRegex = regexp.MustCompile(r.rejectRegex)
+	}
+	return mo
+}
+
+// runRecursive is the run of -r and --mirror: every URL of the command
+// line is a start of one recursion into --output-dir.
+func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
+	defer q.close()
+	status := exitOK
+	var starts []uri.URL
+	for {
+		raw, u, m, ok := q.next()
+		if !ok {
+			break
+		}
+		if m.err != nil {
+			c.printError(m.err)
+			status = exitCode(m.err)
+			continue
+		}
+		_ = raw
+		starts = append(starts, u)
+	}
+	if len(starts) == 0 {
+		return status
+	}
+	cl, err := c.newClient()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
+		return exitUsage
+	}
+	c.client = cl
+	defer cl.Close()
+	if c.cancel != nil {
+		defer c.catchInterrupts()()
+	}
+	mo := c.mirrorOptions()
+	var progress *jobProgress
+	if !c.opts.silent && isTerminal(c.stderr) {
+		progress = newJobProgress(c.stderr)
+		mo.Progress = func(s mirror.Stats) { progress.set(s.Done, s.Queued, s.Failed, s.Bytes) }
+	}
+	mo.Report = func(r mirror.Report) {
+		err := withFlagHint(r.Err)
+		if c.opts.json {
+			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
+			if err != nil {
+				jr.Exit = exitCode(err)
+			}
+			writeJobReport(c.stdout, jr)
+		}
+		if r.Status == mirror.Failed {
+			c.printError(err)
+		}
+	}
+	st, err := mirror.Run(ctx, cl, mo, starts)
+	progress.stop()
+	if ctx.Err() != nil {
+		return c.interruptedStatus()
+	}
+	if err == nil {
+		return status
+	}
+	if st.Failed > 0 && (!c.opts.silent || c.opts.showError) {
+		fmt.Fprintf(c.stderr, "urlget: %d of %d URLs failed\n", st.Failed, st.Done)
+	} else if st.Failed == 0 {
+		c.printError(err)
+	}
+	return exitCode(err)
+}
+
+// printError prints one failure on one line, unless -s without -S.
+func (c *command) printError(err error) {
+	if err != nil && (!c.opts.silent || c.opts.showError) {
+		fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(err.Error()))
+	}
+}
+
+// Keep the taxonomy import for the exit codes the reports carry.
+var _ = schemes.ErrWrite
