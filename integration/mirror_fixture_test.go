@@ -180,7 +180,15 @@ func checkMirrored(t *testing.T, dir string, files []mirrorFile, listing string)
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("the local tree: %v", err)
+		// Where the files went instead, for the message.
+		top := dir
+		for {
+			if _, err := os.Stat(top); err == nil || filepath.Dir(top) == top {
+				break
+			}
+			top = filepath.Dir(top)
+		}
+		t.Fatalf("the local tree: %v (in %s: %q)", err, top, listFiles(top))
 	}
 	var missing []string
 	for p := range want {
