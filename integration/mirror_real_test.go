@@ -394,6 +394,7 @@ func writeGopherHole(t *testing.T, root, name, addr, web string, files []mirrorF
 	host, port, _ := strings.Cut(addr, ":")
 	top := "/mirror/" + name
 	menus := map[string][]string{"": {"iThe urlget mirror test tree\tfake\t(NULL)\t0"}}
+	linked := map[string]bool{} // the menus their parent's lists
 	item := func(dir string, typ byte, title, sel string) {
 		menus[dir] = append(menus[dir], fmt.Sprintf("%c%s\t%s\t%s\t%s", typ, title, sel, host, port))
 	}
@@ -408,10 +409,10 @@ func writeGopherHole(t *testing.T, root, name, addr, web string, files []mirrorF
 			if i := strings.LastIndexByte(d, '/'); i >= 0 {
 				parent, sub = d[:i], d[i+1:]
 			}
-			if _, ok := menus[d]; ok {
+			if linked[d] {
 				break
 			}
-			menus[d] = []string{}
+			linked[d] = true
 			item(parent, '1', sub, top+"/"+d)
 			d = parent
 		}
