@@ -107,7 +107,9 @@ bench_rss() {
 # words); SUFFIX is what follows each, such as "> /dev/null" or
 # "| cat > /dev/null", with /dev/null standing for $BENCH_NULL. Prints one
 # table row, or nothing when BENCH_ROWS (an extended regular expression) is
-# set and does not match SCENARIO.
+# set and does not match SCENARIO. BENCH_PREPARE, when set, is a command run
+# before every run of A or B, untimed (hyperfine's --prepare): emptying
+# the output directories of a first mirror, say.
 bench_row() {
 	local name="$1" a="$2" b="$3" suffix="${4//\/dev\/null/$BENCH_NULL}"
 	if [ -n "${BENCH_ROWS:-}" ] && ! [[ "$name" =~ $BENCH_ROWS ]]; then
@@ -119,9 +121,13 @@ bench_row() {
 	rm -f "$alog" "$blog"
 	local acmd="/usr/bin/time -v -a -o $alog $a $suffix"
 	local bcmd="/usr/bin/time -v -a -o $blog $b $suffix"
+	local prepare=()
+	if [ -n "${BENCH_PREPARE:-}" ]; then
+		prepare=(--prepare "$BENCH_PREPARE")
+	fi
 	# Warm-up: one run of each, outside the logs.
-	bash -c "$a $suffix" || { echo "bench: command failed: $a" >&2; return 1; }
-	bash -c "$b $suffix" || { echo "bench: command failed: $b" >&2; return 1; }
+	bash -c "${BENCH_PREPARE:-:}" && bash -c "$a $suffix" || { echo "bench: command failed: $a" >&2; return 1; }
+	bash -c "${BENCH_PREPARE:-:}" && bash -c "$b $suffix" || { echo "bench: command failed: $b" >&2; return 1; }
 	local r json order
 	for r in $(seq 1 "$BENCH_ROUNDS"); do
 		json="$BENCH_TMP/$id.$r.json"
@@ -133,7 +139,7 @@ bench_row() {
 		# hyperfine's warnings (outliers on a busy machine) would break the
 		# table; keep them unless the run fails.
 		if ! hyperfine --shell=bash --style=none --runs "$BENCH_RUNS" --export-json "$json" \
-			"${order[@]}" >/dev/null 2>"$BENCH_TMP/hyperfine.err"; then
+			"${prepare[@]}" "${order[@]}" >/dev/null 2>"$BENCH_TMP/hyperfine.err"; then
 			cat "$BENCH_TMP/hyperfine.err" >&2
 			return 1
 		fi

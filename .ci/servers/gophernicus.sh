@@ -10,7 +10,10 @@
 # which holds nothing but an executable cgi-bin directory: the tests generate
 # the tree they fetch (gophermap, menus, text, binary, a search script).
 #
-# Exports URLGET_GOPHERNICUS_ADDR and URLGET_GOPHERNICUS_ROOT.
+# Exports URLGET_GOPHERNICUS_ADDR, URLGET_GOPHERNICUS_ROOT and
+# URLGET_GOPHERNICUS_LOG, the log of every request (-l: Apache's combined
+# format, "GET /selector HTTP/1.0" and the bytes sent; -ns turns off only
+# syslog).
 
 URLGET_GOPHERNICUS_PORT="${URLGET_GOPHERNICUS_PORT:-17070}"
 
@@ -35,16 +38,18 @@ start_gophernicus() {
 	# -nv: no virtual hosts, so selectors map to the root as given;
 	# -nr: it runs as root here; -ns: no syslog; -nh/-nf: no menu header or
 	# footer; -nd: no dates and sizes in generated menus; -nu: no ~user trees.
-	# -q: quiet; -H, -R: no DNS or ident look-ups of the peer.
+	# -l: the request log. -q: quiet; -H, -R: no DNS or ident look-ups of
+	# the peer.
 	ci_port_free gophernicus "${URLGET_GOPHERNICUS_PORT}" || return 1
 	tcpserver -q -H -R -l localhost 127.0.0.1 "${URLGET_GOPHERNICUS_PORT}" \
-		/usr/sbin/gophernicus -h 127.0.0.1 -p "${URLGET_GOPHERNICUS_PORT}" -r "$root" -nv -nr -ns -nh -nf -nd -nu \
+		/usr/sbin/gophernicus -h 127.0.0.1 -p "${URLGET_GOPHERNICUS_PORT}" -r "$root" -l "$dir/access.log" -nv -nr -ns -nh -nf -nd -nu \
 		>"$dir/tcpserver.log" 2>&1 &
 	local pid=$!
 	echo "$pid" >"${URLGET_CI_DIR}/gophernicus.pid"
 	ci_wait_listen gophernicus "$pid" "${URLGET_GOPHERNICUS_PORT}" "$dir/tcpserver.log" || return 1
 	export URLGET_GOPHERNICUS_ADDR="127.0.0.1:${URLGET_GOPHERNICUS_PORT}"
 	export URLGET_GOPHERNICUS_ROOT="$root"
+	export URLGET_GOPHERNICUS_LOG="$dir/access.log"
 }
 
 stop_gophernicus() {

@@ -8,7 +8,10 @@
 #   nnrpd on 127.0.0.1:${URLGET_INN_AUTH_PORT:-11120}: a standalone reader
 #         that requires AUTHINFO USER/PASS (ckpasswd against a private file).
 # The tests create nothing but articles: the groups below exist, and the
-# test posts its own articles to them and reads them back.
+# test posts its own articles to them and reads them back. INN logs what
+# readers ask for only through syslog (nnrpd's "artstats" at the end of a
+# session), which a machine without a syslog daemon drops: the tests that
+# count ARTICLE commands count them on the client's connection instead.
 #
 # Exports URLGET_INN_ADDR, URLGET_INN_AUTH_ADDR, URLGET_INN_USER,
 # URLGET_INN_PASSWORD and URLGET_INN_GROUPS.
@@ -179,7 +182,9 @@ start_inn() {
 		sleep 0.2
 	done
 
-	URLGET_INN_GROUPS="urlget.test urlget.test.empty urlget.test.big"
+	# urlget.test.mirror is the recursive retrieval test's own, so that
+	# the articles other tests post do not change what it mirrors.
+	URLGET_INN_GROUPS="urlget.test urlget.test.empty urlget.test.big urlget.test.mirror"
 	local g
 	for g in $URLGET_INN_GROUPS; do
 		inn_as_news "$INN_BIN/ctlinnd" -s newgroup "$g" y urlget

@@ -10,6 +10,10 @@
 #   URLGET_NGINX_CERT     its self-signed certificate (PEM, for 127.0.0.1)
 #   URLGET_NGINX_ROOT     the document root (autoindex on, sendfile on,
 #                         gzip on for every type when asked)
+#   URLGET_NGINX_MIRROR_LOG  the access log of the requests below /mirror/
+#                         (the recursive retrieval tests read it): one line
+#                         each, "METHOD STATUS BYTES URI", written as each
+#                         request ends; nothing else is logged
 # Ports: ${URLGET_NGINX_PORT:-18080}, ${URLGET_NGINX_TLS_PORT:-18443}.
 
 start_nginx() {
@@ -58,6 +62,9 @@ http {
 	$mime_types
 	default_type application/octet-stream;
 	access_log off;
+	# The recursive retrieval tests show from this log which files a run
+	# transferred (a 200 with a body) and which it only checked (304).
+	log_format urlget_mirror '\$request_method \$status \$body_bytes_sent \$request_uri';
 	sendfile on;
 	tcp_nopush on;
 	keepalive_requests 100000;
@@ -80,6 +87,7 @@ http {
 		root $dir/root;
 		autoindex on;
 		location / { }
+		location /mirror/ { access_log $dir/logs/mirror.log urlget_mirror; }
 	}
 }
 CONF
@@ -101,6 +109,7 @@ CONF
 	export URLGET_NGINX_TLS_URL="https://127.0.0.1:$tls_port"
 	export URLGET_NGINX_CERT="$dir/cert.pem"
 	export URLGET_NGINX_ROOT="$dir/root"
+	export URLGET_NGINX_MIRROR_LOG="$dir/logs/mirror.log"
 }
 
 stop_nginx() {

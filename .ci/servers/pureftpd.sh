@@ -16,6 +16,9 @@
 # Exports:
 #   URLGET_PUREFTPD_ADDR  host:port, e.g. 127.0.0.1:2122
 #   URLGET_PUREFTPD_ROOT  the anonymous root (what ftp://host/ shows)
+#   URLGET_PUREFTPD_LOG   its transfer log, in the common log format: a
+#                         line "GET /path" for each file sent, none for
+#                         listings
 # Port: ${URLGET_PUREFTPD_PORT:-2122}; passive ports 31000-31999.
 
 # shellcheck source=.ci/servers/listen.bash
@@ -43,12 +46,14 @@ start_pureftpd() {
 	# The home directory to put back (a second start keeps the first's).
 	[ -s "${URLGET_CI_DIR}/pureftpd.home" ] || getent passwd ftp | cut -d: -f6 >"${URLGET_CI_DIR}/pureftpd.home"
 	usermod --home "$dir/root" ftp
-	# -e: anonymous only; -4 -S: IPv4, 127.0.0.1 only; -H: no DNS.
-	"$bin" -e -4 -H -S "127.0.0.1,$port" -p 31000:31999 >"$dir/stderr.log" 2>&1 &
+	# -e: anonymous only; -4 -S: IPv4, 127.0.0.1 only; -H: no DNS;
+	# -O: the transfer log.
+	"$bin" -e -4 -H -S "127.0.0.1,$port" -p 31000:31999 -O "clf:$dir/transfer.log" >"$dir/stderr.log" 2>&1 &
 	echo $! >"${URLGET_CI_DIR}/pureftpd.pid"
 	ci_wait_listen pure-ftpd "$!" "$port" "$dir/stderr.log" || return 1
 	export URLGET_PUREFTPD_ADDR="127.0.0.1:$port"
 	export URLGET_PUREFTPD_ROOT="$dir/root"
+	export URLGET_PUREFTPD_LOG="$dir/transfer.log"
 }
 
 stop_pureftpd() {

@@ -13,7 +13,13 @@
 #                       inside a chroot at URLGET_VSFTPD_CHROOT
 #   URLGET_VSFTPD_CHROOT
 #   URLGET_VSFTPD_CERT  the server's self-signed certificate (PEM)
-# Port: ${URLGET_VSFTPD_PORT:-2121}; passive ports 30000-30999.
+#   URLGET_VSFTPD_LOG   its transfer log (vsftpd's own format: a line
+#                       "OK DOWNLOAD: Client ..., "/path", N bytes" for
+#                       each file sent, none for listings)
+# Port: ${URLGET_VSFTPD_PORT:-2121}; passive ports
+# ${URLGET_VSFTPD_PASV_PORTS:-30000-30999}. URLGET_VSFTPD_PASV_ADDRESS, when
+# set, is the address PASV replies name instead of 127.0.0.1 (bench/mirror.sh
+# puts a delaying proxy there).
 
 # shellcheck source=.ci/servers/listen.bash
 source "$(dirname "${BASH_SOURCE[0]}")/listen.bash"
@@ -27,6 +33,10 @@ start_vsftpd() {
 	# not share an account, or the last one started takes it from the rest.
 	local user="${URLGET_VSFTPD_USER:-urlgetftp$port}"
 	local pass="urlget-ftp-test"
+	local pasv="${URLGET_VSFTPD_PASV_PORTS:-30000-30999}" pasv_address=""
+	if [ -n "${URLGET_VSFTPD_PASV_ADDRESS:-}" ]; then
+		pasv_address="pasv_address=$URLGET_VSFTPD_PASV_ADDRESS"
+	fi
 	if ! [ -x /usr/sbin/vsftpd ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq vsftpd openssl >/dev/null
 	fi
@@ -74,8 +84,9 @@ passwd_chroot_enable=YES
 write_enable=NO
 ascii_download_enable=YES
 pasv_enable=YES
-pasv_min_port=30000
-pasv_max_port=30999
+pasv_min_port=${pasv%-*}
+pasv_max_port=${pasv#*-}
+$pasv_address
 port_enable=YES
 connect_from_port_20=NO
 secure_chroot_dir=$dir/empty
@@ -110,6 +121,7 @@ CONF
 	export URLGET_VSFTPD_CHROOT="$dir/chroot"
 	export URLGET_VSFTPD_HOME="$dir/chroot/home/$user"
 	export URLGET_VSFTPD_CERT="$dir/cert.pem"
+	export URLGET_VSFTPD_LOG="$dir/log/vsftpd.log"
 }
 
 stop_vsftpd() {

@@ -11,7 +11,13 @@
 // its address on the first line of standard output and runs until
 // interrupted.
 //
-// Usage: delayproxy -to HOST:PORT -delay 5ms
+// With -ports LO-HI it also forwards each port P of the range, on the host
+// it listens on, to the same port P of the -to host: the passive data
+// ports of an FTP server whose PASV replies name the proxy's host
+// (vsftpd's pasv_address), so that data connections cross the same
+// distance as the control connection (bench/mirror.sh).
+//
+// Usage: delayproxy -to HOST:PORT [-delay 5ms] [-listen HOST:PORT] [-ports LO-HI]
 package main
 
 import (
@@ -20,6 +26,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,15 +36,23 @@ import (
 func main() {
 	to := flag.String("to", "", "address to forward to")
 	delay := flag.Duration("delay", 5*time.Millisecond, "delay each way")
+	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
+	ports := flag.String("ports", "", "a range LO-HI of ports also forwarded, each to the same port of the -to host")
 	flag.Parse()
 	if *to == "" {
-		fmt.Fprintln(os.Stderr, "usage: delayproxy -to HOST:PORT [-delay 5ms]")
+		fmt.Fprintln(os.Stderr, "usage: delayproxy -to HOST:PORT [-delay 5ms] [-listen HOST:PORT] [-ports LO-HI]")
 		os.Exit(2)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "delayproxy:", err)
 		os.Exit(1)
+	}
+	if *ports != "" {
+		if _, err := forwardPorts(*ports, ln.Addr().String(), *to, *delay); err != nil {
+			fmt.Fprintln(os.Stderr, "delayproxy:", err)
+			os.Exit(1)
+		}
 	}
 	fmt.Println(ln.Addr())
 	go serve(ln, *to, *delay)
@@ -44,6 +60,40 @@ func main() {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
 	ln.Close()
+}
+
+// forwardPorts listens on each port of the range spec ("LO-HI") at the
+// host of listen and forwards it to the same port of the host of to. It
+// returns the listeners, which serve until closed.
+func forwardPorts(spec, listen, to string, delay time.Duration) ([]net.Listener, error) {
+	lo, hi, ok := strings.Cut(spec, "-")
+	first, err1 := strconv.Atoi(lo)
+	last, err2 := strconv.Atoi(hi)
+	if !ok || err1 != nil || err2 != nil || first < 1 || last > 65535 || first > last {
+		return nil, fmt.Errorf("-ports %q: want LO-HI, two port numbers", spec)
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, err
+	}
+	toHost, _, err := net.SplitHostPort(to)
+	if err != nil {
+		return nil, err
+	}
+	var lns []net.Listener
+	for p := first; p <= last; p++ {
+		port := strconv.Itoa(p)
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, err
+		}
+		lns = append(lns, ln)
+		go serve(ln, net.JoinHostPort(toHost, port), delay)
+	}
+	return lns, nil
 }
 
 // serve forwards every connection ln accepts to addr until ln is closed.

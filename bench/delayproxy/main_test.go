@@ -80,3 +80,43 @@ func TestForward(t *testing.T) {
 		t.Fatalf("stream of %d bytes came back as %d (%v)", want.Len(), len(rest), err)
 	}
 }
+
+// TestForwardPorts forwards a port of another loopback address to the
+// same port of 127.0.0.1, as the FTP rows of bench/mirror.sh do with the
+// server's passive ports, and refuses a range that is not one.
+func TestForwardPorts(t *testing.T) {
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		c, err := echo.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(c, c)
+	}()
+	_, port, _ := net.SplitHostPort(echo.Addr().String())
+	lns, err := forwardPorts(port+"-"+port, "127.0.0.2:0", echo.Addr().String(), time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lns[0].Close()
+	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.2", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("data"))
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "data" {
+		t.Errorf("echo %q, %v", got, err)
+	}
+	for _, bad := range []string{"", "5", "9-8", "0-3", "1-70000", "a-b"} {
+		if _, err := forwardPorts(bad, "127.0.0.2:0", "127.0.0.1:1", 0); err == nil {
+			t.Errorf("-ports %q taken", bad)
+		}
+	}
+}

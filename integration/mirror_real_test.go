@@ -1,0 +1,550 @@
+package integration
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror"
+	"github.com/urlget/urlget/schemes"
+)
+
+// The recursive retrieval against the real servers .ci/servers starts:
+// each publishes the fixture tree (mirrorFixture), a first run copies it
+// whole, names and bytes, and a second run as --mirror makes it (with
+// timestamping) transfers no file body, which the server's own log shows.
+
+// mirrorOptions are --mirror's choices: no level limit, timestamping.
+func mirrorOptions(out string) mirror.Options {
+	return mirror.Options{Dir: out, Level: -1, NoParent: true, Timestamping: true, Parallel: 4}
+}
+
+// nginxMirror is the nginx .ci/servers/nginx.sh started, with the log of
+// the requests below /mirror/.
+type nginxMirror struct{ url, root, log string }
+
+func nginxForMirror(t *testing.T) nginxMirror {
+	t.Helper()
+	v := realServer(t, "URLGET_NGINX_URL", "URLGET_NGINX_ROOT", "URLGET_NGINX_MIRROR_LOG")
+	return nginxMirror{v[0], v[1], v[2]}
+}
+
+// hostDir is the directory a run makes for the server of base (a URL):
+// HOST[:PORT], as wget names it.
+func hostDir(t *testing.T, base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}
+
+// nginxLogged returns, from nginx's mirror log lines ("METHOD STATUS BYTES
+// URI"), the decoded paths of the requests answered with status.
+func nginxLogged(lines []string, status string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 4 && f[1] == status {
+			p, _, _ := strings.Cut(f[3], "?")
+			m[unescaped(p)] = true
+		}
+	}
+	return m
+}
+
+func TestMirrorNginx(t *testing.T) {
+	ng := nginxForMirror(t)
+	name := mirrorName("tree")
+	files := mirrorFixture(false)
+	writeMirrorFiles(t, filepath.Join(ng.root, "mirror", name), files)
+	writeMirrorFiles(t, filepath.Join(ng.root, "mirror", name+"-marker"), []mirrorFile{{"m", []byte("m\n")}})
+	start := ng.url + "/mirror/" + name + "/"
+	marker := ng.url + "/mirror/" + name + "-marker/m"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(out, hostDir(t, ng.url), "mirror", name)
+
+	log := markServerLog(t, ng.log)
+	mirrorRun(t, &c, mirrorOptions(out), start)
+	checkMirrored(t, local, files, "index.html")
+	outside()
+	lines := log.linesAfter(t, &c, marker, name+"-marker/m")
+	sent := nginxLogged(lines, "200")
+	for _, f := range files {
+		if p := "/mirror/" + name + "/" + f.path; !sent[p] {
+			t.Errorf("first run: nginx logged no 200 for %s: %q", p, lines)
+		}
+	}
+
+	// Again, as --mirror: nginx answers 304 or is not asked for each file.
+	log = markServerLog(t, ng.log)
+	reports := mirrorRun(t, &c, mirrorOptions(out), start)
+	checkMirrored(t, local, files, "index.html")
+	outside()
+	lines = log.linesAfter(t, &c, marker, name+"-marker/m")
+	sent = nginxLogged(lines, "200")
+	for _, f := range files {
+		if p := "/mirror/" + name + "/" + f.path; sent[p] {
+			t.Errorf("second run: nginx sent %s again (200): %q", p, lines)
+		}
+	}
+	for _, r := range reports {
+		if r.Status == mirror.Fetched && !strings.HasSuffix(r.URL, "/") {
+			t.Errorf("second run: %s %s", r.URL, r.Status)
+		}
+	}
+}
+
+// TestMirrorNginxDelete: a --delete run removes the local copies of files
+// the server no longer has, and keeps the others.
+func TestMirrorNginxDelete(t *testing.T) {
+	ng := nginxForMirror(t)
+	name := mirrorName("delete")
+	files := mirrorFixture(false)
+	dir := filepath.Join(ng.root, "mirror", name)
+	writeMirrorFiles(t, dir, files)
+	start := ng.url + "/mirror/" + name + "/"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(out, hostDir(t, ng.url), "mirror", name)
+	opts := mirrorOptions(out)
+	opts.Delete = true
+	mirrorRun(t, &c, opts, start)
+	checkMirrored(t, local, files, "index.html")
+
+	gone := map[string]bool{"plain.txt": true, "a/b/c/deep.txt": true}
+	var kept []mirrorFile
+	for _, f := range files {
+		if gone[f.path] {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f.path))); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	reports := mirrorRun(t, &c, opts, start)
+	checkMirrored(t, local, kept, "index.html")
+	outside()
+	deleted := map[string]bool{}
+	for _, r := range reports {
+		if r.Status == mirror.Deleted {
+			deleted[r.Path] = true
+		}
+	}
+	for p := range gone {
+		if want := hostDir(t, ng.url) + "/mirror/" + name + "/" + p; !deleted[want] {
+			t.Errorf("no %s report for %s: %+v", mirror.Deleted, want, reports)
+		}
+	}
+}
+
+// TestMirrorNginxPages follows hand-written HTML pages: relative links
+// across directories (../), a <base href>, escaped and raw UTF-8 links,
+// a page that links back to the first, and links to ftp: and gopher: URLs,
+// which a run follows only when its schemes allow them.
+func TestMirrorNginxPages(t *testing.T) {
+	ng := nginxForMirror(t)
+	ftpEnv := realServer(t, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_ROOT")
+	gopherEnv := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
+	name := mirrorName("pages")
+	tree := mirrorFixture(false)
+	writeMirrorFiles(t, filepath.Join(ng.root, "mirror", name, "tree"), tree)
+	leaf := []mirrorFile{{"plain.txt", []byte("from another scheme\n")}}
+	writeMirrorFiles(t, filepath.Join(ftpEnv[1], "mirror", name), leaf)
+	writeMirrorFiles(t, filepath.Join(gopherEnv[1], "mirror", name), leaf)
+	ftpURL := "ftp://" + ftpEnv[0] + "/mirror/" + name + "/plain.txt"
+	gopherURL := "gopher://" + gopherEnv[0] + "/0/mirror/" + name + "/plain.txt"
+	site := []mirrorFile{
+		{"site/index.html", []byte(`<!DOCTYPE html>
+<html><head><title>start</title><link rel="stylesheet" href="style.css"></head><body>
+<p><a href="sub/page2.html">page two</a>
+<a href="../tree/with%20space/a%20b.txt">space</a>
+<a href="../tree/hash%23dir/h%231.txt">hash</a>
+<a href="../tree/query%3Fdir/what%3F.txt">query</a>
+<a href="../tree/pct%2541dir/100%25.txt">percent</a>
+<a href="../tree/semi;colon/x;y=1.txt">semicolons</a>
+<a href="../tree/ünïcødé/ファイル%201.txt">raw UTF-8</a>
+<a href="#top">a fragment of this page</a>
+<img src="img/pic.bin" alt="">
+<a href="` + ftpURL + `">ftp</a>
+<a href="` + gopherURL + `">gopher</a>
+</body></html>
+`)},
+		{"site/style.css", []byte("body { color: black }\n")},
+		{"site/sub/page2.html", []byte(`<html><head><base href="../other/"></head><body>
+<a href="x.txt">x, below the base</a>
+<a href="../index.html">back to the start</a>
+<a href="../sub/page2.html">this page</a>
+<a href="../../tree/bin/all.bin">binary</a>
+</body></html>
+`)},
+		{"site/other/x.txt", []byte("x\n")},
+		{"site/img/pic.bin", tree[4].data[:4096]},
+	}
+	writeMirrorFiles(t, filepath.Join(ng.root, "mirror", name), site)
+	// What the pages reach: themselves and the tree's files they name.
+	want := append([]mirrorFile{}, site...)
+	for _, f := range tree {
+		switch f.path {
+		case "with space/a b.txt", "hash#dir/h#1.txt", "query?dir/what?.txt", "pct%41dir/100%.txt",
+			"semi;colon/x;y=1.txt", "ünïcødé/ファイル 1.txt", "bin/all.bin":
+			want = append(want, mirrorFile{"tree/" + f.path, f.data})
+		}
+	}
+	start := ng.url + "/mirror/" + name + "/site/index.html"
+	var c fetch.Client
+	defer c.Close()
+
+	for _, schemesAllowed := range [][]string{nil, {"http", "ftp", "gopher"}} {
+		t.Run(fmt.Sprintf("schemes %v", schemesAllowed), func(t *testing.T) {
+			out, outside := mirrorOut(t)
+			// The other servers listen on other ports of the same host;
+			// SpanHosts lets a run reach them, whatever a host is to it.
+			opts := mirror.Options{Dir: out, Level: 3, SpanHosts: true, Schemes: schemesAllowed, Parallel: 4}
+			reports := mirrorRun(t, &c, opts, start)
+			// Where the tree went: a run that crosses schemes may put a
+			// directory for the scheme first.
+			local := ""
+			for _, r := range reports {
+				if r.URL == start {
+					local = filepath.Join(out, filepath.FromSlash(strings.TrimSuffix(r.Path, "site/index.html")))
+				}
+			}
+			if local == "" {
+				t.Fatalf("no report for %s: %+v", start, reports)
+			}
+			if !strings.HasSuffix(filepath.ToSlash(local), hostDir(t, ng.url)+"/mirror/"+name+"/") {
+				t.Errorf("%s saved in %s, want HOST:PORT/PATH", start, local)
+			}
+			checkMirrored(t, local, want, "")
+			outside()
+			others := map[string]bool{}
+			for _, r := range reports {
+				if strings.HasPrefix(r.URL, "ftp:") || strings.HasPrefix(r.URL, "gopher:") {
+					if r.Status != mirror.Fetched {
+						t.Errorf("%s: %s %v", r.URL, r.Status, r.Err)
+						continue
+					}
+					others[r.URL] = true
+					got, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(r.Path)))
+					if err != nil || string(got) != string(leaf[0].data) {
+						t.Errorf("%s saved as %s: %q, %v", r.URL, r.Path, got, err)
+					}
+				}
+			}
+			if schemesAllowed == nil {
+				if len(others) != 0 {
+					t.Errorf("the default schemes followed %v", others)
+				}
+				if es, _ := os.ReadDir(out); len(es) != 1 {
+					t.Errorf("the default schemes made %d directories in the output directory: %q", len(es), listFiles(out))
+				}
+				return
+			}
+			if !others[ftpURL] || !others[gopherURL] {
+				t.Errorf("with schemes %v, fetched %v; want %s and %s", schemesAllowed, others, ftpURL, gopherURL)
+			}
+		})
+	}
+}
+
+// ftpMirrorServer is a real FTP server with the log of the files it sent.
+type ftpMirrorServer struct {
+	name, addr, root, log string
+	// downloads returns the decoded paths of the files the log lines send.
+	downloads func(lines []string) map[string]bool
+}
+
+// vsftpdLine is a line of vsftpd's own log for a file sent:
+// ... OK DOWNLOAD: Client "127.0.0.1", "/path", 6 bytes, ...
+var vsftpdLine = regexp.MustCompile(`OK DOWNLOAD: Client "[^"]*", "(.*)", \d+ bytes`)
+
+// pureFTPdLine is a line of Pure-FTPd's log in the common log format:
+// 127.0.0.1 - ftp [date] "GET /absolute/escaped/path" 200 6
+var pureFTPdLine = regexp.MustCompile(`"GET ([^"]*)" 200 \d+`)
+
+func logPaths(re *regexp.Regexp, decode bool) func([]string) map[string]bool {
+	return func(lines []string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range lines {
+			if s := re.FindStringSubmatch(l); s != nil {
+				p := s[1]
+				if decode {
+					p = unescaped(p)
+				}
+				m[p] = true
+			}
+		}
+		return m
+	}
+}
+
+// ftpMirrorServers returns vsftpd (LIST only: it has no MLSD) and
+// Pure-FTPd (MLSD), those that run.
+func ftpMirrorServers(t *testing.T) []ftpMirrorServer {
+	t.Helper()
+	var out []ftpMirrorServer
+	var names []string
+	for _, s := range []ftpMirrorServer{
+		{name: "vsftpd", addr: "VSFTPD", downloads: logPaths(vsftpdLine, false)},
+		{name: "pure-ftpd", addr: "PUREFTPD", downloads: logPaths(pureFTPdLine, true)},
+	} {
+		env := []string{"URLGET_" + s.addr + "_ADDR", "URLGET_" + s.addr + "_ROOT", "URLGET_" + s.addr + "_LOG"}
+		names = append(names, env...)
+		if v, ok := lookupRealServer(t, env...); ok {
+			s.addr, s.root, s.log = v[0], v[1], v[2]
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		t.Skipf("no real FTP server running: set %s (start them with .ci/servers, see docs/testing.md)", strings.Join(names, ", "))
+	}
+	return out
+}
+
+func TestMirrorFTP(t *testing.T) {
+	for _, s := range ftpMirrorServers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			name := mirrorName("tree")
+			files := mirrorFixture(false)
+			writeMirrorFiles(t, filepath.Join(s.root, "mirror", name), files)
+			writeMirrorFiles(t, filepath.Join(s.root, "mirror", name+"-marker"), []mirrorFile{{"m", []byte("m\n")}})
+			base := "ftp://" + s.addr
+			start := base + "/mirror/" + name + "/"
+			marker := base + "/mirror/" + name + "-marker/m"
+			var c fetch.Client
+			defer c.Close()
+			out, outside := mirrorOut(t)
+			local := filepath.Join(out, hostDir(t, base), "mirror", name)
+
+			log := markServerLog(t, s.log)
+			mirrorRun(t, &c, mirrorOptions(out), start)
+			checkMirrored(t, local, files, "")
+			outside()
+			lines := log.linesAfter(t, &c, marker, name+"-marker/m")
+			sent := s.downloads(lines)
+			for _, f := range files {
+				// A client may make an empty file from the listing alone.
+				if len(f.data) > 0 && !loggedPath(sent, "/mirror/"+name+"/"+f.path) {
+					t.Errorf("first run: %s logged no download of %s: %q", s.name, f.path, lines)
+				}
+			}
+
+			log = markServerLog(t, s.log)
+			reports := mirrorRun(t, &c, mirrorOptions(out), start)
+			checkMirrored(t, local, files, "")
+			outside()
+			lines = log.linesAfter(t, &c, marker, name+"-marker/m")
+			for p := range s.downloads(lines) {
+				if strings.Contains(p, "/mirror/"+name+"/") {
+					t.Errorf("second run: %s sent %s again", s.name, p)
+				}
+			}
+			for _, r := range reports {
+				if r.Status == mirror.Fetched && !strings.HasSuffix(r.URL, "/") {
+					t.Errorf("second run: %s %s", r.URL, r.Status)
+				}
+			}
+		})
+	}
+}
+
+// loggedPath tells whether a logged path names p: Pure-FTPd logs the path
+// on the file system, vsftpd the one below its root with a "?" for each
+// byte that is not printable ASCII.
+func loggedPath(logged map[string]bool, p string) bool {
+	masked := []byte(p)
+	for i, b := range masked {
+		if b < 0x20 || b >= 0x7f {
+			masked[i] = '?'
+		}
+	}
+	for l := range logged {
+		if l == p || l == string(masked) || strings.HasSuffix(l, "/root"+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// gopherItemType is the item type a menu gives f.
+func gopherItemType(f mirrorFile) byte {
+	if strings.HasSuffix(f.path, ".txt") {
+		return '0'
+	}
+	return '9'
+}
+
+// writeGopherHole writes the fixture tree under root/mirror/name with a
+// gophermap in every directory: its files, its subdirectories as menus,
+// an item back to the top menu (a loop) and, at the top, an h item with a
+// URL: selector to web (the nginx tree). Selectors are written out raw
+// (UTF-8, spaces, semicolons), as gophernicus serves them.
+func writeGopherHole(t *testing.T, root, name, addr, web string, files []mirrorFile) {
+	t.Helper()
+	host, port, _ := strings.Cut(addr, ":")
+	top := "/mirror/" + name
+	menus := map[string][]string{"": {"iThe urlget mirror test tree\tfake\t(NULL)\t0"}}
+	linked := map[string]bool{} // the menus their parent's lists
+	item := func(dir string, typ byte, title, sel string) {
+		menus[dir] = append(menus[dir], fmt.Sprintf("%c%s\t%s\t%s\t%s", typ, title, sel, host, port))
+	}
+	for _, f := range files {
+		dir, base := "", f.path
+		if i := strings.LastIndexByte(f.path, '/'); i >= 0 {
+			dir, base = f.path[:i], f.path[i+1:]
+		}
+		// The menus above it, each listed once by its parent.
+		for d := dir; d != ""; {
+			parent, sub := "", d
+			if i := strings.LastIndexByte(d, '/'); i >= 0 {
+				parent, sub = d[:i], d[i+1:]
+			}
+			if linked[d] {
+				break
+			}
+			linked[d] = true
+			item(parent, '1', sub, top+"/"+d)
+			d = parent
+		}
+		item(dir, gopherItemType(f), base, top+"/"+f.path)
+	}
+	var maps []mirrorFile
+	for dir, lines := range menus {
+		lines = append(lines, fmt.Sprintf("1Back to the top\t%s\t%s\t%s", top, host, port))
+		p := "gophermap"
+		if dir != "" {
+			p = dir + "/gophermap"
+		} else {
+			lines = append(lines, "hThe same tree on the web\tURL:"+web+"\t"+host+"\t"+port)
+		}
+		maps = append(maps, mirrorFile{p, []byte(strings.Join(lines, "\n") + "\n")})
+	}
+	writeMirrorFiles(t, filepath.Join(root, "mirror", name), append(append([]mirrorFile{}, files...), maps...))
+}
+
+// gophernicusLine is a line of gophernicus's log (-l, the combined log
+// format): ... "GET 0/selector HTTP/1.0" 200 6 ...
+var gophernicusLine = regexp.MustCompile(`"GET (.)(.*) HTTP/1\.0" (\d+) \d+`)
+
+func TestMirrorGophernicus(t *testing.T) {
+	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT", "URLGET_GOPHERNICUS_LOG")
+	addr, root, logPath := env[0], env[1], env[2]
+	ng := nginxForMirror(t)
+	name := mirrorName("hole")
+	files := mirrorFixture(true)
+	writeGopherHole(t, root, name, addr, ng.url+"/mirror/"+name+"/plain.txt", files)
+	writeMirrorFiles(t, filepath.Join(ng.root, "mirror", name), []mirrorFile{{"plain.txt", []byte("on the web\n")}})
+	writeMirrorFiles(t, filepath.Join(root, "mirror", name+"-marker"), []mirrorFile{{"m", []byte("m\n")}})
+	base := "gopher://" + addr
+	start := base + "/1/mirror/" + name
+	marker := base + "/0/mirror/" + name + "-marker/m"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(out, hostDir(t, base), "mirror", name)
+
+	log := markServerLog(t, logPath)
+	mirrorRun(t, &c, mirrorOptions(out), start)
+	checkMirrored(t, local, files, "gophermap")
+	outside()
+	if es, _ := os.ReadDir(out); len(es) != 1 {
+		t.Errorf("the h item's http: URL was followed by default: %q", listFiles(out))
+	}
+	lines := log.linesAfter(t, &c, marker, name+"-marker/m")
+	sent := gophernicusFiles(lines, name)
+	for _, f := range files {
+		if !sent["/mirror/"+name+"/"+f.path] {
+			t.Errorf("first run: gophernicus logged no request for %s: %q", f.path, lines)
+		}
+	}
+
+	log = markServerLog(t, logPath)
+	mirrorRun(t, &c, mirrorOptions(out), start)
+	checkMirrored(t, local, files, "gophermap")
+	outside()
+	lines = log.linesAfter(t, &c, marker, name+"-marker/m")
+	for p := range gophernicusFiles(lines, name) {
+		t.Errorf("second run: gophernicus sent %s again", p)
+	}
+}
+
+// gophernicusFiles returns the selectors of the files (not menus) below
+// /mirror/name/ that gophernicus's log lines show it sent.
+func gophernicusFiles(lines []string, name string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lines {
+		s := gophernicusLine.FindStringSubmatch(l)
+		if s == nil || s[1] == "1" || s[3] != "200" || !strings.HasPrefix(s[2], "/mirror/"+name+"/") {
+			continue
+		}
+		m[s[2]] = true
+	}
+	return m
+}
+
+func TestMirrorINN(t *testing.T) {
+	addr := innAddr(t, "URLGET_INN_ADDR")
+	const group = "urlget.test.mirror"
+	posted := innArticles(group)
+	innPost(t, addr, posted)
+	// INN logs readers' commands only through syslog (see
+	// .ci/servers/inn.sh): the commands are counted on the connections.
+	d := &commandDialer{}
+	c := fetch.Client{Dialer: d, NNTP: schemes.NNTPOptions{MaxArticles: -1}}
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	start := "nntp://" + addr + "/" + group
+	local := filepath.Join(out, hostDir(t, "nntp://"+addr), group)
+
+	mirrorRun(t, &c, mirrorOptions(out), start)
+	outside()
+	got := map[string]string{}
+	es, err := os.ReadDir(local)
+	if err != nil {
+		t.Fatalf("the group's directory: %v (there: %q)", err, listFiles(out))
+	}
+	number := regexp.MustCompile(`^[0-9]+$`)
+	for _, e := range es {
+		if !number.MatchString(e.Name()) {
+			t.Errorf("%s: not an article number", e.Name())
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(local, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[e.Name()] = string(b)
+	}
+	for _, a := range posted {
+		found := false
+		for _, text := range got {
+			if strings.Contains(text, "\nMessage-ID: <"+a.id+">\n") {
+				innCheckArticle(t, text, a)
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("<%s> is not among the %d files", a.id, len(got))
+		}
+	}
+	first := d.counts()
+	if n := first["ARTICLE"] + first["BODY"]; n < len(posted) {
+		t.Errorf("first run: %d ARTICLE and BODY commands for %d articles: %v", n, len(posted), first)
+	}
+
+	mirrorRun(t, &c, mirrorOptions(out), start)
+	again := d.counts()
+	if n := again["ARTICLE"] + again["BODY"]; n != 0 {
+		t.Errorf("second run: %d ARTICLE and BODY commands: %v", n, again)
+	}
+}
