@@ -111,6 +111,9 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		}()
 	}
 	wg.Wait()
+	if e.fatal == nil && ctx.Err() == nil && e.o.Delete && e.stats.Failed == 0 {
+		e.sweep(start)
+	}
 	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks {
 		e.convertAll()
 	}
@@ -532,16 +535,23 @@ func (e *engine) process(ctx context.Context, it item) {
 		e.fail(it.url, "", err)
 		return
 	}
-	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u) {
-		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
-		return
-	}
 	rel := it.path
 	if rel == "" {
 		if rel, err = e.o.Layout.Path(u, pageKind(u)); err != nil {
 			e.fail(u.Redacted(), "", &schemes.Error{Kind: schemes.ErrBadURL, URL: u.Redacted(), Err: err})
 			return
 		}
+	}
+	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u) {
+		// Kept out, not gone: --delete leaves its copy alone.
+		e.claim(rel)
+		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
+		return
+	}
+	if !namesListing(u, it.kind) && !e.claim(rel) {
+		// A file's local name: one URL per name and run.
+		e.duplicate(u, rel)
+		return
 	}
 	if e.o.Timestamping && e.upToDate(it, rel) {
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
@@ -581,6 +591,40 @@ func (e *engine) process(ctx context.Context, it item) {
 	}
 }
 
+// namesListing reports whether u names a listing that is not saved (an
+// FTP or local directory, a newsgroup), whose local path is a directory
+// rather than a file's name.
+func namesListing(u uri.URL, kind schemes.Kind) bool {
+	switch u.Scheme() {
+	case "http", "https", "gopher", "gophers":
+		return false
+	}
+	_, dir := parentPath(u)
+	return dir || kind == schemes.KindDirectory
+}
+
+// claim records rel as the local name of a URL of this run; false when
+// another URL has it already. The names claimed are also what --delete
+// keeps (sweep).
+func (e *engine) claim(rel string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.saved.add(rel)
+}
+
+// duplicate reports a URL whose local name another URL of the run took:
+// a directory's URL and its index.html are one page to the layout (as to
+// wget) and the second is skipped; any other pair is a collision, and
+// the second fails.
+func (e *engine) duplicate(u uri.URL, rel string) {
+	p := u.Path()
+	if path.Base(rel) == IndexName && (strings.HasSuffix(p, "/") || p == "" || path.Base(p) == IndexName) {
+		e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "the same page as its directory's " + IndexName})
+		return
+	}
+	e.fail(u.Redacted(), rel, &schemes.Error{Kind: schemes.ErrWrite, URL: u.Redacted(), Op: "saving " + rel, Err: ErrCollided})
+}
+
 // upToDate reports whether -N may skip the fetch: the listing gave the
 // remote file's size and time and the local copy has the same size and is
 // not older (wget's rule), or the item is a news article, which never
@@ -606,19 +650,18 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		// A redirect: the copy goes where the final URL's would, and
 		// that URL counts as seen.
 		final = f
-		if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" {
+		if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
 			rel = r
+		} else {
+			final = u
 		}
 		e.mu.Lock()
 		e.seen.add(visitKey(f.WithoutFragment()))
 		e.mu.Unlock()
 	}
 	masked := final.Redacted()
-	e.mu.Lock()
-	fresh := e.saved.add(rel)
-	e.mu.Unlock()
-	if !fresh {
-		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "saving " + rel, Err: ErrCollided})
+	if final != u && !e.claim(rel) {
+		e.duplicate(final, rel)
 		return
 	}
 	f, off, err := e.store.Create(rel)
@@ -720,26 +763,21 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	var menu *File
 	var menuRel string
 	var mw *bufio.Writer
+	var cw *countWriter
 	if pageKind(u) == PageGopherMenu {
 		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
 		if err == nil {
-			e.mu.Lock()
-			fresh := e.saved.add(menuRel)
-			e.mu.Unlock()
-			if fresh {
-				menu, _, err = e.store.Create(menuRel)
-				if err == nil {
-					err = menu.Restart()
-				}
+			menu, _, err = e.store.Create(menuRel)
+			if err == nil {
+				err = menu.Restart()
 			}
 		}
 		if err != nil {
 			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
 			return
 		}
-		if menu != nil {
-			mw = bufio.NewWriterSize(menu.File, 32<<10)
-		}
+		cw = &countWriter{w: menu.File}
+		mw = bufio.NewWriterSize(cw, 32<<10)
 	}
 	group := isGroup(u)
 	var names map[string]bool
@@ -808,7 +846,11 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		e.fail(masked, menuRel, lerr)
 		return
 	}
-	e.report(Report{URL: masked, Path: menuRel, Status: Fetched})
+	var size int64
+	if cw != nil {
+		size = cw.n
+	}
+	e.report(Report{URL: masked, Path: menuRel, Size: size, Status: Fetched})
 	if names != nil {
 		// Only a listing read to its end says what is gone: one cut
 		// short would have the rest deleted.
@@ -823,6 +865,18 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "deleting in " + dir, Err: err})
 		}
 	}
+}
+
+// countWriter counts what goes through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // isGroup reports whether u names a newsgroup, whose articles are saved

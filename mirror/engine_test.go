@@ -386,3 +386,45 @@ func TestMirrorConvertLinks(t *testing.T) {
 		t.Errorf("sub/index.html:\n got %s\nwant %s", got["sub/index.html"], want)
 	}
 }
+
+// Over http --delete removes, after a run in which nothing failed, the
+// files no page of the run linked to; a directory's URL and its
+// index.html are one page, not a collision.
+func TestMirrorDeleteHTTP(t *testing.T) {
+	pages := map[string]string{
+		"/":           `<a href="a.txt">a</a> <a href="b.txt">b</a> <a href="index.html">again</a> <a href="d/">d</a>`,
+		"/index.html": `<a href="a.txt">a</a>`,
+		"/a.txt":      "A",
+		"/b.txt":      "B",
+		"/d/":         `<a href="c.txt">c</a>`,
+		"/d/c.txt":    "C",
+		"/robots.txt": "User-agent: *\nDisallow: /secret\n",
+		"/secret.txt": "S",
+	}
+	pages["/"] += ` <a href="secret.txt">s</a>`
+	_, base := newSite(t, pages)
+	out := t.TempDir()
+	o := Options{Dir: out, Level: -1, Timestamping: true, Delete: true, Robots: true, Layout: Layout{NoHostDirs: true}}
+	_, rec, err := run(t, o, base+"/")
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if n := rec.count(Skipped); n != 2 {
+		t.Errorf("%d skipped, want index.html and secret.txt: %+v", n, rec.reports)
+	}
+	writeTree(t, out, map[string]string{"secret.txt": "kept from before"})
+	delete(pages, "/b.txt")
+	delete(pages, "/d/c.txt")
+	pages["/"] = strings.Replace(pages["/"], `<a href="b.txt">b</a>`, "", 1)
+	pages["/d/"] = ""
+	_, rec, err = run(t, o, base+"/")
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if got := keys(readTree(t, out)); got != "[a.txt d/index.html index.html secret.txt]" {
+		t.Errorf("after --delete: %s", got)
+	}
+	if n := rec.count(Deleted); n != 2 {
+		t.Errorf("%d deleted, want b.txt and d/c.txt: %+v", n, rec.reports)
+	}
+}
