@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/integration/ftptest"
+	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -171,5 +176,70 @@ func TestFTPParallelThroughClient(t *testing.T) {
 				t.Errorf("%d logins on %d connections for %d goroutines", logins, s.Conns(), workers)
 			}
 		})
+	}
+}
+
+// TestClientConcurrentSchemes fetches file:, http:, ftp:, gopher: and
+// nntp: URLs, bodies and listings, from eight goroutines at once through
+// one fetch.Client, so that the race detector sees every fetcher's pool
+// and the Client's own state shared: each fetch must bring exactly what
+// it names.
+func TestClientConcurrentSchemes(t *testing.T) {
+	const workers, each = 8, 20
+	mod := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "local.txt"), []byte("local file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "http "+r.URL.Path+"\n")
+	}))
+	t.Cleanup(hs.Close)
+	fs := ftptest.NewUnstartedServer(parallelTree(mod))
+	fs.Anonymous, fs.MLSD = true, true
+	fs.Start()
+	t.Cleanup(fs.Close)
+	mux := gophertest.NewMux()
+	mux.Handle("/text", gophertest.Text("gopher text\n"))
+	mux.Handle("/menu", gophertest.Menu(gophertest.Item{Type: '0', Display: "Text", Selector: "/text"}))
+	gs := gopherServer(t, mux)
+	ns := newNewsServer(t, newsConfig())
+
+	c := directClient()
+	defer c.Close()
+	type job struct {
+		url     string
+		body    string // the body wanted, or
+		entries int    // the number of entries a listing must have
+	}
+	jobs := []job{
+		{url: "file://" + filepath.ToSlash(dir) + "/local.txt", body: "local file\n"},
+		{url: "file://" + filepath.ToSlash(dir) + "/", entries: 1},
+		{url: hs.URL + "/x", body: "http /x\n"},
+		{url: fs.URL + "/" + uri.EscapePath(parallelPath(3)), body: parallelPath(3) + "\n"},
+		{url: fs.URL + "/par/d2/", entries: 10},
+		{url: gs.URL + "/0/text", body: "gopher text\n"},
+		{url: gs.URL + "/1/menu", entries: 1},
+		{url: ns.URL + "/test.urlget/11", body: ""},
+		{url: ns.URL + "/test.urlget", entries: 3},
+	}
+	inParallel(t, workers, each, func(g, i int) error {
+		j := jobs[(g+i)%len(jobs)]
+		body, es, err := fetchText(t, c, j.url)
+		switch {
+		case err != nil:
+			return err
+		case j.entries > 0 && len(es) != j.entries:
+			return fmt.Errorf("%s: %d entries, want %d", j.url, len(es), j.entries)
+		case j.entries == 0 && j.body != "" && body != j.body:
+			return fmt.Errorf("%s: got %q", j.url, body)
+		case j.entries == 0 && j.body == "" && !strings.HasSuffix(body, "\n\nsecond body\n"):
+			return fmt.Errorf("%s: got %q", j.url, body)
+		}
+		return nil
+	})
+	if n := ns.Connections(); n > workers {
+		t.Errorf("%d NNTP connections for %d goroutines", n, workers)
 	}
 }

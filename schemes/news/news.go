@@ -23,8 +23,10 @@ import (
 const DefaultMaxArticles = 100
 
 // maxIdlePerServer bounds the idle sessions kept per server: a run that
-// fetches its URLs one after the other uses exactly one.
-const maxIdlePerServer = 4
+// fetches its URLs one after the other uses exactly one, and a parallel run
+// or mirror (at most eight transfers to one server at once) keeps each of
+// its sessions instead of ending some and logging in again.
+const maxIdlePerServer = 8
 
 // Fetcher retrieves news, snews, nntp and nntps URLs. Its zero value is ready
 // to use. It keeps the NNTP sessions it opened so that every URL of a run that
