@@ -156,6 +156,19 @@ type Request struct {
 	Head   bool    // metadata only (curl's -I)
 	Raw    bool    // a listing as the server's own bytes (--raw)
 
+	// IfModifiedSince and IfNoneMatch make the request conditional (-N):
+	// an http(s) server that finds the resource unchanged answers with a
+	// Resource whose NotModified is set and that has neither Body nor
+	// Listing. The zero values send no condition; other schemes ignore
+	// them. See schemes.Request.IfModifiedSince.
+	IfModifiedSince time.Time
+	IfNoneMatch     string
+
+	// GopherAttributes asks a gopher menu for its items' Gopher+
+	// attributes, so that its entries carry sizes and times where the
+	// server offers them; see schemes.Request.GopherAttributes.
+	GopherAttributes bool
+
 	// Last tells that no request follows this one on the Client; see
 	// schemes.Request.Last.
 	Last bool
@@ -276,7 +289,8 @@ var notRetrievable = map[string]string{
 }
 
 // Do retrieves one URL. On success exactly one of the Resource's Body and
-// Listing is set (neither with Head); the caller closes it. A transfer
+// Listing is set (neither with Head, nor when NotModified answers a
+// conditional request); the caller closes it. A transfer
 // bounded by Timeout or by ctx stops when either ends, body included.
 func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	c.init()
@@ -376,7 +390,9 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 	if res.URL == "" {
 		res.URL = req.URL.Redacted()
 	}
-	if c.MaxSize > 0 && res.Size > 0 && res.Size > c.MaxSize {
+	// A 304 brings no body: the size it may give is of the copy the
+	// caller already holds.
+	if c.MaxSize > 0 && !res.NotModified && res.Size > 0 && res.Size > c.MaxSize {
 		closeResource(res)
 		cancel()
 		return nil, req.Fail(schemes.ErrTooLarge, "", 0, "", fmt.Errorf("%d bytes exceeds the limit of %d", res.Size, c.MaxSize))
@@ -475,6 +491,10 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Trace:     c.Trace,
 		MaxSize:   c.MaxSize,
 		Prompt:    c.Prompt,
+
+		IfModifiedSince:  r.IfModifiedSince,
+		IfNoneMatch:      r.IfNoneMatch,
+		GopherAttributes: r.GopherAttributes,
 	}
 	if user, ok := u.User(); ok {
 		req.User, req.HasUser = user, true

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/urlget/urlget/schemes"
@@ -160,5 +161,59 @@ func TestGophernicusSearchAndErrors(t *testing.T) {
 			got = readEntries(t, res)
 		}
 		t.Errorf("missing directory: err = %v, entries %+v; want ErrNotFound with the server's message", err, got)
+	}
+}
+
+// TestGophernicusAttributesFallBack asks gophernicus for a menu's Gopher+
+// attributes (Gopher+ §2.6, "selector TAB $"). gophernicus answers "TAB $"
+// with the empty selector by a fixed block describing its root menu (for
+// the UMN client), and takes "$" after any other selector for search
+// terms, sending the plain menu: it gives no Mod-Date and no sizes. The
+// listing is then the plain menu's, whichever menu comes first, and only
+// the first request of the Fetcher to the server asks for attributes.
+func TestGophernicusAttributesFallBack(t *testing.T) {
+	tr := gophernicus(t)
+	for _, first := range []string{"/1", "/1" + tr.sel + "/"} {
+		t.Run(first, func(t *testing.T) {
+			var f gopher.Fetcher
+			var mu sync.Mutex
+			var sent []string
+			fetch := func(url string) []schemes.Entry {
+				req := gopherRequest(t, url)
+				req.GopherAttributes = true
+				req.Trace = func(dir schemes.Direction, line string) {
+					if dir == schemes.Sent {
+						mu.Lock()
+						sent = append(sent, line)
+						mu.Unlock()
+					}
+				}
+				return readEntries(t, mustFetch(t, &f, req))
+			}
+			es := fetch(tr.base + first)
+			if first == "/1" {
+				if !hasEntry(es, tr.base+"/1"+tr.sel+"/") {
+					t.Errorf("root menu lacks %s: %+v", tr.sel, es)
+				}
+				es = fetch(tr.base + "/1" + tr.sel + "/")
+			}
+			if !hasEntry(es, tr.base+"/0"+tr.sel+"/hello.txt") || len(es) < 5 {
+				t.Errorf("menu = %+v", es)
+			}
+			for _, e := range es {
+				if !e.ModTime.IsZero() || e.Size != -1 {
+					t.Errorf("%s: time %v, size %d from a server that gave neither", e.Name, e.ModTime, e.Size)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			want := []string{strings.TrimPrefix(first, "/1") + "\t$", strings.TrimPrefix(first, "/1")}
+			if first == "/1" {
+				want = append(want, tr.sel+"/")
+			}
+			if strings.Join(sent, "|") != strings.Join(want, "|") {
+				t.Errorf("sent %q, want %q", sent, want)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/schemes"
@@ -165,5 +166,113 @@ func TestGopherPlusErrorsAndFallback(t *testing.T) {
 	body := readBody(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/0/gopher0%09%09+")))
 	if string(body) != "a Gopher0 server\n" {
 		t.Errorf("Gopher0 fallback = %q", body)
+	}
+}
+
+// TestGopherPlusMenuAttributes asks a Gopher+ menu for its items'
+// attributes (Gopher+ §2.6, "selector TAB $"): every entry carries its
+// time from +ADMIN's Mod-Date, its size where +VIEWS gives it in bytes
+// (not where it gives rounded kilobytes, nor for a menu) and its abstract.
+// A server that answers "$" with a plain menu is asked again plainly, and
+// from then on only plainly.
+func TestGopherPlusMenuAttributes(t *testing.T) {
+	mod := time.Date(2022, 5, 6, 7, 8, 9, 0, time.UTC)
+	text := &gophertest.PlusItem{
+		Info:     gophertest.Item{Type: '0', Display: "Notes", Selector: "/notes.txt", Plus: "+"},
+		Abstract: "Notes on\nthings.",
+		Views:    []gophertest.View{{Name: "text/plain", Data: []byte("12345\r\n")}},
+		ModDate:  mod, ExactSizes: true,
+	}
+	bin := &gophertest.PlusItem{
+		Info:    gophertest.Item{Type: '9', Display: "Image", Selector: "/img.bin", Plus: "+"},
+		Views:   []gophertest.View{{Name: "application/octet-stream", Data: make([]byte, 3000)}},
+		ModDate: mod.Add(time.Hour),
+	}
+	sub := &gophertest.PlusItem{
+		Info:    gophertest.Item{Type: '1', Display: "Sub", Selector: "/sub", Plus: "+"},
+		Views:   []gophertest.View{{Name: "application/gopher+-menu", Data: []byte("menu")}},
+		ModDate: mod, ExactSizes: true,
+	}
+	mux := gophertest.NewMux()
+	mux.Handle("/dir", gophertest.PlusMenu(text, bin, sub))
+	s := gopherServer(t, mux)
+	var f gopher.Fetcher
+	req := gopherRequest(t, s.URL+"/1/dir")
+	req.GopherAttributes = true
+	es := readEntries(t, mustFetch(t, &f, req))
+	gopherSent(t, s, "/dir\t$\r\n")
+	type want struct {
+		url   string
+		kind  schemes.Kind
+		size  int64
+		mod   time.Time
+		descr string
+	}
+	wants := []want{
+		{s.URL + "/0/notes.txt", schemes.KindFile, 7, mod, "Notes on things."},
+		{s.URL + "/9/img.bin", schemes.KindFile, -1, mod.Add(time.Hour), ""},
+		{s.URL + "/1/sub", schemes.KindDirectory, -1, mod, ""},
+	}
+	if len(es) != len(wants) {
+		t.Fatalf("%d entries, want %d: %+v", len(es), len(wants), es)
+	}
+	for i, w := range wants {
+		e := es[i]
+		if e.URL != w.url || e.Kind != w.kind || e.Size != w.size || !e.ModTime.Equal(w.mod) || e.Description != w.descr || e.Fields["gopher+"] != "+" {
+			t.Errorf("entry %d = %+v; want %+v", i, e, w)
+		}
+	}
+	if v := es[1].Fields["view"]; v != "application/octet-stream: <3k>" {
+		t.Errorf("view of the image = %q", v)
+	}
+
+	// Without the opt-in the menu is asked for plainly.
+	es = readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/1/dir")))
+	gopherSent(t, s, "/dir\r\n")
+	if len(es) != 3 || !es[0].ModTime.IsZero() || es[0].Size != -1 {
+		t.Errorf("plain menu = %+v", es)
+	}
+
+	plain := gophertest.Item{Type: '0', Display: "Plain", Selector: "/plain.txt", Host: "127.0.0.1", Port: "70"}
+	for _, tc := range []struct {
+		name string
+		menu gophertest.Handler
+	}{
+		// gophernicus takes "$" for search terms and sends the menu.
+		{"gopher0", gophertest.Raw([]byte(plain.Line("", "") + ".\r\n"))},
+		// A Gopher+ header, but a plain menu after it.
+		{"no-info", gophertest.Menu(plain)},
+		// Attributes of the menu itself, as gophernicus gives for the
+		// empty selector only.
+		{"itself", gophertest.HandlerFunc(func(w io.Writer, r *gophertest.Request) {
+			if r.Plus != "$" {
+				gophertest.Menu(plain).ServeGopher(w, r)
+				return
+			}
+			io.WriteString(w, "+-1\r\n+INFO: 1Main menu\t"+r.Selector+"\t"+r.Host+"\t"+r.Port+"\r\n+VIEWS:\r\n application/gopher+-menu: <512b>\r\n.\r\n")
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mux := gophertest.NewMux()
+			mux.Handle("/m", tc.menu)
+			mux.Handle("/n", tc.menu)
+			s := gopherServer(t, mux)
+			var f gopher.Fetcher
+			for _, sel := range []string{"/m", "/n"} {
+				req := gopherRequest(t, s.URL+"/1"+sel)
+				req.GopherAttributes = true
+				es := readEntries(t, mustFetch(t, &f, req))
+				if len(es) != 1 || es[0].Name != "Plain" || es[0].URL != "gopher://127.0.0.1/0/plain.txt" {
+					t.Errorf("%s: entries %+v", sel, es)
+				}
+			}
+			var got []string
+			for _, r := range s.Requests() {
+				got = append(got, string(r.Raw))
+			}
+			if want := []string{"/m\t$\r\n", "/m\r\n", "/n\r\n"}; strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("requests %q, want %q", got, want)
+			}
+		})
 	}
 }

@@ -262,3 +262,36 @@ func TestNewsINNAuthinfo(t *testing.T) {
 		}
 	}
 }
+
+// TestNewsINNRange lists this run's articles on INN by number range
+// (nntp://host/group/first-last and news:group/first-last, as Lynx takes
+// them): MaxArticles does not cut an explicit range, and every entry
+// carries its group and number.
+func TestNewsINNRange(t *testing.T) {
+	addr := innAddr(t, "URLGET_INN_ADDR")
+	const group = "urlget.test"
+	posted := innArticles(group)
+	innPost(t, addr, posted)
+	f := newsFetcher(t)
+	newest := newsFetchListing(t, f, newsRequest(t, "news:"+group, &schemes.NNTPOptions{Server: addr, MaxArticles: len(posted)}))
+	if len(newest) != len(posted) {
+		t.Fatalf("%d entries, want %d", len(newest), len(posted))
+	}
+	first, last := newest[0].Fields["number"], newest[len(newest)-1].Fields["number"]
+	opts := &schemes.NNTPOptions{Server: addr, MaxArticles: 1}
+	base := "nntp://" + addr + "/" + group
+	for _, u := range []string{base + "/" + first + "-" + last, "news:" + group + "/" + first + "-" + last, base + "/" + first + "-"} {
+		es := newsFetchListing(t, f, newsRequest(t, u, opts))
+		if len(es) != len(posted) {
+			t.Fatalf("%s: %d entries, want %d: %+v", u, len(es), len(posted), es)
+		}
+		for i, e := range es {
+			if e.Fields["number"] != newest[i].Fields["number"] || e.Fields["group"] != group || e.Fields["message-id"] != "<"+posted[i].id+">" {
+				t.Errorf("%s entry %d: %+v", u, i, e)
+			}
+			if strings.HasPrefix(u, "nntp:") && e.URL != base+"/"+e.Fields["number"] {
+				t.Errorf("%s entry %d URL %s", u, i, e.URL)
+			}
+		}
+	}
+}

@@ -81,6 +81,26 @@ type Request struct {
 	// a Body with them instead of a Listing where the protocol has any.
 	Raw bool
 
+	// IfModifiedSince and IfNoneMatch make the request conditional, for an
+	// incremental mirror (-N): http: and https: send them as the
+	// If-Modified-Since (RFC 9110 §13.1.3, in the IMF-fixdate form of
+	// http.TimeFormat, to the second) and If-None-Match (§13.1.2, an
+	// entity-tag list such as `"abc"` or `W/"abc"`, sent as given) fields,
+	// and a server that finds the resource unchanged answers with a
+	// Resource whose NotModified is set. The zero time and "" send
+	// nothing. Other schemes ignore them: their listings carry the sizes
+	// and times to compare.
+	IfModifiedSince time.Time
+	IfNoneMatch     string
+
+	// GopherAttributes asks a gopher menu's listing for each item's Gopher+
+	// attributes (Gopher+ §2.6, the "\t$" request) when the menu's item or
+	// the server speaks Gopher+: entries then carry Size from +VIEWS where
+	// the server gives it exactly and ModTime from +ADMIN's Mod-Date. A
+	// server that does not speak Gopher+ is sent the plain request, and
+	// the listing is the plain menu's. Other schemes ignore it.
+	GopherAttributes bool
+
 	// Search holds search terms given apart from the URL (--search), for
 	// gopher type-7 items and WAIS databases; HasSearch tells whether it was.
 	Search    string
@@ -336,7 +356,8 @@ type Listing interface {
 }
 
 // Resource is what a Fetcher returns: a byte stream or a listing. Exactly one
-// of Body and Listing is set, or neither when the request asked for Head.
+// of Body and Listing is set, or neither when the request asked for Head or
+// the server answered a conditional request with NotModified.
 type Resource struct {
 	// URL is the resource's final URL (after redirects), password masked.
 	URL string
@@ -369,6 +390,20 @@ type Resource struct {
 	// entries' names, one a line, as the server sent them (FTP ;type=d,
 	// whose NLST output scripts rely on).
 	NamesOnly bool
+
+	// NotModified tells that the server answered the conditions of
+	// Request.IfModifiedSince or IfNoneMatch with 304 Not Modified (RFC
+	// 9110 §15.4.5): the copy the caller holds is current. (A 304 to
+	// conditions given as header fields, curl's -H, is an empty Body.) Body and
+	// Listing are then nil; ModTime, Size (-1 unless the server sent a
+	// Content-Length), ETag and Header are as the server sent them.
+	NotModified bool
+
+	// ETag is the entity-tag the server gave for the representation (RFC
+	// 9110 §8.8.3), quotes and any W/ prefix included, ready to send back
+	// as Request.IfNoneMatch; "" when it gave none or the protocol has
+	// none (only http: and https: fill it).
+	ETag string
 }
 
 // SliceListing is a Listing over entries already in memory, for protocols

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Mux answers each selector with its own handler, and selectors it does not
@@ -181,6 +182,13 @@ type PlusItem struct {
 	Views    []View
 	Ask      []string                             // the +ASK block's lines ("Ask: Name?" …)
 	Asked    func(values []string) (string, bool) // the reply text for the values, ok false to refuse
+
+	// ModDate, when not zero, is given in an +ADMIN block (Gopher+ §2.7)
+	// with an Admin line.
+	ModDate time.Time
+	// ExactSizes gives the views' sizes in bytes ("<512b>"), as some
+	// servers do, instead of in kilobytes rounded up ("<1k>").
+	ExactSizes bool
 }
 
 // View is one representation of a Gopher+ item.
@@ -229,14 +237,27 @@ func (p *PlusItem) ServeGopher(w io.Writer, r *Request) {
 // to the names in want ("+ABSTRACT +VIEWS") when it is not empty, and
 // ended with a "." line.
 func (p *PlusItem) Attributes(host, port, want string) string {
+	return p.blocks(host, port, want) + ".\r\n"
+}
+
+// blocks renders the item's attribute blocks without the final "." line.
+func (p *PlusItem) blocks(host, port, want string) string {
 	blocks := []string{"+INFO: " + strings.TrimSuffix(p.Info.Line(host, port), "\r\n") + "\r\n"}
+	if !p.ModDate.IsZero() {
+		blocks = append(blocks, "+ADMIN:\r\n Admin: Test Admin <admin@example.invalid>\r\n Mod-Date: "+
+			p.ModDate.Format(time.ANSIC)+" <"+p.ModDate.Format("20060102150405")+">\r\n")
+	}
 	if p.Abstract != "" {
 		blocks = append(blocks, "+ABSTRACT:\r\n "+strings.ReplaceAll(p.Abstract, "\n", "\r\n ")+"\r\n")
 	}
 	if len(p.Views) > 0 {
 		v := "+VIEWS:\r\n"
 		for _, view := range p.Views {
-			v += " " + view.Name + ": <" + strconv.Itoa((len(view.Data)+1023)/1024) + "k>\r\n"
+			size := strconv.Itoa((len(view.Data)+1023)/1024) + "k"
+			if p.ExactSizes {
+				size = strconv.Itoa(len(view.Data)) + "b"
+			}
+			v += " " + view.Name + ": <" + size + ">\r\n"
 		}
 		blocks = append(blocks, v)
 	}
@@ -251,8 +272,30 @@ func (p *PlusItem) Attributes(host, port, want string) string {
 		}
 		b.WriteString(blk)
 	}
-	b.WriteString(".\r\n")
 	return b.String()
+}
+
+// PlusMenu is a Gopher+ menu of items: "$" answers with every item's
+// attribute blocks (Gopher+ §2.6), any other Gopher+ request with the menu
+// after a "+-1" header, a plain request with the menu.
+func PlusMenu(items ...*PlusItem) Handler {
+	return HandlerFunc(func(w io.Writer, r *Request) {
+		if r.Plus != "$" {
+			infos := make([]Item, len(items))
+			for i, it := range items {
+				infos[i] = it.Info
+			}
+			Menu(infos...).ServeGopher(w, r)
+			return
+		}
+		var b strings.Builder
+		b.WriteString("+-1\r\n")
+		for _, it := range items {
+			b.WriteString(it.blocks(r.Host, r.Port, ""))
+		}
+		b.WriteString(".\r\n")
+		io.WriteString(w, b.String())
+	})
 }
 
 // Dir serves the tree under root: a directory is a menu of its entries

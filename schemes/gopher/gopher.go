@@ -14,6 +14,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -26,6 +27,11 @@ type Fetcher struct {
 	// MaxMenuLines bounds the lines of one menu; a menu longer than that
 	// fails with schemes.ErrTooLarge. Zero means DefaultMaxMenuLines.
 	MaxMenuLines int
+
+	// plain holds the servers that answered a request for a menu's
+	// attributes (Request.GopherAttributes) as a Gopher0 server: their
+	// menus are asked for plainly from then on.
+	plain sync.Map // server → true
 }
 
 // maxErrorBlock bounds the text read from a Gopher+ error block or an
@@ -41,6 +47,11 @@ const maxErrorBlock = 8 << 10
 // with a Gopher+ string (RFC 1738 §3.4.3–§3.4.9) is sent as a Gopher+
 // request and its reply header read; "!" and "$" attribute requests come
 // back as text.
+//
+// With req.GopherAttributes a menu is asked for with its items' Gopher+
+// attributes, so that entries carry times and sizes where the server gives
+// them (see attributeMenu); a server that does not speak Gopher+ gets the
+// plain request.
 //
 // With req.Head the request is made and the start of the reply read, enough
 // to tell an error from an item and to learn a Gopher+ length; the
@@ -58,6 +69,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	srv := server{scheme: req.URL.Scheme(), host: req.URL.Hostname(), port: port(req.URL)}
+	if wantsAttributes(req, g) && !f.plainServer(srv) {
+		if res, ok, err := f.attributeMenu(ctx, req, g, srv); ok || err != nil {
+			return res, err
+		}
+	}
 	s, err := dial(ctx, req, srv)
 	if err != nil {
 		return nil, err

@@ -227,24 +227,34 @@ func (l *menuListing) Next() (schemes.Entry, error) {
 
 // read parses the next line from the connection.
 func (l *menuListing) read() (schemes.Entry, error) {
+	s, err := l.line()
+	if err != nil {
+		return schemes.Entry{}, err
+	}
+	return l.entry(s), nil
+}
+
+// line reads the next line of the reply, without its line end; io.EOF
+// after the "." line or the end of the stream.
+func (l *menuListing) line() (string, error) {
 	if l.err != nil {
-		return schemes.Entry{}, l.err
+		return "", l.err
 	}
 	if l.done {
-		return schemes.Entry{}, io.EOF
+		return "", io.EOF
 	}
 	line, err := l.br.ReadSlice('\n')
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
 		l.err = l.fail("read menu", schemes.ErrLineTooLong)
-		return schemes.Entry{}, l.err
+		return "", l.err
 	case err == io.EOF && len(line) == 0:
 		// RFC 1436 ends a menu with a "." line; many servers just close.
 		l.done = true
-		return schemes.Entry{}, io.EOF
+		return "", io.EOF
 	case err != nil && err != io.EOF:
 		l.err = l.fail("read menu", err)
-		return schemes.Entry{}, l.err
+		return "", l.err
 	}
 	if err == io.EOF {
 		l.done = true
@@ -252,19 +262,24 @@ func (l *menuListing) read() (schemes.Entry, error) {
 	s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
 	if s == "." {
 		l.done = true
-		return schemes.Entry{}, io.EOF
+		return "", io.EOF
 	}
 	l.lines++
 	if l.lines > l.max {
 		l.err = l.tooLarge(fmt.Errorf("menu has more than %d lines", l.max))
-		return schemes.Entry{}, l.err
+		return "", l.err
 	}
+	return s, nil
+}
+
+// entry turns a menu line into its entry.
+func (l *menuListing) entry(s string) schemes.Entry {
 	it := parseMenuLine(s)
 	e := entryFor(it, s, l.srv, l.prevType)
 	if it.valid && it.typ != typeMirror && it.typ != typeInfo && it.typ != typeError {
 		l.prevType = it.typ
 	}
-	return e, nil
+	return e
 }
 
 // lookahead reads leading information and error lines. When the menu ends

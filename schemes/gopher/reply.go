@@ -118,24 +118,7 @@ func sniffError(s *session) (msg string, isErr bool, err error) {
 // menu returns the reply as a streamed listing, after reading ahead past
 // any leading information lines to tell an error menu from a real one.
 func (f *Fetcher) menu(s *session, req *schemes.Request, srv server, res *schemes.Resource, framing int64) (*schemes.Resource, error) {
-	br := s.br
-	if framing >= 0 {
-		br = bufio.NewReaderSize(&exactReader{s: s, r: s.br, remain: framing, length: framing}, readBufferSize)
-	}
-	max := f.MaxMenuLines
-	if max <= 0 {
-		max = DefaultMaxMenuLines
-	}
-	l := &menuListing{
-		br:     br,
-		srv:    srv,
-		max:    max,
-		fail:   s.fail,
-		closer: s,
-		tooLarge: func(err error) error {
-			return req.Fail(schemes.ErrTooLarge, "read menu", 0, "", err)
-		},
-	}
+	l := f.menuReader(s, req, srv, framing, 1)
 	msg, isErr, err := l.lookahead()
 	if err != nil {
 		return nil, err
@@ -148,4 +131,27 @@ func (f *Fetcher) menu(s *session, req *schemes.Request, srv server, res *scheme
 	}
 	res.Listing = l
 	return res, nil
+}
+
+// menuReader reads the lines of a menu reply framed as a Gopher+ header
+// said (framing), at most perItem times the Fetcher's menu line limit.
+func (f *Fetcher) menuReader(s *session, req *schemes.Request, srv server, framing int64, perItem int) *menuListing {
+	br := s.br
+	if framing >= 0 {
+		br = bufio.NewReaderSize(&exactReader{s: s, r: s.br, remain: framing, length: framing}, readBufferSize)
+	}
+	max := f.MaxMenuLines
+	if max <= 0 {
+		max = DefaultMaxMenuLines
+	}
+	return &menuListing{
+		br:     br,
+		srv:    srv,
+		max:    max * perItem,
+		fail:   s.fail,
+		closer: s,
+		tooLarge: func(err error) error {
+			return req.Fail(schemes.ErrTooLarge, "read menu", 0, "", err)
+		},
+	}
 }

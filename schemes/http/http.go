@@ -40,6 +40,10 @@ const MaxRedirects = 20
 // one per server a run reaches over TLS, and a run rarely reaches more.
 const sessionCacheSize = 32
 
+// maxIdlePerHost is how many idle connections to one host a Fetcher keeps
+// for reuse: twice the most transfers a mirror runs to one host at once.
+const maxIdlePerHost = 16
+
 // drainLimit bounds how much of an error response's body is read and
 // discarded so that its connection can be reused for the next URL.
 const drainLimit = 64 << 10
@@ -109,8 +113,14 @@ func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
 			// curl offers h2 over TLS (ALPN, RFC 9113 §3.2), and so does
 			// urlget, for every URL of a run alike: a server is spoken to
 			// the same way whether a URL comes alone or among others.
-			ForceAttemptHTTP2:   true,
-			MaxIdleConnsPerHost: 4,
+			ForceAttemptHTTP2: true,
+			// A parallel run or mirror keeps up to that many transfers
+			// to one host at once (a mirror's default is 8): each
+			// connection goes back to the pool when its body ends and
+			// the next URL takes it, where net/http's default of 2 idle
+			// connections per host would close the rest and open new
+			// ones, a handshake (TLS too) per file.
+			MaxIdleConnsPerHost: maxIdlePerHost,
 			IdleConnTimeout:     90 * time.Second,
 			// Named, not left to the default, because body.lowWater
 			// relies on it: no more of a body than this waits in the
@@ -278,6 +288,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.HTTP.Referer != "" {
 		hreq.Header.Set("Referer", req.HTTP.Referer)
 	}
+	if err := conditions(req, hreq.Header); err != nil {
+		return nil, err
+	}
 	user, password, hasAuth, err := credentials(req)
 	if err != nil {
 		return nil, err
@@ -395,6 +408,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		Size:        -1,
 		Name:        fileName(resp),
 		Header:      responseHeader(resp),
+		ETag:        resp.Header.Get("ETag"),
 	}
 	var cs []string
 	if req.HTTP.Compressed {
@@ -442,6 +456,10 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		return nil, serr
 	}
 
+	if resp.StatusCode == http.StatusNotModified && conditional(req) {
+		return notModified(resp, res), nil
+	}
+
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && req.Offset > 0:
 		start, total, ok := contentRange(resp.Header.Get("Content-Range"))
@@ -487,6 +505,42 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	res.Body = b
 	return res, nil
+}
+
+// conditional reports whether req asks for the resource only if changed.
+func conditional(req *schemes.Request) bool {
+	return !req.IfModifiedSince.IsZero() || req.IfNoneMatch != ""
+}
+
+// conditions sets the fields of a conditional request (-N): If-None-Match
+// as given (RFC 9110 §13.1.2), If-Modified-Since as an IMF-fixdate (§13.1.3,
+// §5.6.7). A server that honours If-None-Match ignores If-Modified-Since
+// (§13.2.2), so sending both costs nothing. net/http's Client copies both
+// to each redirected request, so the conditions hold for the final URL.
+func conditions(req *schemes.Request, h http.Header) error {
+	if req.IfNoneMatch != "" {
+		if err := req.CheckArg("If-None-Match header", req.IfNoneMatch); err != nil {
+			return err
+		}
+		h.Set("If-None-Match", req.IfNoneMatch)
+	}
+	if !req.IfModifiedSince.IsZero() {
+		h.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(http.TimeFormat))
+	}
+	return nil
+}
+
+// notModified completes the Resource of a 304 answer to a conditional
+// request: no body (RFC 9110 §15.4.5), and the size only when the server
+// sent the Content-Length a 200 would have carried (§8.6); net/http
+// reports a 304's ContentLength as 0 whatever the field says.
+func notModified(resp *http.Response, res *schemes.Resource) *schemes.Resource {
+	resp.Body.Close()
+	res.NotModified = true
+	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+		res.Size = n
+	}
+	return res
 }
 
 // undecodable fails a response whose body is in a content coding urlget

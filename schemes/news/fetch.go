@@ -174,8 +174,9 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// groupListing lists the newest articles of a group: GROUP, then OVER,
-// XOVER or HEAD per article over the range (RFC 3977 §6.1.1, §8.3).
+// groupListing lists the newest articles of a group, or those of the range
+// the URL named: GROUP, then OVER, XOVER or HEAD per article over the range
+// (RFC 3977 §6.1.1, §8.3).
 func (s *session) groupListing(t target, max int64) (*schemes.Resource, bool, error) {
 	req := s.req
 	g, err := s.group(t.group)
@@ -197,6 +198,9 @@ func (s *session) groupListing(t target, max int64) (*schemes.Resource, bool, er
 		return res, false, nil
 	}
 	low, high, ok := g.articleRange(max)
+	if t.span != nil {
+		low, high, ok = g.spanRange(*t.span)
+	}
 	if !ok {
 		return emptyListing(res, req.Raw), false, nil
 	}
@@ -308,6 +312,7 @@ func (t target) articleEntry(o overview) schemes.Entry {
 		Size:    o.Bytes,
 		ModTime: parseDate(o.Date),
 		Fields: map[string]string{
+			"group":      t.group,
 			"number":     strconv.FormatInt(o.Number, 10),
 			"author":     decodeHeader(o.From),
 			"date":       o.Date,

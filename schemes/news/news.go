@@ -23,8 +23,10 @@ import (
 const DefaultMaxArticles = 100
 
 // maxIdlePerServer bounds the idle sessions kept per server: a run that
-// fetches its URLs one after the other uses exactly one.
-const maxIdlePerServer = 4
+// fetches its URLs one after the other uses exactly one, and a parallel run
+// or mirror (at most eight transfers to one server at once) keeps each of
+// its sessions instead of ending some and logging in again.
+const maxIdlePerServer = 8
 
 // Fetcher retrieves news, snews, nntp and nntps URLs. Its zero value is ready
 // to use. It keeps the NNTP sessions it opened so that every URL of a run that
@@ -74,6 +76,15 @@ type target struct {
 	// with newsScheme ("news" or "snews").
 	nntpBase   string
 	newsScheme string
+	// span, for a group listing, is the range of article numbers the URL
+	// named (Lynx's group/first-last); nil for the newest MaxArticles.
+	span *articleSpan
+}
+
+// articleSpan is a range of article numbers; last is -1 for "to the
+// group's newest".
+type articleSpan struct {
+	first, last int64
 }
 
 // Fetch retrieves the article, group listing or group list req.URL names.
@@ -206,6 +217,11 @@ func (f *Fetcher) put(s *session) {
 func decode(req *schemes.Request) (target, error) {
 	u := req.URL
 	var t target
+	if base, span, ok, err := splitSpan(req); err != nil {
+		return t, err
+	} else if ok {
+		u, t.span = base, span
+	}
 	switch scheme := u.Scheme(); scheme {
 	case "news", "snews":
 		v, err := u.News()
@@ -247,6 +263,9 @@ func decode(req *schemes.Request) (target, error) {
 	default:
 		return t, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("scheme "+strconv.Quote(scheme)+" is not served by the news fetcher"))
 	}
+	if t.span != nil && t.kind != kindGroup {
+		return t, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("an article range follows a newsgroup name, not "+strconv.Quote(u.Path())))
+	}
 	if t.group != "" {
 		if err := checkGroup(req, t.group); err != nil {
 			return t, err
@@ -258,6 +277,62 @@ func decode(req *schemes.Request) (target, error) {
 		}
 	}
 	return t, nil
+}
+
+// splitSpan finds an article range after a newsgroup, as Lynx takes it:
+// nntp://host/group/first-last and news:group/first-last list the articles
+// numbered first to last; "first-" lists from first to the newest. It
+// returns the URL without the range. A range is explicit, so that
+// NNTPOptions.MaxArticles does not cut it.
+func splitSpan(req *schemes.Request) (base uri.URL, span *articleSpan, ok bool, err error) {
+	u := req.URL.WithoutFragment()
+	if _, q := u.Query(); q {
+		return u, nil, false, nil
+	}
+	p := u.Path()
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 || strings.Contains(p[:i], "@") || strings.Contains(p[:i], "%40") {
+		// A message-id may hold a '/' (RFC 5536 §3.1.3).
+		return u, nil, false, nil
+	}
+	seg := p[i+1:]
+	first, last, dash := strings.Cut(seg, "-")
+	if !dash || !allDigits(first) || (last != "" && !allDigits(last)) {
+		return u, nil, false, nil
+	}
+	bad := func(why string) (uri.URL, *articleSpan, bool, error) {
+		return u, nil, false, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("article range "+strconv.Quote(seg)+" "+why))
+	}
+	sp := &articleSpan{last: -1}
+	if sp.first, err = strconv.ParseInt(first, 10, 64); err != nil {
+		return bad("is out of range")
+	}
+	if last != "" {
+		if sp.last, err = strconv.ParseInt(last, 10, 64); err != nil {
+			return bad("is out of range")
+		}
+		if sp.last < sp.first {
+			return bad("ends before it starts")
+		}
+	}
+	s := u.String()
+	base, err = uri.Parse(s[:len(s)-len(seg)-1])
+	if err != nil {
+		return bad("follows no newsgroup")
+	}
+	return base, sp, true, nil
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // newsServer finds the server for a news: URL, which names none (RFC 1738

@@ -151,6 +151,22 @@ func (g groupStatus) articleRange(max int64) (low, high int64, ok bool) {
 	return low, high, true
 }
 
+// spanRange is the part of span the group holds: from its first number
+// (the group's lowest at least) to its last (the group's highest at most,
+// which it also is when span names no last). ok is false when none of it
+// is in the group.
+func (g groupStatus) spanRange(span articleSpan) (low, high int64, ok bool) {
+	low, high, ok = g.articleRange(0)
+	if !ok {
+		return 0, 0, false
+	}
+	low = max(low, span.first)
+	if span.last >= 0 {
+		high = min(high, span.last)
+	}
+	return low, high, low <= high
+}
+
 // activeLine is one line of LIST ACTIVE (RFC 3977 §7.6.3):
 // "group high low status".
 type activeLine struct {
