@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"os"
@@ -222,7 +223,7 @@ func TestMirrorNginxPages(t *testing.T) {
 			if local == "" {
 				t.Fatalf("no report for %s: %+v", start, reports)
 			}
-			if !strings.HasSuffix(filepath.ToSlash(local), hostDir(t, ng.url)+"/mirror/"+name+"/") {
+			if !strings.HasSuffix(filepath.ToSlash(local), hostDir(t, ng.url)+"/mirror/"+name) {
 				t.Errorf("%s saved in %s, want HOST:PORT/PATH", start, local)
 			}
 			checkMirrored(t, local, want, "")
@@ -377,8 +378,12 @@ func loggedPath(logged map[string]bool, p string) bool {
 }
 
 // gopherItemType is the item type a menu gives f.
+// A text file whose lines end in CR LF is a binary item: a text item's
+// lines end in CR LF on the wire whatever the file holds (gophernicus adds
+// the CR, RFC 1436 §3.8), and the client gives them back as LF, so only a
+// binary item brings such a file byte for byte.
 func gopherItemType(f mirrorFile) byte {
-	if strings.HasSuffix(f.path, ".txt") {
+	if strings.HasSuffix(f.path, ".txt") && !bytes.Contains(f.data, []byte("\r")) {
 		return '0'
 	}
 	return '9'

@@ -564,9 +564,9 @@ func (e *engine) process(ctx context.Context, it item) {
 	}
 	if e.o.Timestamping {
 		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
-			conditional(&req, fi.ModTime(), e.store.ETag(rel))
+			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.store.ETag(rel)
 		}
-		askAttributes(&req)
+		req.GopherAttributes = true
 	}
 	gate := e.gate(u)
 	if err := gate.acquire(ctx, e.o); err != nil {
@@ -583,7 +583,7 @@ func (e *engine) process(ctx context.Context, it item) {
 		e.walk(ctx, it, u, res)
 	case res.Body != nil:
 		e.save(ctx, it, u, rel, res)
-	case notModified(res):
+	case res.NotModified:
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
 	default:
@@ -628,13 +628,20 @@ func (e *engine) duplicate(u uri.URL, rel string) {
 // upToDate reports whether -N may skip the fetch: the listing gave the
 // remote file's size and time and the local copy has the same size and is
 // not older (wget's rule), or the item is a news article, which never
-// changes once posted (RFC 5536 §3.1.3), and its file is there.
+// changes once posted (RFC 5536 §3.1.3), or a file of a plain gopher
+// menu, which says nothing to compare, and its file is there.
 func (e *engine) upToDate(it item, rel string) bool {
 	fi, err := e.store.Stat(rel)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
 	if it.kind == schemes.KindArticle && it.path != "" {
+		return true
+	}
+	if s := it.url[:strings.IndexByte(it.url, ':')]; (s == "gopher" || s == "gophers") && it.kind == schemes.KindFile && it.size < 0 && it.mod.IsZero() {
+		// A plain gopher menu tells neither size nor time (RFC 1436),
+		// and the server then offered no Gopher+ attributes: the copy
+		// that is there is kept, as an article's is.
 		return true
 	}
 	return it.size >= 0 && !it.mod.IsZero() && fi.Size() == it.size &&
@@ -692,11 +699,14 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		e.fail(masked, rel, err)
 		return
 	}
-	mod := res.ModTime
+	// The listing's time first: the next run compares the local file's
+	// time with the listing's (upToDate), which for LIST may be to the
+	// minute or the day only, and is then the same again.
+	mod := it.mod
 	if mod.IsZero() {
-		mod = it.mod
+		mod = res.ModTime
 	}
-	if etag := resourceETag(res); etag != "" {
+	if etag := res.ETag; etag != "" {
 		// Best effort: without user extended attributes, -N still has
 		// the file's time for If-Modified-Since.
 		_ = f.SetETag(etag)
