@@ -8,12 +8,12 @@ _urlget() {
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--url|--user|-u|--continue-at|-C|--max-time|-m|--connect-timeout|--speed-limit|-Y|--speed-time|-y|--retry|--retry-delay|--retry-max-time|--max-filesize|--write-out|-w|--search|--ftp-method|--ftp-port|-P|--ftp-anon-pass|--nntp-server|--max-articles|--user-agent|-A|--max-redirs|--proxy|-x|--noproxy|--proxy-user|-U|--header|-H|--referer|-e|--resolve|--limit-rate)
+	--url|--user|-u|--continue-at|-C|--max-time|-m|--connect-timeout|--speed-limit|-Y|--speed-time|-y|--retry|--retry-delay|--retry-max-time|--max-filesize|--write-out|-w|--search|--ftp-method|--ftp-port|-P|--ftp-anon-pass|--nntp-server|--max-articles|--user-agent|-A|--max-redirs|--proxy|-x|--noproxy|--proxy-user|-U|--header|-H|--referer|-e|--resolve|--parallel-max|--parallel-host|--limit-rate)
 		return
 		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '--url --output --remote-name --remote-name-all --output-dir --create-dirs --silent --show-error --verbose --user --netrc --netrc-optional --netrc-file --continue-at --max-time --connect-timeout --speed-limit --speed-time --retry --retry-delay --retry-max-time --max-filesize --head --write-out --json --raw --insecure --cacert --search --ftp-method --ssl-reqd --ftp-port --ftp-anon-pass --ftp-sync --nntp-server --max-articles --user-agent --max-redirs --proxy --noproxy --proxy-user --proxytunnel --location --fail --fail-with-body --header --referer --compressed --include --dump-header --remote-header-name --resolve --ipv4 --ipv6 --help --version --globoff --config --disable --limit-rate -o -O -s -S -v -u -n -C -m -Y -y -I -w -k -P -A -x -U -p -L -f -H -e -i -D -J -4 -6 -h -V -g -K -q' -- "$cur"))
+		COMPREPLY=($(compgen -W '--url --output --remote-name --remote-name-all --output-dir --create-dirs --silent --show-error --verbose --user --netrc --netrc-optional --netrc-file --continue-at --max-time --connect-timeout --speed-limit --speed-time --retry --retry-delay --retry-max-time --max-filesize --head --write-out --json --raw --insecure --cacert --search --ftp-method --ssl-reqd --ftp-port --ftp-anon-pass --ftp-sync --nntp-server --max-articles --user-agent --max-redirs --proxy --noproxy --proxy-user --proxytunnel --location --fail --fail-with-body --header --referer --compressed --include --dump-header --remote-header-name --resolve --ipv4 --ipv6 --parallel --parallel-max --parallel-host --help --version --globoff --config --disable --limit-rate -o -O -s -S -v -u -n -C -m -Y -y -I -w -k -P -A -x -U -p -L -f -H -e -i -D -J -4 -6 -Z -h -V -g -K -q' -- "$cur"))
 		return
 	fi
 	if [[ $COMP_CWORD == 1 ]]; then
