@@ -164,7 +164,7 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 	// The job line replaces the per-transfer bar; messages to stderr are
 	// written above it.
 	var p *jobProgress
-	if c.progress != nil {
+	if !c.opts.silent {
 		p = newJobProgress(c.stderr)
 	}
 	c.progress = nil

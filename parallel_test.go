@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -211,5 +212,36 @@ func TestParallelFlags(t *testing.T) {
 		if !strings.Contains(errOut.String(), "from 1 to 64") {
 			t.Errorf("%v: stderr %q, want the bounds", args, errOut.String())
 		}
+	}
+}
+
+// TestParallelJobLine: a -Z run on a terminal draws the job line, and
+// its error messages appear above the line, each on a line of its own;
+// the line is cleared at the end.
+func TestParallelJobLine(t *testing.T) {
+	jobTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { jobTerminal = isTerminal })
+	cs := newCountingServers(t, 1, 2)
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run([]string{"-Z", "--output-dir", dir, "-O", cs.srvs[0].URL + "/a", "-O", cs.srvs[0].URL + "/b/", "-O", cs.srvs[0].URL + "/c"}, nil, &out, &errOut)
+	if code != exitBadURL {
+		t.Fatalf("exit %d, want %d for the URL with no file name: %s", code, exitBadURL, errOut.String())
+	}
+	s := errOut.String()
+	if !strings.Contains(s, "\r") || !strings.HasSuffix(s, "\r\x1b[K") {
+		t.Errorf("stderr %q: want the line drawn and cleared at the end", s)
+	}
+	var msgs int
+	for _, l := range strings.Split(s, "\n") {
+		if i := strings.LastIndex(l, "\r\x1b[K"); i >= 0 && strings.HasPrefix(l[i+4:], "urlget: ") {
+			msgs++
+		}
+	}
+	if msgs != 1 {
+		t.Errorf("stderr %q: want the error on a line of its own, after the line is cleared", s)
+	}
+	if names := dirNames(t, dir); len(names) != 2 {
+		t.Errorf("the directory holds %q, want a and c", names)
 	}
 }
