@@ -179,6 +179,7 @@ type transfer struct {
 	start       time.Time
 	end         time.Time
 	httpCode    int
+	toFile      bool // the body was for a file (-o, -O): --json reports it
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -207,10 +208,13 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		c.progress = &progressBar{w: c.stderr}
 		cl.Progress = c.progress.update
 	}
-	status := exitOK
 	if c.cancel != nil {
 		defer c.catchInterrupts()()
 	}
+	if c.opts.parallel && c.parallelizable() {
+		return c.runParallel(ctx, q)
+	}
+	status := exitOK
 	// ahead holds the transfers of the following URLs that were started
 	// early (see prefetchable), in order, so that their connections and
 	// requests overlap the writing of the current body.
@@ -238,22 +242,11 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			ahead = append(ahead, ch)
 		}
 		t := c.finish(ctx, st)
-		if t.err != nil && ctx.Err() != nil {
-			t.err = &schemes.Error{URL: maskedURL(t.url), Kind: errInterrupted, Err: t.err}
-		}
+		c.settle(ctx, &t)
 		if t.err != nil {
-			t.code = exitCode(t.err)
-			if t.code == exitInterrupted {
-				t.code = c.interruptedStatus()
-			}
-			if !c.opts.silent || c.opts.showError {
-				fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(t.err.Error()))
-			}
 			status = t.code
 		}
-		if c.opts.writeOut != "" {
-			c.writeOut(t)
-		}
+		c.report(t)
 		if ctx.Err() != nil {
 			for _, ch := range ahead {
 				if st := <-ch; st.res != nil {
@@ -264,6 +257,25 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		}
 	}
 	return status
+}
+
+// settle gives a transfer that ended its exit status, and tells its error
+// on stderr in one line (not with -s): a transfer a signal cut short is
+// "interrupted", with the signal's status.
+func (c *command) settle(ctx context.Context, t *transfer) {
+	if t.err != nil && ctx.Err() != nil {
+		t.err = &schemes.Error{URL: maskedURL(t.url), Kind: errInterrupted, Err: t.err}
+	}
+	if t.err == nil {
+		return
+	}
+	t.code = exitCode(t.err)
+	if t.code == exitInterrupted {
+		t.code = c.interruptedStatus()
+	}
+	if !c.opts.silent || c.opts.showError {
+		fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(t.err.Error()))
+	}
 }
 
 // spec returns where the body of the i-th URL of the command line goes:
@@ -372,10 +384,11 @@ const maxAhead = 32
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
 	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
 	t := &st.t
+	spec := c.spec(m.cli)
+	t.toFile = spec.file != "" || spec.remote
 	if t.err != nil {
 		return st
 	}
-	spec := c.spec(m.cli)
 	spec.file = globName(spec.file, m.globs)
 
 	if spec.file != "" || spec.remote {

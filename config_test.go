@@ -113,7 +113,7 @@ func TestConfigArgs(t *testing.T) {
 		{rc: "\nno-such-option\n", code: exitUsage, msg: "line 2: unknown option --no-such-option"},
 		{rc: "output\n", code: exitUsage, msg: "line 1: --output needs a value"},
 		{rc: "silent = yes\n", code: exitUsage, msg: "line 1: --silent takes no value"},
-		{rc: "-Z x\n", code: exitUsage, msg: "unknown option -Z"},
+		{rc: "-W x\n", code: exitUsage, msg: "unknown option -W"},
 		{args: []string{"-K"}, code: exitUsage, msg: "-K needs a file"},
 	} {
 		_, errs, code := expandArgs(t, tt.rc, "", tt.args...)

@@ -87,6 +87,9 @@ var flagCategories = map[string]string{
 	"retry-max-time":  "connection",
 	"max-filesize":    "connection",
 	"limit-rate":      "connection",
+	"parallel":        "connection urlget",
+	"parallel-max":    "connection urlget",
+	"parallel-host":   "connection urlget",
 
 	// dns
 	"resolve": "dns connection",

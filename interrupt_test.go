@@ -253,3 +253,25 @@ func TestFIFOTarget(t *testing.T) {
 		t.Errorf("the FIFO is now %v, %v", fi, err)
 	}
 }
+
+// TestParallelSignal: Ctrl-C stops every transfer of a -Z run: it exits
+// 130 and leaves none of the files, whole or partial.
+func TestParallelSignal(t *testing.T) {
+	srv, sent := stallServer(t)
+	dir := t.TempDir()
+	cmd, errOut := startCommand(t, dir, "-Z", "-o", "a", srv.URL+"/stall", "-o", "b", srv.URL+"/stall", "-o", "c", srv.URL+"/stall")
+	for range 3 {
+		waitFor(t, sent)
+	}
+	waitTemp(t, dir)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Errorf("exit %d, want 130: %s", code, errOut)
+	}
+	if n := strings.Count(errOut.String(), "interrupted"); n != 3 {
+		t.Errorf("stderr %q, want each transfer to say interrupted", errOut)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("the directory holds %q, want nothing", names)
+	}
+}

@@ -185,6 +185,11 @@ type options struct {
 
 	// Recursion (recurse.go): -r, --mirror and their flags.
 	rec recursionOptions
+	// Parallel transfers (parallel.go): -Z, --parallel-max and
+	// --parallel-host.
+	parallel     bool
+	parallelMax  int
+	parallelHost int
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -240,7 +245,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&maxFilesize, "max-filesize", "", "refuse bodies larger than `bytes` (suffixes k, M, G)")
 	fs.BoolVarP(&o.head, "head", "I", false, "show size, type and time, not the body")
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `format` after each transfer (%{url}, %{size_download}, …)")
-	fs.BoolVar(&o.json, "json", false, "print listings as JSON lines")
+	fs.BoolVar(&o.json, "json", false, "print listings as JSON lines, and one JSON line for each URL written to a file")
 	fs.BoolVar(&o.raw, "raw", false, "print listings as the server's own bytes")
 	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `file`")
@@ -257,6 +262,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	addProxyFlags(fs, o)
 	addHTTPFlags(fs, o)
 	addResolveFlags(fs, o)
+	addParallelFlags(fs, o)
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)

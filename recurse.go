@@ -209,7 +209,7 @@ func (c *command) mirrorOptions() mirror.Options {
 		Search:       o.hasSearch,
 		MaxEntries:   r.maxEntries,
 	}
-	mo.Parallel, mo.PerHost = o.recursionParallel()
+	mo.Parallel, mo.PerHost = o.parallelMax, o.parallelHost
 	for _, s := range r.schemes {
 		mo.Schemes = append(mo.Schemes, strings.ToLower(s))
 	}
@@ -256,14 +256,21 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	mo := c.mirrorOptions()
 	var progress *jobProgress
-	if !c.opts.silent && isTerminal(c.stderr) {
+	if !c.opts.silent {
 		progress = newJobProgress(c.stderr)
+	}
+	if progress != nil {
 		mo.Progress = func(s mirror.Stats) { progress.set(s.Done, s.Queued, s.Failed, s.Bytes) }
+		// Messages go above the job's line rather than through it.
+		c.stderr = progress.above(c.stderr)
 	}
 	mo.Report = func(r mirror.Report) {
 		err := withFlagHint(r.Err)
 		if c.opts.json {
 			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
+			if r.Reason != "" && err == nil {
+				jr.Err = errors.New(r.Reason)
+			}
 			if err != nil {
 				jr.Exit = exitCode(err)
 			}

@@ -123,7 +123,7 @@ func TestRecursiveDiskFull(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// ulimit -f counts 1024-byte blocks: 16 KiB fits small.txt, not big.bin.
-	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 16 && exec urlget -r -nH --output-dir "$1" "$2"`, "bash", dir, base+"/")
+	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 16 && exec urlget -r -nH --parallel-max 1 --output-dir "$1" "$2"`, "bash", dir, base+"/")
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	err := cmd.Run()
