@@ -23,6 +23,7 @@ const PartSuffix = ".urlget-part"
 // Its methods may be called from many goroutines at once.
 type Store struct {
 	root *os.Root
+	dirs dirCache
 }
 
 // ErrCollision is what a *CollisionError is (errors.Is): a remote tree
@@ -69,20 +70,42 @@ func OpenStore(dir string) (*Store, error) {
 }
 
 // Close releases the directory.
-func (s *Store) Close() error { return s.root.Close() }
+func (s *Store) Close() error {
+	s.dirs.closeAll()
+	return s.root.Close()
+}
 
 // Stat returns the file info of rel, not following a final symbolic link.
-func (s *Store) Stat(rel string) (os.FileInfo, error) { return s.root.Lstat(rel) }
+func (s *Store) Stat(rel string) (os.FileInfo, error) {
+	dir, name := split2(rel)
+	d, err := s.dirs.acquire(s.root, dir, false)
+	if err != nil {
+		// The error of the whole path: which component is missing.
+		return s.root.Lstat(rel)
+	}
+	defer s.dirs.release(d)
+	return d.r.Lstat(name)
+}
 
 // Open opens rel for reading.
-func (s *Store) Open(rel string) (*os.File, error) { return s.root.Open(rel) }
+func (s *Store) Open(rel string) (*os.File, error) {
+	dir, name := split2(rel)
+	d, err := s.dirs.acquire(s.root, dir, false)
+	if err != nil {
+		return s.root.Open(rel)
+	}
+	defer s.dirs.release(d)
+	return d.r.Open(name)
+}
 
 // File is a local file being written: rel + PartSuffix until Commit.
 type File struct {
 	*os.File
 	s    *Store
 	rel  string
-	done bool // committed or aborted
+	d    *dirRoot // the file's directory, held until Commit or Abort
+	name string   // its name there
+	done bool     // committed or aborted
 }
 
 // Create opens rel's partial file for writing, creating the directories
@@ -97,27 +120,30 @@ func (s *Store) Create(rel string) (f *File, offset int64, err error) {
 	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
 		return nil, 0, fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
 	}
-	if dir := path.Dir(rel); dir != "." {
-		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			if c := s.collision(rel); c != nil {
-				return nil, 0, c
-			}
-			return nil, 0, err
+	dir, name := split2(rel)
+	d, err := s.dirs.acquire(s.root, dir, true)
+	if err != nil {
+		if c := s.collision(rel); c != nil {
+			return nil, 0, c
 		}
+		return nil, 0, err
 	}
-	if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() {
+	if fi, err := d.r.Lstat(name); err == nil && fi.IsDir() {
+		s.dirs.release(d)
 		return nil, 0, &CollisionError{Path: rel, With: rel}
 	}
-	fh, err := s.root.OpenFile(rel+PartSuffix, os.O_WRONLY|os.O_CREATE, 0o644)
+	fh, err := d.r.OpenFile(name+PartSuffix, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
+		s.dirs.release(d)
 		return nil, 0, err
 	}
 	end, err := fh.Seek(0, io.SeekEnd)
 	if err != nil {
 		fh.Close()
+		s.dirs.release(d)
 		return nil, 0, err
 	}
-	return &File{File: fh, s: s, rel: rel}, end, nil
+	return &File{File: fh, s: s, rel: rel, d: d, name: name}, end, nil
 }
 
 // collision finds what keeps rel's directories from being made: the
@@ -165,23 +191,24 @@ func (f *File) Commit(mod time.Time) error {
 	if err := f.File.Close(); err != nil {
 		return err
 	}
-	part := f.rel + PartSuffix
+	part := f.name + PartSuffix
 	if !mod.IsZero() {
 		// The zero access time leaves the access time as it is.
-		if err := f.s.root.Chtimes(part, time.Time{}, mod); err != nil {
+		if err := f.d.r.Chtimes(part, time.Time{}, mod); err != nil {
 			return err
 		}
 	}
-	if fi, err := f.s.root.Lstat(f.rel); err == nil && fi.IsDir() {
+	if fi, err := f.d.r.Lstat(f.name); err == nil && fi.IsDir() {
 		return &CollisionError{Path: f.rel, With: f.rel}
 	}
-	if err := f.s.root.Rename(part, f.rel); err != nil {
+	if err := f.d.r.Rename(part, f.name); err != nil {
 		if c := f.s.collision(f.rel); c != nil {
 			return c
 		}
 		return err
 	}
 	f.done = true
+	f.s.dirs.release(f.d)
 	return nil
 }
 
@@ -198,10 +225,11 @@ func (f *File) Abort(keep bool) error {
 		err = nil // Commit closed it and then failed
 	}
 	if !keep {
-		if rerr := f.s.root.Remove(f.rel + PartSuffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+		if rerr := f.d.r.Remove(f.name + PartSuffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
 			err = rerr
 		}
 	}
+	f.s.dirs.release(f.d)
 	return err
 }
 
@@ -240,6 +268,7 @@ func (s *Store) Prune(dir string, keep func(name string) bool) ([]string, error)
 			rel := path.Join(dir, name)
 			var rerr error
 			if e.IsDir() {
+				s.dirs.forget(rel)
 				rerr = s.root.RemoveAll(rel)
 			} else {
 				rerr = s.root.Remove(rel)
@@ -270,7 +299,7 @@ const etagAttr = "user.etag"
 // the file system or the platform keeps no user extended attributes it
 // does nothing and returns nil.
 func (s *Store) SetETag(rel, etag string) error {
-	f, err := s.root.Open(rel)
+	f, err := s.Open(rel)
 	if err != nil {
 		return err
 	}
@@ -281,7 +310,7 @@ func (s *Store) SetETag(rel, etag string) error {
 // ETag returns the entity tag SetETag recorded for rel, or "" when none
 // is there (or the file system keeps none).
 func (s *Store) ETag(rel string) string {
-	f, err := s.root.Open(rel)
+	f, err := s.Open(rel)
 	if err != nil {
 		return ""
 	}

@@ -266,11 +266,17 @@ func TestStoreSymlinkEscape(t *testing.T) {
 	io.WriteString(f, "data")
 	os.Rename(filepath.Join(dir, "d"), filepath.Join(dir, "d2"))
 	mustLink(outside, "d")
-	if err := f.Commit(time.Time{}); err == nil {
-		t.Error("Commit renamed through a link out of the store")
+	// The file is written through its directory's open handle, which the
+	// link does not change: it lands in that directory, now d2, inside the
+	// store, and never where the link leads.
+	if err := f.Commit(time.Time{}); err != nil {
+		t.Errorf("Commit: %v", err)
 	}
 	f.Abort(false)
 	wantGone(t, filepath.Join(outside, "x"))
+	if b, err := os.ReadFile(filepath.Join(dir, "d2", "x")); err != nil || string(b) != "data" {
+		t.Errorf("d2/x: %q, %v", b, err)
+	}
 
 	// Commit onto a link replaces the link, never what it points to.
 	write(t, s, "file", "mine", time.Time{})
@@ -436,5 +442,43 @@ func TestStoreETag(t *testing.T) {
 	}
 	if got := s.ETag("missing"); got != "" {
 		t.Errorf("ETag of a missing file = %q", got)
+	}
+}
+
+// The store keeps a bounded number of directories open, and a directory
+// Prune removes is not written through again.
+func TestStoreDirCache(t *testing.T) {
+	s, dir := newStore(t)
+	for i := range dirCacheSize * 2 {
+		rel := fmt.Sprintf("h/d%03d/f", i)
+		f, _, err := s.Create(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(f, rel)
+		if err := f.Commit(time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.dirs.dirs); n > dirCacheSize {
+		t.Errorf("%d directories open, at most %d wanted", n, dirCacheSize)
+	}
+	for i := range dirCacheSize * 2 {
+		rel := fmt.Sprintf("h/d%03d/f", i)
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || string(b) != rel {
+			t.Fatalf("%s: %q %v", rel, b, err)
+		}
+	}
+	last := fmt.Sprintf("d%03d", dirCacheSize*2-1)
+	if _, err := s.Prune("h", func(name string) bool { return name != last }); err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := s.Create("h/" + last + "/again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Commit(time.Time{})
+	if _, err := os.Stat(filepath.Join(dir, "h", last, "again")); err != nil {
+		t.Errorf("a file created after its directory was pruned is not in the tree: %v", err)
 	}
 }
