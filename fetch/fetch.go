@@ -176,6 +176,10 @@ type Request struct {
 	// Ahead lists the URLs the caller will request next, in order, with
 	// the same options; see schemes.Request.Ahead.
 	Ahead []uri.URL
+
+	// AheadConditions gives the validators of each URL of Ahead; see
+	// schemes.Request.AheadConditions.
+	AheadConditions func(u uri.URL) (ifModifiedSince time.Time, ifNoneMatch string)
 }
 
 // Progress reports a body's transfer so far.
@@ -475,22 +479,23 @@ func maskText(s string) string {
 // then the client's User, then .netrc (RFC 1738 §3.1 userinfo first).
 func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 	req := &schemes.Request{
-		URL:       u,
-		Offset:    r.Offset,
-		Head:      r.Head,
-		Raw:       r.Raw,
-		Last:      r.Last,
-		Ahead:     r.Ahead,
-		Search:    c.Search,
-		HasSearch: c.HasSearch,
-		FTP:       c.FTP,
-		NNTP:      c.NNTP,
-		HTTP:      c.HTTP,
-		Dialer:    c.dialer,
-		TLSConfig: c.tls,
-		Trace:     c.Trace,
-		MaxSize:   c.MaxSize,
-		Prompt:    c.Prompt,
+		URL:             u,
+		Offset:          r.Offset,
+		Head:            r.Head,
+		Raw:             r.Raw,
+		Last:            r.Last,
+		Ahead:           r.Ahead,
+		AheadConditions: r.AheadConditions,
+		Search:          c.Search,
+		HasSearch:       c.HasSearch,
+		FTP:             c.FTP,
+		NNTP:            c.NNTP,
+		HTTP:            c.HTTP,
+		Dialer:          c.dialer,
+		TLSConfig:       c.tls,
+		Trace:           c.Trace,
+		MaxSize:         c.MaxSize,
+		Prompt:          c.Prompt,
 
 		IfModifiedSince:  r.IfModifiedSince,
 		IfNoneMatch:      r.IfNoneMatch,

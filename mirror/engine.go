@@ -325,47 +325,106 @@ func hostKey(u uri.URL) string {
 // processed (one could still add to it), or the run ends.
 func (e *engine) work(ctx context.Context) {
 	for {
-		it, ok := e.next(ctx)
+		batch, ok := e.next(ctx)
 		if !ok {
 			return
 		}
-		e.process(ctx, it)
-		e.mu.Lock()
-		e.active--
-		e.stats.Done++
-		if e.active == 0 && e.q.len() == 0 {
-			e.cond.Broadcast()
+		// A batch holds its server's place (--parallel-host) from its
+		// first request to its last body: its requests are in flight on
+		// one connection together.
+		var gate *hostGate
+		if len(batch) > 1 {
+			if u, err := uri.Parse(batch[0].url); err == nil {
+				gate = e.gate(u)
+				if gate.acquire(ctx, e.o) != nil {
+					gate = nil
+				}
+			}
 		}
-		st := e.stats
-		st.Queued = e.q.len()
-		e.mu.Unlock()
-		if e.o.Progress != nil {
-			e.reportMu.Lock()
-			e.o.Progress(st)
-			e.reportMu.Unlock()
+		for i, it := range batch {
+			e.process(ctx, it, e.ahead(batch[i+1:]), gate != nil)
+			e.mu.Lock()
+			e.active--
+			e.stats.Done++
+			if e.active == 0 && e.q.len() == 0 {
+				e.cond.Broadcast()
+			}
+			st := e.stats
+			st.Queued = e.q.len()
+			e.mu.Unlock()
+			if e.o.Progress != nil {
+				e.reportMu.Lock()
+				e.o.Progress(st)
+				e.reportMu.Unlock()
+			}
+		}
+		if gate != nil {
+			gate.release()
 		}
 	}
 }
 
-func (e *engine) next(ctx context.Context) (item, bool) {
+// batchMax is how many URLs of one http server a worker takes at once, in
+// queue order: the fetcher sends their requests ahead on one connection
+// (fetch.Request.Ahead, HTTP/1.1 pipelining), so that a directory of small
+// files costs a round trip per batch rather than per file.
+const batchMax = 16
+
+// ahead lists the URLs of the items a worker fetches next.
+func (e *engine) ahead(rest []item) []uri.URL {
+	var out []uri.URL
+	for _, it := range rest {
+		if u, err := uri.Parse(it.url); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// batchKey is the server of an http: URL, which items must share to be
+// taken together; "" for any other URL.
+func batchKey(raw string) string {
+	if !strings.HasPrefix(raw, "http://") {
+		return ""
+	}
+	rest := raw[len("http://"):]
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.ToLower(rest)
+}
+
+func (e *engine) next(ctx context.Context) ([]item, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
 		if e.fatal != nil || ctx.Err() != nil {
-			return item{}, false
+			return nil, false
 		}
 		it, ok, err := e.q.pop()
 		if err != nil {
 			e.fatal = fmt.Errorf("the queue of URLs could not be read back: %w", err)
 			e.cancel()
-			return item{}, false
+			return nil, false
 		}
 		if ok {
-			e.active++
-			return it, true
+			batch := []item{it}
+			if k := batchKey(it.url); k != "" && e.o.Wait <= 0 {
+				// --wait spaces each request: none goes ahead.
+				for len(batch) < batchMax {
+					nx, ok := e.q.peek()
+					if !ok || batchKey(nx.url) != k {
+						break
+					}
+					e.q.pop()
+					batch = append(batch, nx)
+				}
+			}
+			e.active += len(batch)
+			return batch, true
 		}
 		if e.active == 0 {
-			return item{}, false
+			return nil, false
 		}
 		e.cond.Wait()
 	}
@@ -529,7 +588,7 @@ func pageKind(u uri.URL) PageKind {
 }
 
 // process fetches one item and saves it, or walks its listing.
-func (e *engine) process(ctx context.Context, it item) {
+func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bool) {
 	u, err := uri.Parse(it.url)
 	if err != nil {
 		e.fail(it.url, "", err)
@@ -558,7 +617,7 @@ func (e *engine) process(ctx context.Context, it item) {
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
-	req := fetch.Request{URL: u}
+	req := fetch.Request{URL: u, Ahead: ahead}
 	if fi, err := e.store.Stat(rel + PartSuffix); err == nil && fi.Mode().IsRegular() {
 		req.Offset = fi.Size()
 	}
@@ -567,12 +626,15 @@ func (e *engine) process(ctx context.Context, it item) {
 			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.store.ETag(rel)
 		}
 		req.GopherAttributes = true
+		req.AheadConditions = e.validators
 	}
-	gate := e.gate(u)
-	if err := gate.acquire(ctx, e.o); err != nil {
-		return
+	if !gated {
+		gate := e.gate(u)
+		if err := gate.acquire(ctx, e.o); err != nil {
+			return
+		}
+		defer gate.release()
 	}
-	defer gate.release()
 	res, err := e.c.Do(ctx, req)
 	if err != nil {
 		e.fail(u.Redacted(), rel, err)
@@ -623,6 +685,20 @@ func (e *engine) duplicate(u uri.URL, rel string) {
 		return
 	}
 	e.fail(u.Redacted(), rel, &schemes.Error{Kind: schemes.ErrWrite, URL: u.Redacted(), Op: "saving " + rel, Err: ErrCollided})
+}
+
+// validators returns the conditions of a request for u under -N: its
+// local copy's time and entity tag, for a request sent ahead.
+func (e *engine) validators(u uri.URL) (time.Time, string) {
+	rel, err := e.o.Layout.Path(u, pageKind(u))
+	if err != nil {
+		return time.Time{}, ""
+	}
+	fi, err := e.store.Stat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return time.Time{}, ""
+	}
+	return fi.ModTime(), e.store.ETag(rel)
 }
 
 // upToDate reports whether -N may skip the fetch: the listing gave the

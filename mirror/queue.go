@@ -70,6 +70,15 @@ func (q *queue) push(it item) error {
 	return err
 }
 
+// peek returns the first item without taking it, when it is in memory;
+// false otherwise (an empty queue, or one read back from its file next).
+func (q *queue) peek() (item, bool) {
+	if q.head < len(q.mem) {
+		return q.mem[q.head], true
+	}
+	return item{}, false
+}
+
 // pop takes the first item; false when the queue is empty.
 func (q *queue) pop() (item, bool, error) {
 	if q.head < len(q.mem) {

@@ -160,6 +160,12 @@ type Request struct {
 	// as it comes, whatever was sent ahead. The URLs are parsed already, so
 	// that a URL hinted at by many requests is parsed once.
 	Ahead []uri.URL
+
+	// AheadConditions, when not nil, gives the validators of a URL of
+	// Ahead (see IfModifiedSince and IfNoneMatch) for a fetcher that
+	// sends its request early: each URL's own, where the rest of its
+	// options are this request's. Nil sends them unconditional.
+	AheadConditions func(u uri.URL) (ifModifiedSince time.Time, ifNoneMatch string)
 }
 
 // FTPMethod is how an FTP fetch reaches the directory of the file it

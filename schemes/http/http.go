@@ -62,6 +62,7 @@ const maxHeaderBytes = 1 << 20
 type Fetcher struct {
 	mu        sync.Mutex
 	transport *http.Transport
+	pipes     map[string][]*pipeline // pipelined connections, by host:port
 }
 
 // Close closes the connections kept open for reuse.
@@ -72,6 +73,7 @@ func (f *Fetcher) Close() error {
 	if t != nil {
 		t.CloseIdleConnections()
 	}
+	f.closePipelines()
 	return nil
 }
 
@@ -258,54 +260,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Head {
 		method = http.MethodHead
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, "http://placeholder/", nil)
-	if err != nil {
-		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
-	}
-	hreq.URL = target
-	hreq.Host = target.Host
-	ua := req.HTTP.UserAgent
-	switch {
-	case req.HTTP.NoUserAgent:
-		ua = "" // net/http then sends no User-Agent line
-	case ua == "":
-		ua = "urlget"
-	}
-	if err := req.CheckArg("User-Agent header", ua); err != nil {
-		return nil, err
-	}
-	hreq.Header.Set("User-Agent", ua)
-	hreq.Header.Set("Accept", "*/*")
-	if req.Offset > 0 {
-		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
-		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
-	} else if req.HTTP.Compressed {
-		// Only a request from byte 0 asks for an encoding: a range
-		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
-		// resumed file of plain bytes cannot continue.
-		hreq.Header.Set("Accept-Encoding", acceptEncoding)
-	}
-	if req.HTTP.Referer != "" {
-		hreq.Header.Set("Referer", req.HTTP.Referer)
-	}
-	if err := conditions(req, hreq.Header); err != nil {
-		return nil, err
-	}
-	user, password, hasAuth, err := credentials(req)
+	hreq, err := newRequest(ctx, req, target, method)
 	if err != nil {
 		return nil, err
 	}
-	if hasAuth {
-		if err := req.CheckArg("user", user); err != nil {
-			return nil, err
-		}
-		if err := req.CheckArg("password", password); err != nil {
-			return nil, err
-		}
-		hreq.SetBasicAuth(user, password)
-	}
-	if err := applyHeaders(req, hreq); err != nil {
-		return nil, err
+	if res, err, ok := f.pipelined(ctx, req, hreq); ok {
+		return res, err
 	}
 	firstReferer := hreq.Header.Get("Referer")
 	auth := hreq.Header.Get("Authorization") // -u's, or -H's in its place
@@ -384,6 +344,62 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 	}
 	return res, err
+}
+
+// newRequest builds the request of a fetch of target: the header fields
+// every request carries (User-Agent, Accept, Range or Accept-Encoding,
+// Referer, the conditions, credentials and -H's).
+func newRequest(ctx context.Context, req *schemes.Request, target *url.URL, method string) (*http.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, method, "http://placeholder/", nil)
+	if err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	hreq.URL = target
+	hreq.Host = target.Host
+	ua := req.HTTP.UserAgent
+	switch {
+	case req.HTTP.NoUserAgent:
+		ua = "" // net/http then sends no User-Agent line
+	case ua == "":
+		ua = "urlget"
+	}
+	if err := req.CheckArg("User-Agent header", ua); err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("User-Agent", ua)
+	hreq.Header.Set("Accept", "*/*")
+	if req.Offset > 0 {
+		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
+		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	} else if req.HTTP.Compressed {
+		// Only a request from byte 0 asks for an encoding: a range
+		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
+		// resumed file of plain bytes cannot continue.
+		hreq.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	if req.HTTP.Referer != "" {
+		hreq.Header.Set("Referer", req.HTTP.Referer)
+	}
+	if err := conditions(req, hreq.Header); err != nil {
+		return nil, err
+	}
+	user, password, hasAuth, err := credentials(req)
+	if err != nil {
+		return nil, err
+	}
+	if hasAuth {
+		if err := req.CheckArg("user", user); err != nil {
+			return nil, err
+		}
+		if err := req.CheckArg("password", password); err != nil {
+			return nil, err
+		}
+		hreq.SetBasicAuth(user, password)
+	}
+	if err := applyHeaders(req, hreq); err != nil {
+		return nil, err
+	}
+	return hreq, nil
 }
 
 // bodyOf returns res's body when it is a response body of this package,

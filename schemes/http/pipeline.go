@@ -1,0 +1,310 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// Pipelining (RFC 9112 §9.3.2): when a request says which URLs come next
+// (schemes.Request.Ahead), their GET requests go out on its connection
+// right behind its own, and the server answers them in order while the
+// first body is still being read. A run of small files then costs one
+// round trip for many files rather than one each: the requests of a
+// directory's files reach the server together, as FTP's and NNTP's
+// pipelined commands do. net/http's Transport never sends a request before
+// the response to the one before has been read, so this path speaks
+// HTTP/1.1 on a connection of its own, with net/http's own request writer
+// and response reader (http.Request.Write, http.ReadResponse).
+//
+// It is taken only where nothing else of net/http is needed: a plain
+// http: GET from the first byte, with no proxy between (an HTTP proxy
+// gets the absolute form through the Transport), no trace to show and no
+// response header to dump. Anything the path does not handle itself (a
+// redirect, a challenge for credentials, a connection the server closed
+// before answering) sends the request again through the Transport, which
+// RFC 9112 §9.3.1 allows for GET, an idempotent method.
+
+// pipelineDepth is how many requests one connection has in flight at most:
+// enough to cover a round trip of 10 ms with files of a few KiB, few
+// enough that a server's limit on requests per connection (nginx's
+// keepalive_requests, 1000 by default) is seldom met mid-pipeline.
+const pipelineDepth = 16
+
+// pipeDrainLimit is the most of an unread body that is read and dropped to
+// keep its connection for the responses behind it; a longer one ends the
+// connection instead.
+const pipeDrainLimit = 256 << 10
+
+// pipeline is a connection with requests sent and responses not yet read.
+type pipeline struct {
+	key  string // host:port
+	conn net.Conn
+	br   *bufio.Reader
+	bw   *bufio.Writer
+	sent []*http.Request // in the order sent: the next response is sent[0]'s
+}
+
+// pipelinable reports whether hreq may take the pipelined path.
+func pipelinable(req *schemes.Request, hreq *http.Request) bool {
+	if hreq.URL.Scheme != "http" || hreq.Method != http.MethodGet || req.Offset > 0 ||
+		req.Trace != nil || req.HTTP.OnResponse != nil {
+		return false
+	}
+	if req.HTTPProxy != nil {
+		if p, err := req.HTTPProxy(hreq.URL); err != nil || p != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// hostPort is the key of a plain http: URL's connections.
+func hostPort(hreq *http.Request) string {
+	h, p := hreq.URL.Hostname(), hreq.URL.Port()
+	if p == "" {
+		p = "80"
+	}
+	return net.JoinHostPort(h, p)
+}
+
+// pipelined serves the request hreq builds for req on a pipelined
+// connection: one that sent it ahead already, or a new one when req names
+// the URLs that follow it. ok is false when the request is left to the
+// Transport.
+func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *http.Request) (res *schemes.Resource, err error, ok bool) {
+	if !pipelinable(req, hreq) {
+		return nil, nil, false
+	}
+	key := hostPort(hreq)
+	p := f.takePipeline(key, hreq.URL.RequestURI())
+	if p == nil {
+		if len(req.Ahead) == 0 {
+			return nil, nil, false
+		}
+		c, err := req.Dialer.DialContext(ctx, "tcp", key)
+		if err != nil {
+			return nil, nil, false
+		}
+		p = &pipeline{key: key, conn: c, br: bufio.NewReaderSize(c, readBufferSize), bw: bufio.NewWriterSize(c, 4<<10)}
+	}
+	stop := context.AfterFunc(ctx, func() { p.conn.SetDeadline(time.Unix(1, 0)) })
+	fail := func() (*schemes.Resource, error, bool) {
+		stop()
+		p.conn.Close()
+		return nil, nil, false
+	}
+	// Responses to requests sent ahead that were not asked for after
+	// all (their URLs were found up to date, or refused by robots.txt)
+	// are read and dropped.
+	for len(p.sent) > 0 && p.sent[0].URL.RequestURI() != hreq.URL.RequestURI() {
+		if !p.skip() {
+			return fail()
+		}
+	}
+	if len(p.sent) == 0 {
+		if err := hreq.Write(p.bw); err != nil {
+			return fail()
+		}
+		p.sent = append(p.sent, hreq)
+	}
+	p.sendAhead(ctx, req, hreq)
+	if err := p.bw.Flush(); err != nil {
+		return fail()
+	}
+	resp, err := http.ReadResponse(p.br, p.sent[0])
+	if err != nil {
+		// Nothing of the answer came (the server closed an idle
+		// connection, or one past its limit): the Transport asks again.
+		return fail()
+	}
+	p.sent = p.sent[1:]
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400, resp.StatusCode == http.StatusUnauthorized:
+		// Redirects and challenges are the Transport's and the Client's:
+		// this answer is dropped and the request made again there.
+		if !p.drain(resp) {
+			return fail()
+		}
+		stop()
+		f.putPipeline(p)
+		return nil, nil, false
+	}
+	resp.Request = hreq
+	resp.Body = &pipeBody{rc: resp.Body, f: f, p: p, stop: stop, closeAfter: resp.Close}
+	res, err = f.resource(ctx, req, resp, nil)
+	return res, err, true
+}
+
+// sendAhead writes the GET requests of the URLs req says come next on the
+// same server, up to pipelineDepth in flight, each built as its own fetch
+// would build it, with its own conditions (AheadConditions), never req's:
+// they share req's options, not its validators.
+func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *http.Request) {
+	queued := map[string]bool{}
+	for _, r := range p.sent {
+		queued[r.URL.RequestURI()] = true
+	}
+	for _, u := range req.Ahead {
+		if len(p.sent) >= pipelineDepth {
+			return
+		}
+		if u.Scheme() != "http" {
+			return
+		}
+		target, err := requestURL(u)
+		if err != nil {
+			return
+		}
+		ar := *req
+		ar.URL, ar.Ahead = u, nil
+		ar.IfModifiedSince, ar.IfNoneMatch = time.Time{}, ""
+		if req.AheadConditions != nil {
+			ar.IfModifiedSince, ar.IfNoneMatch = req.AheadConditions(u)
+		}
+		next, err := newRequest(ctx, &ar, target, http.MethodGet)
+		if err != nil || hostPort(next) != p.key {
+			// The run goes on to another server: the pipeline ends here.
+			return
+		}
+		if queued[next.URL.RequestURI()] {
+			continue
+		}
+		if err := next.Write(p.bw); err != nil {
+			return
+		}
+		p.sent = append(p.sent, next)
+		queued[next.URL.RequestURI()] = true
+	}
+}
+
+// skip reads and drops the next response; false when the connection can
+// serve no more.
+func (p *pipeline) skip() bool {
+	resp, err := http.ReadResponse(p.br, p.sent[0])
+	if err != nil {
+		return false
+	}
+	p.sent = p.sent[1:]
+	return p.drain(resp)
+}
+
+// drain reads the rest of a response's body, if short, and reports
+// whether the connection still serves the responses behind it.
+func (p *pipeline) drain(resp *http.Response) bool {
+	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, pipeDrainLimit+1))
+	if err != nil || n > pipeDrainLimit || resp.Close {
+		return false
+	}
+	return resp.Body.Close() == nil
+}
+
+// takePipeline returns the pipeline to key that sent the request for uri
+// ahead, else one that has nothing in flight, else nil; it is the
+// caller's until put back.
+func (f *Fetcher) takePipeline(key, uri string) *pipeline {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ps := f.pipes[key]
+	pick := -1
+	for i, p := range ps {
+		for _, r := range p.sent {
+			if r.URL.RequestURI() == uri {
+				pick = i
+				break
+			}
+		}
+		if pick >= 0 {
+			break
+		}
+		if len(p.sent) == 0 && pick < 0 {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	p := ps[pick]
+	f.pipes[key] = append(ps[:pick], ps[pick+1:]...)
+	return p
+}
+
+// putPipeline keeps p for the requests it sent ahead and the ones after;
+// at most maxIdlePerHost idle ones to a server, as the Transport keeps.
+func (f *Fetcher) putPipeline(p *pipeline) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pipes == nil {
+		f.pipes = map[string][]*pipeline{}
+	}
+	if len(f.pipes[p.key]) >= maxIdlePerHost {
+		p.conn.Close()
+		return
+	}
+	f.pipes[p.key] = append(f.pipes[p.key], p)
+}
+
+// closePipelines closes every kept pipeline.
+func (f *Fetcher) closePipelines() {
+	f.mu.Lock()
+	pipes := f.pipes
+	f.pipes = nil
+	f.mu.Unlock()
+	for _, ps := range pipes {
+		for _, p := range ps {
+			p.conn.Close()
+		}
+	}
+}
+
+// pipeBody is the body of a pipelined response. Read to its end and
+// closed, it gives its connection back for the responses behind it.
+type pipeBody struct {
+	rc         io.ReadCloser
+	f          *Fetcher
+	p          *pipeline
+	stop       func() bool
+	closeAfter bool // the server ends the connection after this response
+	eof        bool
+	closed     bool
+}
+
+func (b *pipeBody) Read(buf []byte) (int, error) {
+	n, err := b.rc.Read(buf)
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *pipeBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	keep := !b.closeAfter
+	if !b.eof {
+		n, err := io.Copy(io.Discard, io.LimitReader(b.rc, pipeDrainLimit+1))
+		keep = keep && err == nil && n <= pipeDrainLimit
+	}
+	if !keep {
+		// Closing the connection first keeps rc.Close from reading the
+		// rest of a long body.
+		b.p.conn.Close()
+	}
+	err := b.rc.Close()
+	b.stop()
+	if keep && err == nil {
+		b.f.putPipeline(b.p)
+	} else {
+		b.p.conn.Close()
+	}
+	// The body was read to its end, or dropped by the caller's choice:
+	// nothing of the transfer failed.
+	return nil
+}

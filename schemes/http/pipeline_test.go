@@ -1,0 +1,253 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// pipeServer is an HTTP/1.1 server on 127.0.0.1 that answers requests in
+// order on each connection and records, for each request, whether more
+// requests were already waiting behind it when it was read (the client
+// pipelined), and its fields.
+type pipeServer struct {
+	ln      net.Listener
+	url     string
+	mu      sync.Mutex
+	conns   int
+	behind  int                    // requests read with another already buffered behind them
+	headers map[string]http.Header // by path, the last request's
+	served  int
+	// closeAfter ends each connection after this many responses, with
+	// "Connection: close" on the last (0: never).
+	closeAfter int
+	handler    func(w io.Writer, r *http.Request)
+}
+
+func newPipeServer(t *testing.T, handler func(w io.Writer, r *http.Request)) *pipeServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &pipeServer{ln: ln, url: "http://" + ln.Addr().String(), headers: map[string]http.Header{}, handler: handler}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return s
+}
+
+func (s *pipeServer) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for n := 1; ; n++ {
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if br.Buffered() > 0 {
+			s.behind++
+		}
+		s.headers[r.URL.Path] = r.Header
+		s.served++
+		close := s.closeAfter > 0 && n == s.closeAfter
+		s.mu.Unlock()
+		var body strings.Builder
+		s.handler(&body, r)
+		status := "200 OK"
+		extra := ""
+		switch {
+		case strings.HasPrefix(body.String(), "REDIRECT "):
+			status = "302 Found"
+			extra = "Location: " + strings.TrimPrefix(body.String(), "REDIRECT ") + "\r\n"
+			body.Reset()
+		case body.String() == "304":
+			status = "304 Not Modified"
+			body.Reset()
+		}
+		if close {
+			extra += "Connection: close\r\n"
+		}
+		fmt.Fprintf(c, "HTTP/1.1 %s\r\n%sContent-Length: %d\r\n\r\n%s", status, extra, body.Len(), body.String())
+		if close {
+			return
+		}
+	}
+}
+
+func (s *pipeServer) counts() (conns, behind, served int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns, s.behind, s.served
+}
+
+// fetchAll fetches the paths in order through f, each told of the ones
+// after it, and returns the bodies.
+func fetchAll(t *testing.T, f *Fetcher, base string, paths []string, conds func(uri.URL) (time.Time, string)) []string {
+	t.Helper()
+	var urls []uri.URL
+	for _, p := range paths {
+		urls = append(urls, uri.MustParse(base+p))
+	}
+	var out []string
+	for i, u := range urls {
+		req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, Ahead: urls[i+1:], AheadConditions: conds}
+		if conds != nil {
+			req.IfModifiedSince, req.IfNoneMatch = conds(u)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := f.Fetch(ctx, req)
+		if err != nil {
+			cancel()
+			t.Fatalf("%s: %v", u, err)
+		}
+		if res.NotModified {
+			out = append(out, "not modified")
+		} else {
+			b, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", u, err)
+			}
+			out = append(out, string(b))
+		}
+		cancel()
+	}
+	return out
+}
+
+func echoPath(w io.Writer, r *http.Request) { io.WriteString(w, "body of "+r.URL.Path) }
+
+// Requests told of the URLs after them go out together on one
+// connection, and each body is its own.
+func TestPipelineSendsAhead(t *testing.T) {
+	s := newPipeServer(t, echoPath)
+	f := &Fetcher{}
+	defer f.Close()
+	var paths []string
+	for i := range 40 {
+		paths = append(paths, fmt.Sprintf("/f%d", i))
+	}
+	got := fetchAll(t, f, s.url, paths, nil)
+	for i, p := range paths {
+		if got[i] != "body of "+p {
+			t.Fatalf("%s: %q", p, got[i])
+		}
+	}
+	conns, behind, served := s.counts()
+	if conns != 1 || served != 40 {
+		t.Errorf("%d connections, %d requests; want 1 and 40", conns, served)
+	}
+	// The first write alone carries pipelineDepth requests.
+	if behind < pipelineDepth-1 {
+		t.Errorf("only %d of 40 requests had another behind them: not pipelined", behind)
+	}
+}
+
+// A URL sent ahead and then not asked for has its answer dropped; a
+// redirect in the pipeline is followed through the Transport.
+func TestPipelineSkipsAndRedirects(t *testing.T) {
+	s := newPipeServer(t, func(w io.Writer, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			io.WriteString(w, "REDIRECT /target")
+			return
+		}
+		echoPath(w, r)
+	})
+	f := &Fetcher{}
+	defer f.Close()
+	urls := []uri.URL{uri.MustParse(s.url + "/a"), uri.MustParse(s.url + "/skipped"), uri.MustParse(s.url + "/moved"), uri.MustParse(s.url + "/c")}
+	get := func(i int) string {
+		res, err := f.Fetch(context.Background(), &schemes.Request{URL: urls[i], Dialer: &net.Dialer{}, Ahead: urls[i+1:]})
+		if err != nil {
+			t.Fatalf("%s: %v", urls[i], err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	if got := get(0); got != "body of /a" {
+		t.Errorf("/a: %q", got)
+	}
+	if got := get(2); got != "body of /target" {
+		t.Errorf("/moved: %q", got)
+	}
+	if got := get(3); got != "body of /c" {
+		t.Errorf("/c: %q", got)
+	}
+}
+
+// A server that ends the connection mid-pipeline: the requests it did not
+// answer are made again, and every body arrives.
+func TestPipelineServerCloses(t *testing.T) {
+	s := newPipeServer(t, echoPath)
+	s.closeAfter = 3
+	f := &Fetcher{}
+	defer f.Close()
+	var paths []string
+	for i := range 10 {
+		paths = append(paths, fmt.Sprintf("/f%d", i))
+	}
+	got := fetchAll(t, f, s.url, paths, nil)
+	for i, p := range paths {
+		if got[i] != "body of "+p {
+			t.Fatalf("%s: %q", p, got[i])
+		}
+	}
+	if conns, _, _ := s.counts(); conns < 2 {
+		t.Errorf("%d connections for a server that closes after 3", conns)
+	}
+}
+
+// Each URL sent ahead carries its own conditions, and its 304 is a
+// Resource that is NotModified.
+func TestPipelineConditions(t *testing.T) {
+	old := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := newPipeServer(t, func(w io.Writer, r *http.Request) {
+		if r.Header.Get("If-Modified-Since") != "" {
+			io.WriteString(w, "304")
+			return
+		}
+		echoPath(w, r)
+	})
+	f := &Fetcher{}
+	defer f.Close()
+	conds := func(u uri.URL) (time.Time, string) {
+		if strings.HasSuffix(u.Path(), "/have") {
+			return old, `"e1"`
+		}
+		return time.Time{}, ""
+	}
+	got := fetchAll(t, f, s.url, []string{"/new", "/have", "/new2"}, conds)
+	if want := []string{"body of /new", "not modified", "body of /new2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.headers["/have"]; h.Get("If-Modified-Since") != old.Format(http.TimeFormat) || h.Get("If-None-Match") != `"e1"` {
+		t.Errorf("/have sent with %v", h)
+	}
+	if h := s.headers["/new2"]; h.Get("If-Modified-Since") != "" {
+		t.Errorf("/new2 sent with the conditions of another URL: %v", h)
+	}
+}
