@@ -102,7 +102,10 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 	// Responses to requests sent ahead that were not asked for after
 	// all (their URLs were found up to date, or refused by robots.txt)
 	// are read and dropped.
-	for len(p.sent) > 0 && p.sent[0].URL.RequestURI() != hreq.URL.RequestURI() {
+	// So is one sent for this URL with other header fields (other
+	// conditions, a run before whose validators were older): its answer
+	// might not be the one this request asks for.
+	for len(p.sent) > 0 && (p.sent[0].URL.RequestURI() != hreq.URL.RequestURI() || !sameFields(p.sent[0], hreq)) {
 		if !p.skip() {
 			return fail()
 		}
@@ -181,6 +184,26 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		p.sent = append(p.sent, next)
 		queued[next.URL.RequestURI()] = true
 	}
+}
+
+// sameFields reports whether two requests carry the same header fields,
+// so that the answer to one is the answer to the other.
+func sameFields(a, b *http.Request) bool {
+	if len(a.Header) != len(b.Header) {
+		return false
+	}
+	for k, v := range a.Header {
+		w := b.Header[k]
+		if len(v) != len(w) {
+			return false
+		}
+		for i := range v {
+			if v[i] != w[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // skip reads and drops the next response; false when the connection can

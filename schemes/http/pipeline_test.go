@@ -251,3 +251,38 @@ func TestPipelineConditions(t *testing.T) {
 		t.Errorf("/new2 sent with the conditions of another URL: %v", h)
 	}
 }
+
+// An answer sent ahead with other conditions than the request asks with
+// (a request sent ahead in a run before, when the file was not there) is
+// dropped, and the request is made as asked.
+func TestPipelineStaleConditions(t *testing.T) {
+	old := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := newPipeServer(t, func(w io.Writer, r *http.Request) {
+		if r.Header.Get("If-Modified-Since") != "" {
+			io.WriteString(w, "304")
+			return
+		}
+		echoPath(w, r)
+	})
+	f := &Fetcher{}
+	defer f.Close()
+	// /b goes ahead unconditionally, and is never asked for.
+	fetchAll(t, f, s.url, []string{"/a"}, nil)
+	urls := []uri.URL{uri.MustParse(s.url + "/x"), uri.MustParse(s.url + "/b")}
+	res, err := f.Fetch(context.Background(), &schemes.Request{URL: urls[0], Dialer: &net.Dialer{}, Ahead: urls[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(res.Body)
+	res.Body.Close()
+	// Now /b is asked for with a condition.
+	res, err = f.Fetch(context.Background(), &schemes.Request{URL: urls[1], Dialer: &net.Dialer{}, IfModifiedSince: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NotModified {
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		t.Errorf("/b with If-Modified-Since: got the body %q sent ahead without it", b)
+	}
+}
