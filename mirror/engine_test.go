@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -426,5 +427,72 @@ func TestMirrorDeleteHTTP(t *testing.T) {
 	}
 	if n := rec.count(Deleted); n != 2 {
 		t.Errorf("%d deleted, want b.txt and d/c.txt: %+v", n, rec.reports)
+	}
+}
+
+func TestMirrorRegexDomainsAndWait(t *testing.T) {
+	var mu sync.Mutex
+	var times []time.Time
+	pages := map[string]string{
+		"/":           `<a href="keep/a.txt">a</a> <a href="drop/b.txt">b</a> <a href="http://other.invalid/x">x</a> <a href="c.txt">c</a>`,
+		"/keep/a.txt": "A",
+		"/drop/b.txt": "B",
+		"/c.txt":      "C",
+	}
+	_, base := newSite(t, pages)
+	// localhost is another host than 127.0.0.1 to the recursion.
+	pages["/"] += ` <a href="` + strings.Replace(base, "127.0.0.1", "localhost", 1) + `/span.txt">s</a>`
+	pages["/span.txt"] = "S"
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: -1, RejectRegex: regexp.MustCompile(`/drop/`), SpanHosts: true, Domains: []string{"localhost", "example.org"},
+		Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if got := keys(readTree(t, out)); got != "[c.txt index.html keep/a.txt span.txt]" {
+		t.Errorf("--reject-regex /drop/ --span-hosts --domains localhost,example.org: %s", got)
+	}
+	out = t.TempDir()
+	if _, _, err = run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, base+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(readTree(t, out)); got != "[c.txt drop/b.txt index.html keep/a.txt]" {
+		t.Errorf("without --span-hosts: %s", got)
+	}
+	out = t.TempDir()
+	_, _, err = run(t, Options{Dir: out, Level: -1, AcceptRegex: regexp.MustCompile(`(/|/keep/.*)$`), Layout: Layout{NoHostDirs: true}}, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(readTree(t, out)); got != "[index.html keep/a.txt]" {
+		t.Errorf("--accept-regex: %s", got)
+	}
+
+	// --wait spaces the requests to one server, even with many workers.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		times = append(times, time.Now())
+		mu.Unlock()
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<a href="1">1</a><a href="2">2</a><a href="3">3</a><a href="4">4</a>`)
+		}
+	}))
+	defer srv.Close()
+	const wait = 60 * time.Millisecond
+	out = t.TempDir()
+	if _, rec, err := run(t, Options{Dir: out, Level: -1, Wait: wait, Parallel: 4, Layout: Layout{NoHostDirs: true}}, srv.URL+"/"); err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(times) != 5 {
+		t.Fatalf("%d requests, want 5", len(times))
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < wait*9/10 {
+			t.Errorf("requests %d and %d %v apart, want at least --wait's %v", i, i+1, gap, wait)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/gophertest"
+	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -288,5 +290,35 @@ func TestMirrorDelete(t *testing.T) {
 	}
 	if n := rec.count(Deleted); n != 2 {
 		t.Errorf("%d deleted, want 2: %+v", n, rec.reports)
+	}
+}
+
+// A WAIS search mirrors its hits, each document under the database's
+// directory.
+func TestMirrorWAISSearch(t *testing.T) {
+	srv := waistest.NewServer(waistest.Config{Documents: []waistest.Document{
+		{Name: "lighthouse.txt", Text: []byte("the lighthouse keeper\n")},
+		{Name: "river.txt", Text: []byte("a river and a lighthouse\n")},
+		{Name: "other.txt", Text: []byte("nothing to see\n")},
+	}})
+	defer srv.Close()
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: 1, Layout: Layout{NoHostDirs: true}}, srv.URL+"?lighthouse")
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	got := readTree(t, out)
+	var bodies []string
+	for _, v := range got {
+		bodies = append(bodies, v)
+	}
+	sort.Strings(bodies)
+	if fmt.Sprint(bodies) != fmt.Sprint([]string{"a river and a lighthouse\n", "the lighthouse keeper\n"}) {
+		t.Errorf("tree %v", got)
+	}
+	for p := range got {
+		if !strings.HasPrefix(p, "test/") {
+			t.Errorf("%s is not under the database's directory", p)
+		}
 	}
 }
