@@ -198,10 +198,13 @@ func (f *File) Commit(mod time.Time) error {
 			return err
 		}
 	}
-	if fi, err := f.d.r.Lstat(f.name); err == nil && fi.IsDir() {
-		return &CollisionError{Path: f.rel, With: f.rel}
-	}
 	if err := f.d.r.Rename(part, f.name); err != nil {
+		// rename(2) refuses to put a file over a directory (EISDIR):
+		// look for what stood in the way only then, not before every
+		// rename.
+		if fi, lerr := f.d.r.Lstat(f.name); lerr == nil && fi.IsDir() {
+			return &CollisionError{Path: f.rel, With: f.rel}
+		}
 		if c := f.s.collision(f.rel); c != nil {
 			return c
 		}
