@@ -412,8 +412,8 @@ func (e *engine) next(ctx context.Context) ([]item, bool) {
 			if k := batchKey(it.url); k != "" && e.o.Wait <= 0 {
 				// --wait spaces each request: none goes ahead.
 				for len(batch) < batchMax {
-					nx, ok := e.q.peek()
-					if !ok || batchKey(nx.url) != k {
+					nx, ok, err := e.q.peek()
+					if err != nil || !ok || batchKey(nx.url) != k {
 						break
 					}
 					e.q.pop()
@@ -729,24 +729,24 @@ func (e *engine) upToDate(it item, rel string) bool {
 func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource) {
 	defer res.Body.Close()
 	final := u
-	if f, err := uri.Parse(res.URL); err == nil && f.String() != u.String() {
-		// A redirect: the copy goes where the final URL's would, and
-		// that URL counts as seen.
-		final = f
-		if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
-			rel = r
-		} else {
-			final = u
+	if res.URL != u.Redacted() {
+		if f, ok := redirected(u, res.URL); ok {
+			// A redirect: the copy goes where the final URL's would,
+			// links resolve against it, and it counts as seen.
+			final = f
+			e.mu.Lock()
+			e.seen.add(visitKey(f.WithoutFragment()))
+			e.mu.Unlock()
+			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
+				rel = r
+				if !e.claim(rel) {
+					e.duplicate(f, rel)
+					return
+				}
+			}
 		}
-		e.mu.Lock()
-		e.seen.add(visitKey(f.WithoutFragment()))
-		e.mu.Unlock()
 	}
 	masked := final.Redacted()
-	if final != u && !e.claim(rel) {
-		e.duplicate(final, rel)
-		return
-	}
 	f, off, err := e.store.Create(rel)
 	if err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + rel, Err: err})
@@ -796,6 +796,46 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	e.mu.Unlock()
 	e.report(Report{URL: masked, Path: rel, Size: n, Status: Fetched})
 	e.pageLinks(ctx, it, final, rel, res.ContentType)
+}
+
+// redirected returns the URL a fetch of u ended at, given as masked
+// (schemes.Resource.URL, its password hidden). On u's own server it keeps
+// u's credentials, which the links found there then carry as u's links
+// do; on another it carries none, as a redirect to another host gets none
+// (curl without --location-trusted).
+func redirected(u uri.URL, masked string) (uri.URL, bool) {
+	f, err := uri.Parse(masked)
+	if err != nil {
+		return u, false
+	}
+	if _, has := f.RawUserinfo(); !has {
+		return f, true
+	}
+	if strings.EqualFold(f.RawHost(), u.RawHost()) && f.Scheme() == u.Scheme() && portOf(f) == portOf(u) {
+		rest := f.Path()
+		if rest == "" {
+			rest = "/"
+		}
+		if q, ok := f.Query(); ok {
+			rest += "?" + q
+		}
+		if ref, err := uri.ParseReference(rest); err == nil {
+			return u.ResolveReference(ref), true
+		}
+	}
+	text := f.String()
+	i := strings.Index(text, "//")
+	at := strings.Index(text, "@")
+	if i < 0 || at < i {
+		return u, false
+	}
+	g, err := uri.Parse(text[:i+2] + text[at+1:])
+	return g, err == nil
+}
+
+func portOf(u uri.URL) string {
+	p, _ := u.Port()
+	return p
 }
 
 // pageLinks queues the links of a saved HTML page, rel, whose URL is base.

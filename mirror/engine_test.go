@@ -496,3 +496,18 @@ func TestMirrorRegexDomainsAndWait(t *testing.T) {
 		}
 	}
 }
+
+func TestRedirected(t *testing.T) {
+	u := uri.MustParse("http://alice:secret@h:8080/a/b")
+	for _, c := range []struct{ masked, want string }{
+		{"http://alice:****@h:8080/a/b/", "http://alice:secret@h:8080/a/b/"},
+		{"http://alice:****@h:8080/c?x=1", "http://alice:secret@h:8080/c?x=1"},
+		{"http://alice:****@other/c", "http://other/c"},
+		{"http://h:8080/d", "http://h:8080/d"},
+	} {
+		got, ok := redirected(u, c.masked)
+		if !ok || got.String() != c.want {
+			t.Errorf("%s: got %s %v, want %s", c.masked, got, ok, c.want)
+		}
+	}
+}

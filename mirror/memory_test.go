@@ -50,3 +50,22 @@ func TestMemoryBoundedByQueue(t *testing.T) {
 	}
 	runtime.KeepAlive(s2)
 }
+
+// A queue taken from as fast as it is added to keeps its array small.
+func TestQueueSteadyState(t *testing.T) {
+	var q queue
+	defer q.close()
+	for i := range 200_000 {
+		q.push(item{url: fmt.Sprint(i)})
+		q.push(item{url: fmt.Sprint(i, "b")})
+		if _, ok, err := q.pop(); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		if _, ok, err := q.pop(); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	if cap(q.mem) > 2*memQueue {
+		t.Errorf("the array holds %d items after 400,000 went through", cap(q.mem))
+	}
+}

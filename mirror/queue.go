@@ -49,8 +49,12 @@ func (q *queue) len() int64 { return int64(len(q.mem)-q.head) + q.written - q.re
 // push appends it.
 func (q *queue) push(it item) error {
 	if q.written == q.read && len(q.mem)-q.head < memQueue {
-		if q.head > 0 && q.head == len(q.mem) {
-			q.mem, q.head = q.mem[:0], 0
+		if q.head >= memQueue/2 || q.head > 0 && q.head == len(q.mem) {
+			// Move what is left to the front, so that a queue taken
+			// from as fast as it is added to does not grow its array.
+			n := copy(q.mem, q.mem[q.head:])
+			clear(q.mem[n:])
+			q.mem, q.head = q.mem[:n], 0
 		}
 		q.mem = append(q.mem, it)
 		return nil
@@ -70,35 +74,54 @@ func (q *queue) push(it item) error {
 	return err
 }
 
-// peek returns the first item without taking it, when it is in memory;
-// false otherwise (an empty queue, or one read back from its file next).
-func (q *queue) peek() (item, bool) {
-	if q.head < len(q.mem) {
-		return q.mem[q.head], true
+// peek returns the first item without taking it; false when the queue
+// is empty.
+func (q *queue) peek() (item, bool, error) {
+	if err := q.fill(); err != nil || q.head == len(q.mem) {
+		return item{}, false, err
 	}
-	return item{}, false
+	return q.mem[q.head], true, nil
 }
 
 // pop takes the first item; false when the queue is empty.
 func (q *queue) pop() (item, bool, error) {
-	if q.head < len(q.mem) {
-		it := q.mem[q.head]
-		q.mem[q.head] = item{}
-		q.head++
-		return it, true, nil
+	if err := q.fill(); err != nil || q.head == len(q.mem) {
+		return item{}, false, err
 	}
-	if q.read == q.written {
-		return item{}, false, nil
+	it := q.mem[q.head]
+	q.mem[q.head] = item{}
+	q.head++
+	return it, true, nil
+}
+
+// refill is how many items come back from the file at a time: enough
+// that a worker's batch of one server's URLs (batchMax) is in memory to be
+// seen whole, few enough to keep memory bounded.
+const refill = memQueue / 4
+
+// fill brings items back from the file into memory once memory holds
+// none. Pushes go to the file while it holds items, so memory then holds
+// the oldest items and the order stays first in, first out.
+func (q *queue) fill() error {
+	if q.head < len(q.mem) || q.read == q.written {
+		return nil
 	}
+	q.mem, q.head = q.mem[:0], 0
 	if err := q.w.Flush(); err != nil {
-		return item{}, false, err
+		return err
 	}
-	line, err := q.r.ReadString('\n')
-	if err != nil {
-		return item{}, false, err
+	for len(q.mem) < refill && q.read < q.written {
+		line, err := q.r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		q.read++
+		it, err := decodeItem(line)
+		if err != nil {
+			return err
+		}
+		q.mem = append(q.mem, it)
 	}
-	q.read++
-	it, err := decodeItem(line)
 	if q.read == q.written {
 		// Drained: start the file over so that it does not grow forever.
 		q.read, q.written = 0, 0
@@ -107,7 +130,7 @@ func (q *queue) pop() (item, bool, error) {
 			q.w.Reset(&appender{f: q.spill})
 		}
 	}
-	return it, true, err
+	return nil
 }
 
 // appender writes at the end of f, where the section reader reads from

@@ -121,6 +121,11 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 		return fail()
 	}
 	resp, err := http.ReadResponse(p.br, p.sent[0])
+	// Interim answers (103 Early Hints and the like) come before the
+	// final one (RFC 9110 §15.2); a 101 was never asked for.
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		resp, err = http.ReadResponse(p.br, p.sent[0])
+	}
 	if err != nil {
 		// Nothing of the answer came (the server closed an idle
 		// connection, or one past its limit): the Transport asks again.
