@@ -70,6 +70,10 @@ type engine struct {
 	pages  *os.File // pages to convert: "kind\trel\tbase" lines
 
 	reportMu sync.Mutex
+
+	// sentValidators holds the validators worked out for URLs whose
+	// requests were sent ahead, by URL, until their turn.
+	sentValidators sync.Map
 }
 
 // startPoint is what the recursion keeps of a start URL for --no-parent.
@@ -622,7 +626,11 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		req.Offset = fi.Size()
 	}
 	if e.o.Timestamping {
-		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
+		if v, ok := e.sentValidators.LoadAndDelete(it.url); ok {
+			// Worked out already for the request sent ahead.
+			c := v.(validator)
+			req.IfModifiedSince, req.IfNoneMatch = c.mod, c.etag
+		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.store.ETag(rel)
 		}
 		req.GopherAttributes = true
@@ -690,15 +698,22 @@ func (e *engine) duplicate(u uri.URL, rel string) {
 // validators returns the conditions of a request for u under -N: its
 // local copy's time and entity tag, for a request sent ahead.
 func (e *engine) validators(u uri.URL) (time.Time, string) {
-	rel, err := e.o.Layout.Path(u, pageKind(u))
-	if err != nil {
-		return time.Time{}, ""
+	var c validator
+	if rel, err := e.o.Layout.Path(u, pageKind(u)); err == nil {
+		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
+			c = validator{fi.ModTime(), e.store.ETag(rel)}
+		}
 	}
-	fi, err := e.store.Stat(rel)
-	if err != nil || !fi.Mode().IsRegular() {
-		return time.Time{}, ""
-	}
-	return fi.ModTime(), e.store.ETag(rel)
+	// Kept for the URL's own turn, whose request must carry the same
+	// fields to be given the answer sent ahead.
+	e.sentValidators.Store(u.String(), c)
+	return c.mod, c.etag
+}
+
+// validator is what -N sends for a URL: its local copy's time and tag.
+type validator struct {
+	mod  time.Time
+	etag string
 }
 
 // upToDate reports whether -N may skip the fetch: the listing gave the

@@ -260,7 +260,7 @@ func TestMirrorParallelCap(t *testing.T) {
 	}
 	pages["/"] = links.String()
 	s, base := newSite(t, pages)
-	s.holdFor = 5 * time.Millisecond
+	s.holdFor = 20 * time.Millisecond
 	out := t.TempDir()
 	_, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 6, PerHost: 3, Layout: Layout{NoHostDirs: true}}, base+"/")
 	if err != nil {
@@ -491,8 +491,10 @@ func TestMirrorRegexDomainsAndWait(t *testing.T) {
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
 	for i := 1; i < len(times); i++ {
-		if gap := times[i].Sub(times[i-1]); gap < wait*9/10 {
-			t.Errorf("requests %d and %d %v apart, want at least --wait's %v", i, i+1, gap, wait)
+		// Half the wait: the requests leave --wait apart, and a loaded
+		// machine may hand one to the server late and the next on time.
+		if gap := times[i].Sub(times[i-1]); gap < wait/2 {
+			t.Errorf("requests %d and %d %v apart, want about --wait's %v", i, i+1, gap, wait)
 		}
 	}
 }

@@ -169,6 +169,10 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		if err != nil {
 			return
 		}
+		if queued[target.RequestURI()] {
+			// Sent with an earlier request of the run of URLs.
+			continue
+		}
 		ar := *req
 		ar.URL, ar.Ahead = u, nil
 		ar.IfModifiedSince, ar.IfNoneMatch = time.Time{}, ""
@@ -179,9 +183,6 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		if err != nil || hostPort(next) != p.key {
 			// The run goes on to another server: the pipeline ends here.
 			return
-		}
-		if queued[next.URL.RequestURI()] {
-			continue
 		}
 		if err := next.Write(p.bw); err != nil {
 			return
