@@ -138,6 +138,16 @@ func fetchAll(t *testing.T, f *Fetcher, base string, paths []string, conds func(
 
 func echoPath(w io.Writer, r *http.Request) { io.WriteString(w, "body of "+r.URL.Path) }
 
+// notModifiedIfAsked answers 304 to a request with If-Modified-Since, and
+// echoPath to any other.
+func notModifiedIfAsked(w io.Writer, r *http.Request) {
+	if r.Header.Get("If-Modified-Since") != "" {
+		io.WriteString(w, "304")
+		return
+	}
+	echoPath(w, r)
+}
+
 // Requests told of the URLs after them go out together on one
 // connection, and each body is its own.
 func TestPipelineSendsAhead(t *testing.T) {
@@ -223,13 +233,7 @@ func TestPipelineServerCloses(t *testing.T) {
 // Resource that is NotModified.
 func TestPipelineConditions(t *testing.T) {
 	old := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := newPipeServer(t, func(w io.Writer, r *http.Request) {
-		if r.Header.Get("If-Modified-Since") != "" {
-			io.WriteString(w, "304")
-			return
-		}
-		echoPath(w, r)
-	})
+	s := newPipeServer(t, notModifiedIfAsked)
 	f := &Fetcher{}
 	defer f.Close()
 	conds := func(u uri.URL) (time.Time, string) {
@@ -257,13 +261,7 @@ func TestPipelineConditions(t *testing.T) {
 // dropped, and the request is made as asked.
 func TestPipelineStaleConditions(t *testing.T) {
 	old := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := newPipeServer(t, func(w io.Writer, r *http.Request) {
-		if r.Header.Get("If-Modified-Since") != "" {
-			io.WriteString(w, "304")
-			return
-		}
-		echoPath(w, r)
-	})
+	s := newPipeServer(t, notModifiedIfAsked)
 	f := &Fetcher{}
 	defer f.Close()
 	// /b goes ahead unconditionally, and is never asked for.
