@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/mirror"
-	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -229,7 +228,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	status := exitOK
 	var starts []uri.URL
 	for {
-		raw, u, m, ok := q.next()
+		_, u, m, ok := q.next()
 		if !ok {
 			break
 		}
@@ -238,7 +237,6 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 			status = exitCode(m.err)
 			continue
 		}
-		_ = raw
 		starts = append(starts, u)
 	}
 	if len(starts) == 0 {
@@ -305,6 +303,3 @@ func (c *command) printError(err error) {
 		fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(err.Error()))
 	}
 }
-
-// Keep the taxonomy import for the exit codes the reports carry.
-var _ = schemes.ErrWrite

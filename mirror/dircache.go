@@ -129,7 +129,7 @@ func (c *dirCache) closeAll() {
 	c.forget(".")
 }
 
-// split2 returns rel's directory and name, for the cache.
-func split2(rel string) (dir, name string) {
+// splitRel returns rel's directory and name, for the cache.
+func splitRel(rel string) (dir, name string) {
 	return path.Dir(rel), path.Base(rel)
 }

@@ -190,7 +190,6 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		return nil, err
 	}
 	e.store = s
-	e.q.dir = ""
 	if o.ConvertLinks {
 		f, err := os.CreateTemp("", "urlget-pages-")
 		if err != nil {
@@ -826,7 +825,7 @@ func redirected(u uri.URL, masked string) (uri.URL, bool) {
 	if _, has := f.RawUserinfo(); !has {
 		return f, true
 	}
-	if strings.EqualFold(f.RawHost(), u.RawHost()) && f.Scheme() == u.Scheme() && portOf(f) == portOf(u) {
+	if strings.EqualFold(f.RawHost(), u.RawHost()) && f.Scheme() == u.Scheme() && portSuffix(f) == portSuffix(u) {
 		rest := f.Path()
 		if rest == "" {
 			rest = "/"
@@ -846,11 +845,6 @@ func redirected(u uri.URL, masked string) (uri.URL, bool) {
 	}
 	g, err := uri.Parse(text[:i+2] + text[at+1:])
 	return g, err == nil
-}
-
-func portOf(u uri.URL) string {
-	p, _ := u.Port()
-	return p
 }
 
 // pageLinks queues the links of a saved HTML page, rel, whose URL is base.

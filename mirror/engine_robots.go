@@ -24,7 +24,6 @@ const robotsMax = 500 << 10
 type robotsEntry struct {
 	once sync.Once
 	r    *Robots
-	deny bool // the server could not be asked: everything is kept out
 }
 
 // robotsAllow reports whether robots.txt lets the recursion fetch u:
@@ -65,10 +64,7 @@ func (e *engine) robotsAllow(ctx context.Context, u uri.URL) bool {
 		e.robots[where] = ent
 	}
 	e.mu.Unlock()
-	ent.once.Do(func() { ent.r, ent.deny = e.fetchRobots(ctx, where) })
-	if ent.deny {
-		return false
-	}
+	ent.once.Do(func() { ent.r = e.fetchRobots(ctx, where) })
 	return ent.r.Allowed(p)
 }
 
@@ -79,36 +75,35 @@ func portSuffix(u uri.URL) string {
 	return ""
 }
 
-// fetchRobots fetches and parses one robots.txt. As RFC 9309 §2.3.1 has
-// it, a robots.txt that is not there (4xx, a gopher error) allows
-// everything, and a server that fails (5xx) or cannot be reached keeps
-// the crawler out; other failures, as a listing where a file was
-// expected, allow everything.
-func (e *engine) fetchRobots(ctx context.Context, where string) (*Robots, bool) {
+// fetchRobots fetches and parses one robots.txt. A failed fetch stands
+// for what RobotsFromStatus says of its HTTP status (RFC 9309 §2.3.1), or
+// of none for a server that failed or could not be reached; a gopher
+// error item (not found), or a listing where a file was expected, allows
+// everything.
+func (e *engine) fetchRobots(ctx context.Context, where string) *Robots {
 	u, err := uri.Parse(where)
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	res, err := e.c.Do(ctx, fetch.Request{URL: u})
 	if err != nil {
 		var se *schemes.Error
 		switch {
-		case errors.As(err, &se) && se.Code >= 400 && se.Code < 500,
-			errors.Is(err, schemes.ErrNotFound), errors.Is(err, schemes.ErrAccessDenied):
-			return nil, false
+		case errors.As(err, &se) && se.Code >= 100 && (u.Scheme() == "http" || u.Scheme() == "https"):
+			return RobotsFromStatus(se.Code)
 		case errors.Is(err, schemes.ErrServer), errors.Is(err, schemes.ErrConnect),
 			errors.Is(err, schemes.ErrTimeout), errors.Is(err, schemes.ErrResolve):
-			return nil, true
+			return RobotsFromStatus(0)
 		}
-		return nil, false
+		return nil
 	}
 	if res.Listing != nil {
 		res.Listing.Close()
-		return nil, false
+		return nil
 	}
 	if res.Body == nil {
-		return nil, false
+		return nil
 	}
 	defer res.Body.Close()
-	return ParseRobots(io.LimitReader(res.Body, robotsMax), robotsAgent), false
+	return ParseRobots(io.LimitReader(res.Body, robotsMax), robotsAgent)
 }

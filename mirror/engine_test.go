@@ -513,3 +513,33 @@ func TestRedirected(t *testing.T) {
 		}
 	}
 }
+
+// A robots.txt that fails with 5xx keeps the walk out; one that is not
+// there (404, as newSite answers) lets it in (RFC 9309 §2.3.1).
+func TestMirrorRobotsUnreachable(t *testing.T) {
+	var child atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<a href="x.txt">x</a>`)
+		default:
+			child.Add(1)
+		}
+	}))
+	defer srv.Close()
+	_, rec, err := run(t, Options{Dir: t.TempDir(), Level: -1, Robots: true}, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Load() != 0 || rec.count(Skipped) != 1 {
+		t.Errorf("robots.txt answered 503: %d fetched, %+v", child.Load(), rec.reports)
+	}
+	_, base := newSite(t, map[string]string{"/": `<a href="x.txt">x</a>`, "/x.txt": "X"})
+	_, rec, err = run(t, Options{Dir: t.TempDir(), Level: -1, Robots: true}, base+"/")
+	if err != nil || rec.count(Fetched) != 2 {
+		t.Errorf("robots.txt absent: %v %+v", err, rec.reports)
+	}
+}

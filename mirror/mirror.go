@@ -96,5 +96,4 @@ type Report struct {
 type Stats struct {
 	Done, Queued, Failed int64
 	Bytes                int64
-	Start                time.Time
 }

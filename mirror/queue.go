@@ -41,7 +41,6 @@ type queue struct {
 	r       *bufio.Reader // reads spill from where taking stands
 	written int64         // items written to spill
 	read    int64         // items read back
-	dir     string        // where the spill file goes ("" for the system's)
 }
 
 func (q *queue) len() int64 { return int64(len(q.mem)-q.head) + q.written - q.read }
@@ -60,7 +59,7 @@ func (q *queue) push(it item) error {
 		return nil
 	}
 	if q.spill == nil {
-		f, err := os.CreateTemp(q.dir, "urlget-queue-")
+		f, err := os.CreateTemp("", "urlget-queue-")
 		if err != nil {
 			return err
 		}

@@ -77,7 +77,7 @@ func (s *Store) Close() error {
 
 // Stat returns the file info of rel, not following a final symbolic link.
 func (s *Store) Stat(rel string) (os.FileInfo, error) {
-	dir, name := split2(rel)
+	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, false)
 	if err != nil {
 		// The error of the whole path: which component is missing.
@@ -89,7 +89,7 @@ func (s *Store) Stat(rel string) (os.FileInfo, error) {
 
 // Open opens rel for reading.
 func (s *Store) Open(rel string) (*os.File, error) {
-	dir, name := split2(rel)
+	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, false)
 	if err != nil {
 		return s.root.Open(rel)
@@ -120,7 +120,7 @@ func (s *Store) Create(rel string) (f *File, offset int64, err error) {
 	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
 		return nil, 0, fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
 	}
-	dir, name := split2(rel)
+	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, true)
 	if err != nil {
 		if c := s.collision(rel); c != nil {
