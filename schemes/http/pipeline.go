@@ -235,21 +235,21 @@ func (p *pipeline) drain(resp *http.Response) bool {
 
 // takePipeline returns the pipeline to key that sent the request for uri
 // ahead, else one that has nothing in flight, else nil; it is the
-// caller's until put back.
+// caller's until put back. Every pipeline is looked at for uri before an
+// idle one is settled for: the answer sent ahead is on its connection
+// only, and asking again elsewhere would fetch the URL twice.
 func (f *Fetcher) takePipeline(key, uri string) *pipeline {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ps := f.pipes[key]
 	pick := -1
+search:
 	for i, p := range ps {
 		for _, r := range p.sent {
 			if r.URL.RequestURI() == uri {
 				pick = i
-				break
+				break search
 			}
-		}
-		if pick >= 0 {
-			break
 		}
 		if len(p.sent) == 0 && pick < 0 {
 			pick = i

@@ -284,3 +284,40 @@ func TestPipelineStaleConditions(t *testing.T) {
 		t.Errorf("/b with If-Modified-Since: got the body %q sent ahead without it", b)
 	}
 }
+
+// Three batches of one server on three pipelines, kept with an idle one
+// first and the one that sent a URL last: that URL is read from the
+// connection that sent it, not asked for again on the idle one.
+func TestPipelineTakesTheOneThatSent(t *testing.T) {
+	s := newPipeServer(t, echoPath)
+	f := &Fetcher{}
+	defer f.Close()
+	u := func(p string) uri.URL { return uri.MustParse(s.url + p) }
+	open := func(p string, ahead ...uri.URL) *schemes.Resource {
+		t.Helper()
+		res, err := f.Fetch(context.Background(), &schemes.Request{URL: u(p), Dialer: &net.Dialer{}, Ahead: ahead})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		return res
+	}
+	read := func(p string, res *schemes.Resource) {
+		t.Helper()
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || string(b) != "body of "+p {
+			t.Fatalf("%s: %q, %v", p, b, err)
+		}
+	}
+	read("/a1", open("/a1", u("/a2"))) // kept with /a2 in flight
+	b1 := open("/b1", u("/b2"))        // held, /b2 in flight
+	c1 := open("/c1", u("/c2"))        // held, /c2 in flight
+	read("/a2", open("/a2"))           // kept: [a idle]
+	read("/c1", c1)                    // kept: [a idle, c /c2]
+	read("/b1", b1)                    // kept: [a idle, c /c2, b /b2]
+	read("/b2", open("/b2"))
+	read("/c2", open("/c2"))
+	if conns, _, served := s.counts(); conns != 3 || served != 6 {
+		t.Errorf("%d connections and %d requests; want 3 and 6 (each URL once)", conns, served)
+	}
+}
