@@ -263,19 +263,51 @@ search:
 	return p
 }
 
-// putPipeline keeps p for the requests it sent ahead and the ones after;
-// at most maxIdlePerHost idle ones to a server, as the Transport keeps.
+// pipelinesKept is how many pipelines to one server a Fetcher keeps, idle
+// or not: one for each transfer that may run to it at once (the command's
+// --parallel-host allows 64 at most), and room for ones whose last
+// answers sent ahead were never asked for (the URLs behind them turned out
+// up to date or refused by robots.txt).
+const pipelinesKept = 64
+
+// putPipeline keeps p for the requests it sent ahead and the ones after.
+// Of those with nothing in flight it keeps at most maxIdlePerHost to a
+// server, as the Transport keeps. One with answers still to read is kept
+// while there is room: closing it would have its requests made again.
+// Past pipelinesKept the oldest idle one goes, else the oldest, which
+// holds answers its worker has most likely moved past.
 func (f *Fetcher) putPipeline(p *pipeline) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pipes == nil {
 		f.pipes = map[string][]*pipeline{}
 	}
-	if len(f.pipes[p.key]) >= maxIdlePerHost {
-		p.conn.Close()
-		return
+	ps := f.pipes[p.key]
+	if len(p.sent) == 0 {
+		idle := 0
+		for _, q := range ps {
+			if len(q.sent) == 0 {
+				idle++
+			}
+		}
+		if idle >= maxIdlePerHost {
+			p.conn.Close()
+			return
+		}
 	}
-	f.pipes[p.key] = append(f.pipes[p.key], p)
+	ps = append(ps, p)
+	if len(ps) > pipelinesKept {
+		out := 0
+		for i, q := range ps {
+			if len(q.sent) == 0 {
+				out = i
+				break
+			}
+		}
+		ps[out].conn.Close()
+		ps = append(ps[:out], ps[out+1:]...)
+	}
+	f.pipes[p.key] = ps
 }
 
 // closePipelines closes every kept pipeline.

@@ -321,3 +321,70 @@ func TestPipelineTakesTheOneThatSent(t *testing.T) {
 		t.Errorf("%d connections and %d requests; want 3 and 6 (each URL once)", conns, served)
 	}
 }
+
+// More pipelines to one server than the idle ones kept, each put back with
+// an answer still in flight: none is closed, and every URL is asked for
+// once.
+func TestPipelineKeepsThoseInFlight(t *testing.T) {
+	s := newPipeServer(t, echoPath)
+	f := &Fetcher{}
+	defer f.Close()
+	n := maxIdlePerHost + 4
+	firsts := make([]*schemes.Resource, n)
+	for i := range n {
+		u := uri.MustParse(fmt.Sprintf("%s/first%d", s.url, i))
+		ahead := uri.MustParse(fmt.Sprintf("%s/then%d", s.url, i))
+		res, err := f.Fetch(context.Background(), &schemes.Request{URL: u, Dialer: &net.Dialer{}, Ahead: []uri.URL{ahead}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		firsts[i] = res
+	}
+	for _, res := range firsts {
+		io.ReadAll(res.Body)
+		res.Body.Close()
+	}
+	for i := range n {
+		p := fmt.Sprintf("/then%d", i)
+		res, err := f.Fetch(context.Background(), &schemes.Request{URL: uri.MustParse(s.url + p), Dialer: &net.Dialer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(b) != "body of "+p {
+			t.Fatalf("%s: %q", p, b)
+		}
+	}
+	if conns, _, served := s.counts(); conns != n || served != 2*n {
+		t.Errorf("%d connections and %d requests; want %d and %d (each URL once)", conns, served, n, 2*n)
+	}
+}
+
+// Pipelines whose answers sent ahead are never asked for are not kept
+// without end: past pipelinesKept the oldest is closed.
+func TestPipelineDropsTheOldestPastTheBound(t *testing.T) {
+	s := newPipeServer(t, echoPath)
+	f := &Fetcher{}
+	defer f.Close()
+	for i := range pipelinesKept + 3 {
+		u := uri.MustParse(fmt.Sprintf("%s/first%d", s.url, i))
+		ahead := uri.MustParse(fmt.Sprintf("%s/never%d", s.url, i))
+		res, err := f.Fetch(context.Background(), &schemes.Request{URL: u, Dialer: &net.Dialer{}, Ahead: []uri.URL{ahead}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(res.Body)
+		res.Body.Close()
+	}
+	host := strings.TrimPrefix(s.url, "http://")
+	f.mu.Lock()
+	ps := f.pipes[host]
+	f.mu.Unlock()
+	if len(ps) != pipelinesKept {
+		t.Fatalf("%d pipelines kept, want %d", len(ps), pipelinesKept)
+	}
+	if got := ps[0].sent[0].URL.Path; got != "/never3" {
+		t.Errorf("the oldest kept sent %s ahead, want /never3: the three before it go", got)
+	}
+}
