@@ -62,7 +62,9 @@ const (
 	maxHeldReports = 1024
 )
 
-// addParallelFlags defines -Z, --parallel-max and --parallel-host.
+// addParallelFlags defines -Z, --parallel-max and --parallel-host, with
+// curl's name for the last, --parallel-max-host (curl 8.16), on the same
+// value: a curl command line runs unchanged.
 func addParallelFlags(fs *pflag.FlagSet, o *options) {
 	o.parallelMax = defaultParallelMax
 	fs.BoolVarP(&o.parallel, "parallel", "Z", false, "transfer several URLs at once (--parallel-max)")
@@ -70,6 +72,8 @@ func addParallelFlags(fs *pflag.FlagSet, o *options) {
 		"with -Z or -r, at most `n` transfers at once (default 4, at most 64; curl's default, 50, is a heavy load for one server)")
 	fs.Var(boundedInt{&o.parallelHost, 1, maxParallel}, "parallel-host",
 		"with -Z or -r, at most `n` transfers at once to one scheme, host and port (default: as --parallel-max)")
+	fs.Var(boundedInt{&o.parallelHost, 1, maxParallel}, "parallel-max-host",
+		"curl's name for --parallel-host `n`")
 }
 
 // boundedInt is a flag's integer that must lie between min and max.

@@ -69,12 +69,19 @@ func bigBody(path string) []byte {
 }
 
 // TestParallelCaps: -Z with six URLs on two servers keeps to
-// --parallel-max in all and --parallel-host on each server, overlaps its
-// transfers, and writes every file whole, leaving no temporary file.
+// --parallel-max in all and --parallel-host (or curl's
+// --parallel-max-host) on each server, overlaps its transfers, and
+// writes every file whole, leaving no temporary file.
 func TestParallelCaps(t *testing.T) {
+	for _, flag := range []string{"--parallel-host", "--parallel-max-host"} {
+		t.Run(flag, func(t *testing.T) { testParallelCaps(t, flag) })
+	}
+}
+
+func testParallelCaps(t *testing.T, hostFlag string) {
 	cs := newCountingServers(t, 2, 3)
 	dir := t.TempDir()
-	args := []string{"-Z", "--parallel-max", "3", "--parallel-host", "2", "--remote-name-all", "--output-dir", dir}
+	args := []string{"-Z", "--parallel-max", "3", hostFlag, "2", "--remote-name-all", "--output-dir", dir}
 	var names []string
 	for i := range 6 {
 		name := "f" + strconv.Itoa(i)
@@ -92,7 +99,7 @@ func TestParallelCaps(t *testing.T) {
 	}
 	for srv, n := range cs.maxEach {
 		if n > 2 {
-			t.Errorf("%s had %d requests at once, over --parallel-host 2", srv, n)
+			t.Errorf("%s had %d requests at once, over %s 2", srv, n, hostFlag)
 		}
 	}
 	for _, name := range names {
@@ -200,10 +207,12 @@ func TestParallelReadsListLazily(t *testing.T) {
 	}
 }
 
-// TestParallelFlags: the bounds of --parallel-max and --parallel-host.
+// TestParallelFlags: the bounds of --parallel-max and --parallel-host
+// (--parallel-max-host).
 func TestParallelFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--parallel-max", "0"}, {"--parallel-max", "65"}, {"--parallel-host", "0"}, {"--parallel-max", "x"},
+		{"--parallel-max-host", "65"},
 	} {
 		var errOut bytes.Buffer
 		if code := run(append(args, "-Z", "http://127.0.0.1:1/"), nil, &bytes.Buffer{}, &errOut); code != exitUsage {
