@@ -22,6 +22,7 @@ const (
 	reportSkipped   = "skipped"   // not fetched by choice (a filter, robots.txt)
 	reportFailed    = "failed"    // the transfer or the writing failed; see exit and error
 	reportDeleted   = "deleted"   // removed locally, gone remotely (--delete)
+	reportLinked    = "linked"    // a remote symbolic link, made again locally (-r)
 )
 
 // jobReport is what --json tells of one URL written to a file.

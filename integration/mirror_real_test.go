@@ -312,20 +312,27 @@ func ftpMirrorServers(t *testing.T) []ftpMirrorServer {
 	return out
 }
 
+// ftpMirrorTree writes the marker file beside the tree name on s (its
+// download ends what a run's log shows) and returns the tree's start URL,
+// the marker's URL, the output directory, where the tree's copy goes in
+// it, and the check that nothing was written beside it.
+func ftpMirrorTree(t *testing.T, s ftpMirrorServer, name string) (start, marker, out, local string, outside func()) {
+	t.Helper()
+	writeMirrorFiles(t, filepath.Join(s.root, "mirror", name+"-marker"), []mirrorFile{{"m", []byte("m\n")}})
+	base := "ftp://" + s.addr
+	out, outside = mirrorOut(t)
+	return base + "/mirror/" + name + "/", base + "/mirror/" + name + "-marker/m", out, filepath.Join(out, hostDir(t, base), "mirror", name), outside
+}
+
 func TestMirrorFTP(t *testing.T) {
 	for _, s := range ftpMirrorServers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			name := mirrorName("tree")
 			files := mirrorFixture(false)
 			writeMirrorFiles(t, filepath.Join(s.root, "mirror", name), files)
-			writeMirrorFiles(t, filepath.Join(s.root, "mirror", name+"-marker"), []mirrorFile{{"m", []byte("m\n")}})
-			base := "ftp://" + s.addr
-			start := base + "/mirror/" + name + "/"
-			marker := base + "/mirror/" + name + "-marker/m"
+			start, marker, out, local, outside := ftpMirrorTree(t, s, name)
 			var c fetch.Client
 			defer c.Close()
-			out, outside := mirrorOut(t)
-			local := filepath.Join(out, hostDir(t, base), "mirror", name)
 
 			log := markServerLog(t, s.log)
 			mirrorRun(t, &c, mirrorOptions(out), start)
@@ -353,6 +360,71 @@ func TestMirrorFTP(t *testing.T) {
 			for _, r := range reports {
 				if r.Status == mirror.Fetched && !strings.HasSuffix(r.URL, "/") {
 					t.Errorf("second run: %s %s", r.URL, r.Status)
+				}
+			}
+		})
+	}
+}
+
+// TestMirrorFTPSymlinks: the symbolic links of a directory on vsftpd
+// (LIST) and Pure-FTPd (MLSD's OS.unix=slink) are made again locally, each
+// leading to its target's copy; the one that leads out of the tree is
+// skipped, and neither run downloads a link.
+func TestMirrorFTPSymlinks(t *testing.T) {
+	for _, s := range ftpMirrorServers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			name := mirrorName("links")
+			dir := filepath.Join(s.root, "mirror", name)
+			writeMirrorFiles(t, dir, []mirrorFile{{"real.txt", []byte("real\n")}, {"sub/deep.txt", []byte("deep\n")}})
+			links := map[string]string{"alias.txt": "real.txt", "sub/up.txt": "../real.txt", "into": "sub", "loop": ".", "out": "/etc/passwd"}
+			for l, target := range links {
+				if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(l))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			start, marker, out, local, outside := ftpMirrorTree(t, s, name)
+			var c fetch.Client
+			defer c.Close()
+			for run := 1; run <= 2; run++ {
+				log := markServerLog(t, s.log)
+				reports := mirrorRun(t, &c, mirrorOptions(out), start)
+				outside()
+				for l, target := range links {
+					got, err := os.Readlink(filepath.Join(local, filepath.FromSlash(l)))
+					if l == "out" {
+						if err == nil {
+							t.Errorf("run %d: the link out of the tree was made: out -> %s", run, got)
+						}
+						continue
+					}
+					if err != nil || got != target {
+						t.Errorf("run %d: %s -> %q, %v; want %q", run, l, got, err, target)
+					}
+				}
+				if b, err := os.ReadFile(filepath.Join(local, "into", "deep.txt")); err != nil || string(b) != "deep\n" {
+					t.Errorf("run %d: into/deep.txt: %q %v", run, b, err)
+				}
+				lines := log.linesAfter(t, &c, marker, name+"-marker/m")
+				for p := range s.downloads(lines) {
+					if strings.Contains(p, "/mirror/"+name+"/") && (run == 2 || !strings.HasSuffix(p, "real.txt") && !strings.HasSuffix(p, "deep.txt")) {
+						t.Errorf("run %d: %s sent %s", run, s.name, p)
+					}
+				}
+				want := mirror.Linked
+				if run == 2 {
+					want = mirror.Unchanged
+				}
+				for _, r := range reports {
+					switch {
+					case strings.HasSuffix(r.URL, "/out"):
+						if r.Status != mirror.Skipped {
+							t.Errorf("run %d: out: %s", run, r.Status)
+						}
+					case strings.HasSuffix(r.URL, "/alias.txt"), strings.HasSuffix(r.URL, "/into"), strings.HasSuffix(r.URL, "/loop"):
+						if r.Status != want {
+							t.Errorf("run %d: %s: %s, want %s", run, r.URL, r.Status, want)
+						}
+					}
 				}
 			}
 		})
@@ -480,6 +552,17 @@ func TestMirrorGophernicus(t *testing.T) {
 	lines = log.linesAfter(t, &c, marker, name+"-marker/m")
 	for p := range gophernicusFiles(lines, name) {
 		t.Errorf("second run: gophernicus sent %s again", p)
+	}
+
+	// With http among the schemes, the top menu's h item leads to nginx.
+	out2, outside2 := mirrorOut(t)
+	opts := mirrorOptions(out2)
+	opts.Schemes = []string{"gopher", "http"}
+	mirrorRun(t, &c, opts, start)
+	outside2()
+	web := filepath.Join(out2, "http", hostDir(t, ng.url), "mirror", name, "plain.txt")
+	if b, err := os.ReadFile(web); err != nil || string(b) != "on the web\n" {
+		t.Errorf("--schemes gopher,http: the h item's page: %q %v (there: %q)", b, err, listFiles(out2))
 	}
 }
 

@@ -299,9 +299,17 @@ func parentPath(u uri.URL) (string, bool) {
 	return p, p == "" || strings.HasSuffix(p, "/")
 }
 
+// onServer reports whether u is on the start point's server: its
+// protocol, host and port. --no-parent holds only there, as wget's does:
+// a link to another server (which --schemes or --span-hosts let in) has
+// no directory of the start's to stay below.
+func (sp startPoint) onServer(u uri.URL) bool {
+	return family(u.Scheme()) == sp.family && hostKey(u) == sp.host
+}
+
 // under reports whether u lies at or below the start point.
 func (sp startPoint) under(u uri.URL) bool {
-	if family(u.Scheme()) != sp.family || hostKey(u) != sp.host {
+	if !sp.onServer(u) {
 		return false
 	}
 	p, _ := parentPath(u)
@@ -477,8 +485,9 @@ func (e *engine) allowed(it item, ref uri.URL) bool {
 	case it.kind == schemes.KindSearch && !e.o.Search:
 		return false
 	case it.kind == schemes.KindLink || it.kind == schemes.KindInfo:
-		// A symbolic link is not followed: one to "." or ".." would
-		// lead the walk round without end.
+		// A symbolic link is made locally (engine_symlink.go), not
+		// followed: one to "." or ".." would lead the walk round
+		// without end.
 		return false
 	case e.o.Level >= 0 && it.depth > e.o.Level:
 		return false
@@ -489,7 +498,7 @@ func (e *engine) allowed(it item, ref uri.URL) bool {
 			return false
 		}
 	}
-	if e.o.NoParent && !e.starts[it.start].under(ref) {
+	if sp := e.starts[it.start]; e.o.NoParent && sp.onServer(ref) && !sp.under(ref) {
 		return false
 	}
 	text := ref.String()
@@ -946,10 +955,11 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			continue
 		}
 		child := item{depth: it.depth + 1, start: it.start, kind: en.Kind, size: en.Size, mod: en.ModTime}
-		if en.Kind == schemes.KindDirectory && en.Fields["link"] != "" {
-			// A local link to a directory is not walked, as an FTP
-			// one is not: one to "." or ".." has no end.
-			child.kind = schemes.KindLink
+		target, isSymlink := symlinkTarget(en)
+		if en.Kind == schemes.KindLink && !isSymlink {
+			// A pointer to another URL (a gopher menu's h item with a
+			// URL: selector): what it names shows when it is fetched.
+			child.kind = schemes.KindOther
 		}
 		if num := en.Fields["number"]; group && num != "" {
 			if _, err := strconv.ParseUint(num, 10, 63); err == nil {
@@ -958,6 +968,12 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		}
 		if names != nil {
 			e.keepName(names, dir, child, ref)
+		}
+		if isSymlink {
+			if e.symlink(child, ref, en, target) {
+				continue
+			}
+			child.kind = schemes.KindFile
 		}
 		e.consider(child, ref, false)
 	}

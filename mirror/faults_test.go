@@ -112,6 +112,17 @@ func TestMirrorEndlessListing(t *testing.T) {
 	}
 }
 
+// startFTP serves fsys to anonymous logins over FTP, with MLSD or with
+// LIST only, until the test ends.
+func startFTP(t *testing.T, fsys fstest.MapFS, mlsd bool) *ftptest.Server {
+	srv := ftptest.NewServer(fsys)
+	srv.Anonymous = true
+	srv.MLSD = mlsd
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // A file the listing shows and the server then refuses (550) fails alone:
 // the others arrive, and the run ends with that error and a count.
 func TestMirrorFTPListedThenRefused(t *testing.T) {
@@ -120,11 +131,7 @@ func TestMirrorFTPListedThenRefused(t *testing.T) {
 		"pub/locked.txt": {Data: []byte("no\n"), Mode: 0o200},
 		"pub/sub/b.bin":  {Data: []byte{0, 1, 2}, Mode: 0o644, ModTime: time.Date(2025, 3, 2, 12, 0, 0, 0, time.UTC)},
 	}
-	srv := ftptest.NewServer(fsys)
-	srv.Anonymous = true
-	srv.MLSD = true
-	srv.Start()
-	defer srv.Close()
+	srv := startFTP(t, fsys, true)
 	out := t.TempDir()
 	st, rec, err := run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/pub/")
 	if !errors.Is(err, schemes.ErrNotFound) && !errors.Is(err, schemes.ErrAccessDenied) {
@@ -320,5 +327,48 @@ func TestMirrorWAISSearch(t *testing.T) {
 		if !strings.HasPrefix(p, "test/") {
 			t.Errorf("%s is not under the database's directory", p)
 		}
+	}
+}
+
+// A gopher menu's h item with a URL: selector leads to another scheme's
+// URL: followed when --schemes lets the run into it, and not otherwise.
+// --no-parent does not hold on the other server, as wget's does not: the
+// page is not below the start's selector, and is fetched.
+func TestMirrorGopherURLItem(t *testing.T) {
+	web, webURL := newSite(t, map[string]string{"/page.txt": "on the web\n"})
+	mux := gophertest.NewMux()
+	srv := gophertest.NewServer(mux)
+	defer srv.Close()
+	mux.Handle("/sub", gophertest.Menu(
+		gophertest.Item{Type: '0', Display: "readme", Selector: "/sub/readme"},
+		gophertest.Item{Type: 'h', Display: "on the web", Selector: "URL:" + webURL + "/page.txt"},
+	))
+	mux.Handle("/sub/readme", gophertest.Text("readme\n"))
+	start := srv.URL + "/1/sub"
+
+	out := t.TempDir()
+	if _, rec, err := run(t, Options{Dir: out, Level: -1, NoParent: true}, start); err != nil {
+		t.Fatalf("run: %v %+v", err, rec.reports)
+	}
+	web.mu.Lock()
+	hits := web.hits["/page.txt"]
+	web.mu.Unlock()
+	if hits != 0 {
+		t.Errorf("the http: URL was followed with the default schemes")
+	}
+
+	out = t.TempDir()
+	st, rec, err := run(t, Options{Dir: out, Level: -1, NoParent: true, Schemes: []string{"gopher", "http"}}, start)
+	if err != nil || st.Failed != 0 {
+		t.Fatalf("run: %v %+v", err, rec.reports)
+	}
+	got := readTree(t, out)
+	webHost := strings.TrimPrefix(webURL, "http://")
+	// Two protocols: each has its scheme directory.
+	if got["http/"+webHost+"/page.txt"] != "on the web\n" {
+		t.Errorf("the h item's page was not mirrored: %v", keys(got))
+	}
+	if got["gopher/"+strings.TrimPrefix(srv.URL, "gopher://")+"/sub/readme"] != "readme\n" {
+		t.Errorf("the menu's own file: %v", keys(got))
 	}
 }

@@ -17,7 +17,8 @@ type Options struct {
 	// (--level, default 5); a negative value means no limit.
 	Level int
 	// NoParent keeps the recursion at or below each start URL's directory
-	// (or gopher selector, or newsgroup).
+	// (or gopher selector, or newsgroup) on the start URL's server; links
+	// to other servers are not held by it, as wget's -np does not hold them.
 	NoParent bool
 	// Accept and Reject are comma-separated lists of file name patterns
 	// (wget's -A and -R): a pattern with *, ? or [ is a glob, any other
@@ -80,6 +81,7 @@ const (
 	Skipped   Status = "skipped"   // robots.txt or a filter kept it out
 	Failed    Status = "failed"    // the fetch or the write failed: Err says why
 	Deleted   Status = "deleted"   // --delete removed the local copy
+	Linked    Status = "linked"    // a symbolic link, made again locally
 )
 
 // Report tells what became of one URL.

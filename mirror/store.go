@@ -236,6 +236,52 @@ func (f *File) Abort(keep bool) error {
 	return err
 }
 
+// linkSuffix ends the temporary name a symbolic link is made under
+// before it is renamed to its own.
+const linkSuffix = ".urlget-link"
+
+// Symlink makes rel a symbolic link that holds target, creating the
+// directories above it. A file or link already named rel is replaced,
+// never followed: the link is made under a temporary name and renamed
+// over it, as Commit renames a file. A directory named rel is a
+// *CollisionError. The target is written as given; the Store never
+// follows it, whatever it names.
+func (s *Store) Symlink(rel, target string) error {
+	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
+		return fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
+	}
+	dir, name := splitRel(rel)
+	d, err := s.dirs.acquire(s.root, dir, true)
+	if err != nil {
+		if c := s.collision(rel); c != nil {
+			return c
+		}
+		return err
+	}
+	defer s.dirs.release(d)
+	tmp := name + linkSuffix
+	// One a run stopped before its rename left behind.
+	if err := d.r.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := d.r.Symlink(target, tmp); err != nil {
+		return err
+	}
+	if err := d.r.Rename(tmp, name); err != nil {
+		d.r.Remove(tmp)
+		if fi, lerr := d.r.Lstat(name); lerr == nil && fi.IsDir() {
+			return &CollisionError{Path: rel, With: rel}
+		}
+		return err
+	}
+	return nil
+}
+
+// Readlink returns the target of the symbolic link rel.
+func (s *Store) Readlink(rel string) (string, error) {
+	return s.root.Readlink(rel)
+}
+
 // pruneBatch is how many directory entries Prune reads at a time, so
 // that a huge directory costs a bounded amount of memory beyond the
 // names it removes.

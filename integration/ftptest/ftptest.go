@@ -828,7 +828,7 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 		case "NLST":
 			lines = []string{arg}
 		default:
-			lines = []string{ss.s.listLine(verb, fi)}
+			lines = []string{ss.s.listLine(verb, fi, "")}
 		}
 	} else {
 		entries, err := fs.ReadDir(ss.s.FS, fsPath(dir))
@@ -856,7 +856,12 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 				lines = append(lines, name)
 				continue
 			}
-			lines = append(lines, ss.s.listLine(verb, efi))
+			target := ""
+			if e.Type()&fs.ModeSymlink != 0 {
+				// Listed as the link, as ls -l and vsftpd list one.
+				target, _ = fs.ReadLink(ss.s.FS, path.Join(fsPath(dir), e.Name()))
+			}
+			lines = append(lines, ss.s.listLine(verb, efi, target))
 		}
 	}
 	dc, err := ss.dataConn()
@@ -882,12 +887,16 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 	return true
 }
 
-// listLine formats one entry for LIST (in ListFormat) or MLSD.
-func (s *Server) listLine(verb string, fi fs.FileInfo) string {
+// listLine formats one entry for LIST (in ListFormat) or MLSD; target is
+// a symbolic link's, "" for anything else.
+func (s *Server) listLine(verb string, fi fs.FileInfo, target string) string {
 	mt := fi.ModTime().UTC()
 	if verb == "MLSD" {
 		typ := "file"
-		if fi.IsDir() {
+		switch {
+		case target != "":
+			typ = "OS.unix=slink:" + target
+		case fi.IsDir():
 			typ = "dir"
 		}
 		return fmt.Sprintf("type=%s;size=%d;modify=%s; %s", typ, fi.Size(), mt.Format("20060102150405"), fi.Name())
@@ -907,12 +916,17 @@ func (s *Server) listLine(verb string, fi fs.FileInfo) string {
 		return fmt.Sprintf("+%s,s%d,m%d,\t%s", kind, fi.Size(), mt.Unix(), fi.Name())
 	}
 	mode := fi.Mode().String()
-	if fi.IsDir() {
+	name := fi.Name()
+	switch {
+	case target != "":
+		mode = "l" + fi.Mode().Perm().String()[1:]
+		name += " -> " + target
+	case fi.IsDir():
 		mode = "d" + mode[1:]
 	}
 	when := mt.Format("Jan 02  2006")
 	if time.Since(mt) < 180*24*time.Hour && mt.Before(time.Now().Add(time.Hour)) {
 		when = mt.Format("Jan 02 15:04")
 	}
-	return fmt.Sprintf("%s    1 0        0        %8d %s %s", mode, fi.Size(), when, fi.Name())
+	return fmt.Sprintf("%s    1 0        0        %8d %s %s", mode, fi.Size(), when, name)
 }
