@@ -12,7 +12,7 @@ func addCLIFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take {} and [] in URLs literally, not as sets and ranges")
 	fs.StringP("config", "K", "", "read options from `file` in curl's config syntax ('-' is standard input)")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
-	fs.Var(rateValue{&o.limitRate}, "limit-rate", "receive at most `speed` bytes a second (suffixes k, M, G)")
+	fs.Var(rateValue{&o.limitRate}, "limit-rate", "receive at most `speed` bytes a second, all transfers together (suffixes k, M, G)")
 }
 
 // rateValue is --limit-rate's value: bytes a second, with curl's k, M and

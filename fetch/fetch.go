@@ -114,8 +114,9 @@ type Client struct {
 	// --max-filesize); 0 means no limit.
 	MaxSize int64
 
-	// LimitRate bounds the rate a body is read at, in bytes a second
-	// (curl's --limit-rate); 0 means no bound. See limiter.
+	// LimitRate bounds the rate the Client's bodies are read at, all of
+	// them together, in bytes a second (curl's --limit-rate); 0 means no
+	// bound. It is read at the Client's first use. See limiter.
 	LimitRate int64
 
 	// Retries is how many times a transient failure is retried (curl's
@@ -142,6 +143,7 @@ type Client struct {
 	dialer   schemes.Dialer
 	tls      *tls.Config
 	proxy    func(u uri.URL) (*Proxy, error)
+	rate     *bucket // LimitRate's, shared by every body
 
 	// noGateway holds the proxies (their URLs, redacted) that answered
 	// 501 to a gopher: URL as a gateway: the run's later ones go by
@@ -250,6 +252,7 @@ func (c *Client) init() {
 		if c.proxy == nil {
 			c.proxy = ProxyFromEnvironment()
 		}
+		c.rate = newBucket(c.LimitRate)
 	})
 }
 
@@ -408,7 +411,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 			total = res.Size - res.Offset
 		}
 		w.fetched()
-		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total, rate: newLimiter(tctx, c.LimitRate)}
+		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total, rate: newLimiter(tctx, c.rate)}
 	case res.Listing != nil:
 		w.fetched()
 		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, req: req}

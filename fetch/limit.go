@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -14,25 +15,43 @@ import (
 const limitTick = 100 * time.Millisecond
 
 // limiter bounds the rate a Body is read at (Client.LimitRate, curl's
-// --limit-rate). It is a token bucket of one tick's depth: before each
-// read or kernel copy it sleeps until the bytes read so far are paid for
-// at the rate, and it bounds the size of the next read, so that the copy
+// --limit-rate). It books the body's bytes on its Client's bucket, which
+// all of the Client's bodies share, so that transfers running at once (-Z,
+// -r) keep to the rate together, as one transfer does: the flag is there
+// for a link that must not be filled, which counts every byte that crosses
+// it. Before each read or kernel copy it sleeps until the bytes read so far
+// are paid for, and it bounds the size of the next read, so that the copy
 // paths that hand whole chunks to the kernel (splice, copy_file_range)
 // keep to the rate too. A nil limiter bounds nothing.
 type limiter struct {
 	ctx  context.Context // a sleep ends early when it is done
-	rate int64           // bytes a second
-	seen int64           // bytes paid for in due
-	due  time.Time       // when the bytes seen so far may have been read by
+	b    *bucket
+	seen int64 // the body's bytes booked on b
 }
 
-// newLimiter returns a limiter at rate bytes a second, nil when rate is 0
+// bucket is a token bucket of one tick's depth: due is when the bytes
+// booked so far may have been read by, at rate bytes a second.
+type bucket struct {
+	rate int64
+	mu   sync.Mutex
+	due  time.Time
+}
+
+// newBucket returns a bucket at rate bytes a second, nil when rate is 0
 // or less.
-func newLimiter(ctx context.Context, rate int64) *limiter {
+func newBucket(rate int64) *bucket {
 	if rate <= 0 {
 		return nil
 	}
-	return &limiter{ctx: ctx, rate: rate, due: time.Now()}
+	return &bucket{rate: rate, due: time.Now()}
+}
+
+// newLimiter returns a limiter that books on b, nil when b is nil.
+func newLimiter(ctx context.Context, b *bucket) *limiter {
+	if b == nil {
+		return nil
+	}
+	return &limiter{ctx: ctx, b: b}
 }
 
 // chunk waits until done bytes are paid for and returns how much the next
@@ -51,7 +70,7 @@ func (l *limiter) size() int64 {
 	if l == nil {
 		return math.MaxInt64
 	}
-	return max(l.rate*int64(limitTick)/int64(time.Second), 1)
+	return max(l.b.rate*int64(limitTick)/int64(time.Second), 1)
 }
 
 // writeSplit writes p, which a fetcher read into memory itself, in pieces
@@ -71,18 +90,14 @@ func (c *chunkWriter) writeSplit(p []byte) (int, error) {
 }
 
 // wait sleeps until done bytes, the body's count so far, are paid for at
-// the rate. The sleep is a timer, and ends when the transfer does.
+// the rate, after what the Client's other bodies booked before them. The
+// sleep is a timer, and ends when the transfer does.
 func (l *limiter) wait(done int64) {
 	if l == nil {
 		return
 	}
-	now := time.Now()
-	if floor := now.Add(-limitTick); l.due.Before(floor) {
-		l.due = floor
-	}
-	l.due = l.due.Add(time.Duration(float64(done-l.seen) / float64(l.rate) * float64(time.Second)))
+	d := l.b.book(done - l.seen)
 	l.seen = done
-	d := l.due.Sub(now)
 	if d <= 0 {
 		return
 	}
@@ -92,4 +107,18 @@ func (l *limiter) wait(done int64) {
 	case <-t.C:
 	case <-l.ctx.Done():
 	}
+}
+
+// book adds n bytes to the bucket and returns how long the reader waits
+// for them to be paid for. Time nobody read in (a server that was slow to
+// send) is credit of at most one tick.
+func (b *bucket) book(n int64) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if floor := now.Add(-limitTick); b.due.Before(floor) {
+		b.due = floor
+	}
+	b.due = b.due.Add(time.Duration(float64(n) / float64(b.rate) * float64(time.Second)))
+	return b.due.Sub(now)
 }

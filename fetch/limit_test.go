@@ -67,7 +67,7 @@ func TestLimiterChunk(t *testing.T) {
 	if n := (*limiter)(nil).chunk(0, 1<<20); n != 1<<20 {
 		t.Errorf("no limit allows %d of 1 MiB", n)
 	}
-	if n := newLimiter(ctx, 0); n != nil {
+	if n := newLimiter(ctx, newBucket(0)); n != nil {
 		t.Errorf("rate 0 gives a limiter")
 	}
 	for _, c := range []struct{ rate, want, got int64 }{
@@ -76,18 +76,55 @@ func TestLimiterChunk(t *testing.T) {
 		{5, 100, 1},
 		{1000, 50, 50},
 	} {
-		if n := newLimiter(ctx, c.rate).chunk(0, c.want); n != c.got {
+		if n := newLimiter(ctx, newBucket(c.rate)).chunk(0, c.want); n != c.got {
 			t.Errorf("at %d B/s, a read of %d may take %d, want %d", c.rate, c.want, n, c.got)
 		}
 	}
 	// A sleep ends with the transfer.
 	cctx, cancel := context.WithCancel(ctx)
-	l := newLimiter(cctx, 1)
+	l := newLimiter(cctx, newBucket(1))
 	cancel()
 	start := time.Now()
 	l.chunk(1000, 1)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("a cancelled transfer slept %v", d)
+	}
+}
+
+// TestLimitRateShared: two bodies of one Client read at once keep to the
+// rate together, as one body does: 2 x 128 KiB at 128 KiB a second take
+// about 1.9 s (the first tick's worth is free; 1.5 s leaves room for timer
+// slack), where a rate for each would let both end in under a second.
+func TestLimitRateShared(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 128<<10/16)
+	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+		return &schemes.Resource{Body: io.NopCloser(bytes.NewReader(data)), Size: int64(len(data))}, nil
+	}}
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, LimitRate: 128 << 10}
+	start := time.Now()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			res, err := c.Fetch(context.Background(), "t://h/")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer res.Body.Close()
+			got, err := io.ReadAll(res.Body)
+			if err == nil && !bytes.Equal(got, data) {
+				err = io.ErrUnexpectedEOF
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if elapsed := time.Since(start); elapsed < 1500*time.Millisecond {
+		t.Errorf("2 x 128 KiB at 128 KiB/s together took %v", elapsed)
 	}
 }
 
