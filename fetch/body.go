@@ -291,7 +291,7 @@ func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch f
 	if hasDescriptor(r) {
 		return r, true, b.watch.source(r)
 	}
-	return b.watch.reader(r), false, func() {}
+	return b.watch.reader(r, false), false, func() {}
 }
 
 // copyWatched moves up to n bytes from src through s. A copy the kernel
@@ -303,6 +303,13 @@ func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, 
 	if !kernel {
 		return s.copyN(src, n)
 	}
+	if _, ok := s.(*bufferSink); ok {
+		// The buffer reads src many times in one call, and src may
+		// offer its socket only after some of them (once the bytes it
+		// read ahead are out): look again before each read.
+		src = b.watch.reader(src, true)
+	}
+	b.watch.look()
 	b.watch.begin()
 	m, werr, err := s.copyN(src, n)
 	b.watch.end(m, err)

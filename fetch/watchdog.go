@@ -264,20 +264,28 @@ func (w *watchdog) count(n int64) {
 	}
 }
 
-// reader returns r with its reads watched.
-func (w *watchdog) reader(r io.Reader) io.Reader {
+// reader returns r with its reads watched one by one. A kernel source
+// read through a buffer (kernel true) is watched for the whole copy call
+// instead (copyWatched); each of its reads first looks whether it offers
+// its socket now (look).
+func (w *watchdog) reader(r io.Reader, kernel bool) io.Reader {
 	if w == nil {
 		return r
 	}
-	return watchedReader{r, w}
+	return watchedReader{r, w, kernel}
 }
 
 type watchedReader struct {
-	r io.Reader
-	w *watchdog
+	r      io.Reader
+	w      *watchdog
+	kernel bool
 }
 
 func (r watchedReader) Read(p []byte) (int, error) {
+	if r.kernel {
+		r.w.look()
+		return r.r.Read(p)
+	}
 	r.w.begin()
 	n, err := r.r.Read(p)
 	r.w.end(int64(n), err)
@@ -295,11 +303,34 @@ func (w *watchdog) source(r io.Reader) func() {
 	return func() { w.src.Store(nil) }
 }
 
-// kernelSource is a socket the kernel copies from.
+// kernelSource is a socket the kernel copies from. Only the goroutine
+// that copies asks the source for it (look), before each copy call: a body
+// decides whether to offer its socket from what its reads left buffered
+// (gopher's raw body, internal/bulk's readers), state the watchdog's timer
+// must not read while a copy changes it.
 type kernelSource struct {
 	conn     syscall.Conn
-	received uint64 // the socket's byte count at the last sample
+	rc       atomic.Pointer[syscall.RawConn] // nil while the source withholds it
+	received uint64                          // the socket's byte count at the last sample
 	sampled  bool
+}
+
+// look asks the source for its socket, for the samples taken during the
+// copy about to start; the caller is the goroutine that copies.
+func (w *watchdog) look() {
+	if w == nil {
+		return
+	}
+	s := w.src.Load()
+	if s == nil {
+		return
+	}
+	rc, err := s.conn.SyscallConn()
+	if err != nil {
+		s.rc.Store(nil)
+		return
+	}
+	s.rc.Store(&rc)
 }
 
 // sample returns how many bytes the socket received since the last
@@ -309,11 +340,11 @@ type kernelSource struct {
 // destination), or a low-water mark holds them back, which socketCounts
 // lowers so that they are read.
 func (s *kernelSource) sample() (arrived int64, started, behind bool) {
-	rc, err := s.conn.SyscallConn()
-	if err != nil {
+	rc := s.rc.Load()
+	if rc == nil {
 		return 0, false, false
 	}
-	received, queued, ok := socketCounts(rc)
+	received, queued, ok := socketCounts(*rc)
 	if !ok {
 		return 0, false, false
 	}

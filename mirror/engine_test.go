@@ -481,6 +481,7 @@ func TestMirrorRegexDomainsAndWait(t *testing.T) {
 	defer srv.Close()
 	const wait = 60 * time.Millisecond
 	out = t.TempDir()
+	start := time.Now()
 	if _, rec, err := run(t, Options{Dir: out, Level: -1, Wait: wait, Parallel: 4, Layout: Layout{NoHostDirs: true}}, srv.URL+"/"); err != nil {
 		t.Fatalf("%v %+v", err, rec.reports)
 	}
@@ -490,11 +491,18 @@ func TestMirrorRegexDomainsAndWait(t *testing.T) {
 		t.Fatalf("%d requests, want 5", len(times))
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
-	for i := 1; i < len(times); i++ {
-		// Half the wait: the requests leave --wait apart, and a loaded
-		// machine may hand one to the server late and the next on time.
-		if gap := times[i].Sub(times[i-1]); gap < wait/2 {
-			t.Errorf("requests %d and %d %v apart, want about --wait's %v", i, i+1, gap, wait)
+	// The gap between two arrivals says nothing: a loaded machine may
+	// hand one request to the server late and the next on time. What
+	// --wait promises is where each request may leave at the earliest:
+	// the page no sooner than the run's start, its links one --wait
+	// after the page's answer and one more each, so the k-th arrival
+	// is at least k waits after the start and k-1 after the page.
+	for k := 1; k < len(times); k++ {
+		if since := times[k].Sub(start); since < time.Duration(k)*wait {
+			t.Errorf("request %d %v after the start, want at least %d × --wait's %v", k+1, since, k, wait)
+		}
+		if since := times[k].Sub(times[0]); since < time.Duration(k-1)*wait {
+			t.Errorf("request %d %v after the page, want at least %d × --wait's %v", k+1, since, k-1, wait)
 		}
 	}
 }

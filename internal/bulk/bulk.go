@@ -11,10 +11,11 @@
 //   - A body may implement syscall.Conn, returning its socket only while
 //     the rest of the connection is the rest of the body, ended by the
 //     peer closing it (and an error otherwise, for instance while bytes
-//     it read ahead are still to be returned). The copy may then hand the
-//     socket to (*os.File).ReadFrom, which splices it into the output
-//     file or pipe, and may set SO_RCVLOWAT on it, which the peer's close
-//     always ends.
+//     it read ahead are still to be returned). Like Read, it is called
+//     only by the goroutine that reads the body, never during a Read.
+//     The copy may then hand the socket to (*os.File).ReadFrom, which
+//     splices it into the output file or pipe, and may set SO_RCVLOWAT
+//     on it, which the peer's close always ends.
 //   - A body that ends before its connection does implements
 //     BatchReceiver and keeps the low-water mark itself.
 package bulk
