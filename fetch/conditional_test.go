@@ -137,9 +137,12 @@ func TestNotModifiedSizeIsNotLimited(t *testing.T) {
 // at a time (a mirror's most to one host) through one Client. A first round
 // holds eight responses open at once, so that eight connections exist; from
 // then on each connection goes back to the pool when its body ends and the
-// next request takes it, and no connection is opened again. With net/http's
-// default idle pool of two a host, six of every eight would be closed and
-// opened anew.
+// next request takes it. With net/http's default idle pool of two a host,
+// six of every eight would be closed and opened anew: about 600
+// connections. A few may still be opened on a loaded machine: net/http
+// keeps a connection only once its writer has reported the request sent,
+// and waits 50 ms for that (maxWriteWaitBeforeConnReuse); so the bound is
+// one connection per worker, not none.
 func TestParallelReusesConnections(t *testing.T) {
 	const workers, each = 8, 100
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -206,7 +209,7 @@ func TestParallelReusesConnections(t *testing.T) {
 		}
 		return nil
 	})
-	if n := conns.Load() - warm; n != 0 {
+	if n := conns.Load() - warm; n > workers {
 		t.Errorf("%d connections opened for %d transfers %d at a time over %d idle ones", n, workers*each, workers, warm)
 	}
 }
