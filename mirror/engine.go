@@ -352,8 +352,9 @@ func (e *engine) work(ctx context.Context) {
 				}
 			}
 		}
+		urls, after := e.ahead(batch)
 		for i, it := range batch {
-			e.process(ctx, it, e.ahead(batch[i+1:]), gate != nil)
+			e.process(ctx, it, urls[after[i]:], gate != nil)
 			e.mu.Lock()
 			e.active--
 			e.stats.Done++
@@ -375,21 +376,41 @@ func (e *engine) work(ctx context.Context) {
 	}
 }
 
-// batchMax is how many URLs of one http server a worker takes at once, in
+// batchMax is the most URLs of one http server a worker takes at once, in
 // queue order: the fetcher sends their requests ahead on one connection
-// (fetch.Request.Ahead, HTTP/1.1 pipelining), so that a directory of small
-// files costs a round trip per batch rather than per file.
-const batchMax = 16
+// (fetch.Request.Ahead, HTTP/1.1 pipelining, up to 16 in flight), so that
+// a directory of small files costs a round trip per 16 files rather than
+// per file. A batch longer than the pipeline keeps it full: each answer
+// read sends the next request, whose segment carries the acknowledgment
+// of what came. Where the pipeline ends with the batch, the server's last
+// answers wait: one round trip, and on a server whose answers are corked
+// and then held by Nagle's algorithm (nginx's tcp_nopush, Debian's
+// default) a delayed acknowledgment of 40 ms. Measured on 2,000 files of
+// 4 KiB from nginx, 64 against 16: 0.45 s against 1.43 s over loopback,
+// 0.80 s against 1.89 s 10 ms away.
+const batchMax = 64
 
-// ahead lists the URLs of the items a worker fetches next.
-func (e *engine) ahead(rest []item) []uri.URL {
-	var out []uri.URL
-	for _, it := range rest {
+// batchSize is how many URLs a worker takes at once: the queue shared
+// among the workers, so that a short queue (a start page's few links)
+// keeps them all busy, and at most batchMax. The item already taken
+// counts as queued.
+func (e *engine) batchSize() int {
+	per := (e.q.len() + 1 + int64(e.o.Parallel) - 1) / int64(e.o.Parallel)
+	return int(max(1, min(per, batchMax)))
+}
+
+// ahead parses the URLs of a batch once: urls[after[i]:] are those of the
+// items after batch[i], which its request may send ahead.
+func (e *engine) ahead(batch []item) (urls []uri.URL, after []int) {
+	urls = make([]uri.URL, 0, len(batch))
+	after = make([]int, len(batch))
+	for i, it := range batch {
 		if u, err := uri.Parse(it.url); err == nil {
-			out = append(out, u)
+			urls = append(urls, u)
 		}
+		after[i] = len(urls)
 	}
-	return out
+	return urls, after
 }
 
 // batchKey is the server of an http: URL, which items must share to be
@@ -422,7 +443,8 @@ func (e *engine) next(ctx context.Context) ([]item, bool) {
 			batch := []item{it}
 			if k := batchKey(it.url); k != "" && e.o.Wait <= 0 {
 				// --wait spaces each request: none goes ahead.
-				for len(batch) < batchMax {
+				size := e.batchSize()
+				for len(batch) < size {
 					nx, ok, err := e.q.peek()
 					if err != nil || !ok || batchKey(nx.url) != k {
 						break

@@ -551,3 +551,23 @@ func TestMirrorRobotsUnreachable(t *testing.T) {
 		t.Errorf("robots.txt absent: %v %+v", err, rec.reports)
 	}
 }
+
+// TestBatchSize: a worker's batch is the queue shared among the workers
+// (counting the item it took), so that a few links keep every worker
+// busy, and never more than batchMax.
+func TestBatchSize(t *testing.T) {
+	for _, c := range []struct{ queued, parallel, want int }{
+		{0, 4, 1}, {3, 4, 1}, {4, 4, 2}, {39, 4, 10}, {39, 6, 7}, {1000, 4, batchMax}, {10, 1, 11},
+	} {
+		e := &engine{o: Options{Parallel: c.parallel}}
+		for i := range c.queued {
+			if err := e.q.push(item{url: fmt.Sprintf("http://h/f%d", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := e.batchSize(); got != c.want {
+			t.Errorf("%d queued, %d workers: batches of %d, want %d", c.queued, c.parallel, got, c.want)
+		}
+		e.q.close()
+	}
+}
