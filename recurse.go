@@ -288,10 +288,15 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	if st.Failed > 0 && (!c.opts.silent || c.opts.showError) {
 		fmt.Fprintf(c.stderr, "urlget: %d of %d URLs failed\n", st.Failed, st.Done)
-		if mirror.IsDiskFull(err) {
+	}
+	switch {
+	case mirror.IsDiskFull(err):
+		if !c.opts.silent || c.opts.showError {
 			fmt.Fprintln(c.stderr, "urlget: the disk is full: the run stopped; run it again to resume once there is room")
 		}
-	} else if st.Failed == 0 {
+	case errors.Is(err, mirror.ErrStopped), st.Failed == 0:
+		// What stopped the whole run is no URL's failure, printed as
+		// they were.
 		c.printError(err)
 	}
 	return exitCode(err)

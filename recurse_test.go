@@ -141,3 +141,29 @@ func TestRecursiveDiskFull(t *testing.T) {
 		t.Errorf("big.bin exists after the disk filled: %v", err)
 	}
 }
+
+// TestRecursiveQueueFails: a page with more links than the queue keeps in
+// memory, where no temporary file can be made for the rest: the run stops
+// with one message that says why, curl's write error (23), and the
+// transfers it cut short are not counted as failures of their own.
+func TestRecursiveQueueFails(t *testing.T) {
+	var links strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&links, `<a href="f%d.txt">f</a>`, i)
+	}
+	base := pagesServer(t, map[string]string{"/": links.String()})
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run([]string{"-r", "-nH", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
+	if code != exitWrite {
+		t.Errorf("exit %d, want %d: %s", code, exitWrite, errOut.String())
+	}
+	msg := errOut.String()
+	if !strings.Contains(msg, "urlget: the run stopped: the queue of URLs could not be written to its temporary file") {
+		t.Errorf("stderr does not say why the run stopped: %q", msg)
+	}
+	if strings.Contains(msg, "context canceled") {
+		t.Errorf("stderr reports the transfers the stop cut short: %q", msg)
+	}
+}

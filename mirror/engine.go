@@ -40,6 +40,12 @@ var ErrTooManyEntries = errors.New("more entries than the limit; the rest were l
 // local path: the second is not written over the first.
 var ErrCollided = errors.New("another URL of this run was saved under the same local name")
 
+// ErrStopped is what an error that ended a whole run is (errors.Is),
+// rather than one URL: the queue's temporary file failing, or the disk
+// filling up. The transfers under way when it happened end with it, and
+// are not counted as failures of their own.
+var ErrStopped = errors.New("the run stopped")
+
 // errRobots is the reason a URL robots.txt keeps out is skipped.
 const reasonRobots = "robots.txt"
 
@@ -63,6 +69,7 @@ type engine struct {
 	active int     // items being processed
 	fatal  error   // ends the run: the disk is full, the queue failed
 	cancel context.CancelFunc
+	done   <-chan struct{} // the run's context's: closed once it is stopped or interrupted
 	stats  Stats
 	first  error
 	gates  map[string]*hostGate
@@ -96,6 +103,7 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 	defer e.close()
 	ctx, e.cancel = context.WithCancel(ctx)
 	defer e.cancel()
+	e.done = ctx.Done()
 	stop := context.AfterFunc(ctx, func() {
 		e.mu.Lock()
 		e.cond.Broadcast()
@@ -435,8 +443,7 @@ func (e *engine) next(ctx context.Context) ([]item, bool) {
 		}
 		it, ok, err := e.q.pop()
 		if err != nil {
-			e.fatal = fmt.Errorf("the queue of URLs could not be read back: %w", err)
-			e.cancel()
+			e.stop(fmt.Errorf("%w: the queue of URLs could not be read back from its temporary file: %w (%w)", ErrStopped, err, schemes.ErrWrite))
 			return nil, false
 		}
 		if ok {
@@ -478,9 +485,8 @@ func (e *engine) consider(it item, ref uri.URL, isStart bool) {
 	if !e.seen.add(key) {
 		return
 	}
-	if err := e.q.push(it); err != nil && e.fatal == nil {
-		e.fatal = fmt.Errorf("the queue of URLs could not be written: %w", err)
-		e.cancel()
+	if err := e.q.push(it); err != nil {
+		e.stop(fmt.Errorf("%w: the queue of URLs could not be written to its temporary file: %w (%w)", ErrStopped, err, schemes.ErrWrite))
 	}
 	e.cond.Signal()
 }
@@ -1094,16 +1100,39 @@ func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri
 // ends the run.
 func (e *engine) fail(masked, rel string, err error) {
 	e.mu.Lock()
+	if errors.Is(err, context.Canceled) && e.stopped() {
+		// Cut short by what stopped the run (reported once) or by
+		// the caller: not a failure of this URL's own.
+		e.mu.Unlock()
+		return
+	}
 	e.stats.Failed++
 	if e.first == nil {
 		e.first = err
 	}
-	if IsDiskFull(err) && e.fatal == nil {
-		e.fatal = err
-		e.cancel()
+	if IsDiskFull(err) {
+		e.stop(fmt.Errorf("%w: %w", ErrStopped, err))
 	}
 	e.mu.Unlock()
 	e.report(Report{URL: masked, Path: rel, Status: Failed, Err: err})
+}
+
+// stopped reports whether the run's context is done.
+func (e *engine) stopped() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the run for err, the first such error; e.mu is held.
+func (e *engine) stop(err error) {
+	if e.fatal == nil {
+		e.fatal = err
+		e.cancel()
+	}
 }
 
 func (e *engine) report(r Report) {

@@ -325,6 +325,45 @@ func TestQueueSpillsInOrder(t *testing.T) {
 	}
 }
 
+// TestQueueGrowsWhileRead: items pushed while the file is being read back
+// come back too. A refill that stops short of the file's end after its
+// read-ahead met that end (a file of fewer than 64 KiB) leaves that end of
+// file in the reader; the items pushed after it must still be read, not
+// taken for a damaged file.
+func TestQueueGrowsWhileRead(t *testing.T) {
+	var q queue
+	defer q.close()
+	pushed, taken := 0, 0
+	push := func(n int) {
+		for range n {
+			if err := q.push(item{url: fmt.Sprintf("http://h/%d", pushed)}); err != nil {
+				t.Fatal(err)
+			}
+			pushed++
+		}
+	}
+	take := func(n int) {
+		for range n {
+			it, ok, err := q.pop()
+			if err != nil || !ok || it.url != fmt.Sprintf("http://h/%d", taken) {
+				t.Fatalf("pop %d of %d: %v %v %+v", taken, pushed, ok, err, it)
+			}
+			taken++
+		}
+	}
+	// Memory full, and a file of 2,000 short lines, under 64 KiB.
+	push(memQueue + 2*refill - 48)
+	// Memory taken, and one refill from the file: the reader has read
+	// the whole file ahead, and met its end.
+	take(memQueue + 1)
+	// More items go to the file, behind the ones still there.
+	push(3 * refill)
+	take(pushed - taken)
+	if _, ok, err := q.pop(); ok || err != nil {
+		t.Fatalf("queue not empty: %v %v", ok, err)
+	}
+}
+
 func TestURLSet(t *testing.T) {
 	s := newURLSet()
 	for i := range 100000 {

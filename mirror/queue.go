@@ -111,6 +111,16 @@ func (q *queue) fill() error {
 	}
 	for len(q.mem) < refill && q.read < q.written {
 		line, err := q.r.ReadString('\n')
+		if err == io.EOF {
+			// A bufio.Reader keeps the end of file its read-ahead met
+			// in an earlier refill, when the file ended there, and
+			// gives it back once before it reads again: the items
+			// pushed since are on the file (flushed above), and the
+			// rest of the line is read now.
+			var rest string
+			rest, err = q.r.ReadString('\n')
+			line += rest
+		}
 		if err != nil {
 			return err
 		}
