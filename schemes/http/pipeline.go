@@ -47,7 +47,16 @@ type pipeline struct {
 	conn net.Conn
 	br   *bufio.Reader
 	bw   *bufio.Writer
-	sent []*http.Request // in the order sent: the next response is sent[0]'s
+	sent []sentRequest // in the order sent: the next response is sent[0]'s
+}
+
+// sentRequest is a request in flight on a pipeline, with what it is looked
+// up by, worked out once: the request target, and the URL it was made for
+// as the caller wrote it (schemes.Request.URL or an Ahead entry).
+type sentRequest struct {
+	req *http.Request
+	uri string // req.URL.RequestURI()
+	raw string // the uri.URL's String()
 }
 
 // pipelinable reports whether hreq may take the pipelined path.
@@ -82,7 +91,8 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 		return nil, nil, false
 	}
 	key := hostPort(hreq)
-	p := f.takePipeline(key, hreq.URL.RequestURI())
+	target := hreq.URL.RequestURI()
+	p := f.takePipeline(key, target)
 	if p == nil {
 		if len(req.Ahead) == 0 {
 			return nil, nil, false
@@ -105,7 +115,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 	// So is one sent for this URL with other header fields (other
 	// conditions, a run before whose validators were older): its answer
 	// might not be the one this request asks for.
-	for len(p.sent) > 0 && (p.sent[0].URL.RequestURI() != hreq.URL.RequestURI() || !sameFields(p.sent[0], hreq)) {
+	for len(p.sent) > 0 && (p.sent[0].uri != target || !sameFields(p.sent[0].req, hreq)) {
 		if !p.skip() {
 			return fail()
 		}
@@ -114,17 +124,17 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 		if err := hreq.Write(p.bw); err != nil {
 			return fail()
 		}
-		p.sent = append(p.sent, hreq)
+		p.sent = append(p.sent, sentRequest{req: hreq, uri: target, raw: req.URL.String()})
 	}
 	p.sendAhead(ctx, req, hreq)
 	if err := p.bw.Flush(); err != nil {
 		return fail()
 	}
-	resp, err := http.ReadResponse(p.br, p.sent[0])
+	resp, err := http.ReadResponse(p.br, p.sent[0].req)
 	// Interim answers (103 Early Hints and the like) come before the
 	// final one (RFC 9110 §15.2); a 101 was never asked for.
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(p.br, p.sent[0])
+		resp, err = http.ReadResponse(p.br, p.sent[0].req)
 	}
 	if err != nil {
 		// Nothing of the answer came (the server closed an idle
@@ -154,13 +164,26 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 // would build it, with its own conditions (AheadConditions), never req's:
 // they share req's options, not its validators.
 func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *http.Request) {
-	queued := map[string]bool{}
+	if len(p.sent) >= pipelineDepth {
+		return
+	}
+	// What is in flight, by the URL as written (the run of URLs sends
+	// the same ones again and again, and most are in flight already) and
+	// by request target (the same resource written otherwise).
+	raws := make(map[string]bool, len(p.sent))
+	queued := make(map[string]bool, len(p.sent))
 	for _, r := range p.sent {
-		queued[r.URL.RequestURI()] = true
+		raws[r.raw] = true
+		queued[r.uri] = true
 	}
 	for _, u := range req.Ahead {
 		if len(p.sent) >= pipelineDepth {
 			return
+		}
+		raw := u.String()
+		if raws[raw] {
+			// Sent with an earlier request of the run of URLs.
+			continue
 		}
 		if u.Scheme() != "http" {
 			return
@@ -170,7 +193,6 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 			return
 		}
 		if queued[target.RequestURI()] {
-			// Sent with an earlier request of the run of URLs.
 			continue
 		}
 		ar := *req
@@ -187,8 +209,9 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		if err := next.Write(p.bw); err != nil {
 			return
 		}
-		p.sent = append(p.sent, next)
-		queued[next.URL.RequestURI()] = true
+		uri := next.URL.RequestURI()
+		p.sent = append(p.sent, sentRequest{req: next, uri: uri, raw: raw})
+		raws[raw], queued[uri] = true, true
 	}
 }
 
@@ -215,7 +238,7 @@ func sameFields(a, b *http.Request) bool {
 // skip reads and drops the next response; false when the connection can
 // serve no more.
 func (p *pipeline) skip() bool {
-	resp, err := http.ReadResponse(p.br, p.sent[0])
+	resp, err := http.ReadResponse(p.br, p.sent[0].req)
 	if err != nil {
 		return false
 	}
@@ -246,7 +269,7 @@ func (f *Fetcher) takePipeline(key, uri string) *pipeline {
 search:
 	for i, p := range ps {
 		for _, r := range p.sent {
-			if r.URL.RequestURI() == uri {
+			if r.uri == uri {
 				pick = i
 				break search
 			}
