@@ -143,9 +143,11 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 	}
 	p.sent = p.sent[1:]
 	switch {
-	case resp.StatusCode >= 300 && resp.StatusCode < 400, resp.StatusCode == http.StatusUnauthorized:
+	case resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != http.StatusNotModified,
+		resp.StatusCode == http.StatusUnauthorized:
 		// Redirects and challenges are the Transport's and the Client's:
-		// this answer is dropped and the request made again there.
+		// this answer is dropped and the request made again there. A
+		// 304 is no redirect (RFC 9110 §15.4.5): it is the answer.
 		if !p.drain(resp) {
 			return fail()
 		}

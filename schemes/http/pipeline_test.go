@@ -246,6 +246,11 @@ func TestPipelineConditions(t *testing.T) {
 	if want := []string{"body of /new", "not modified", "body of /new2"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// The 304 is the answer, not a redirect to follow: nothing is asked
+	// for twice.
+	if conns, _, served := s.counts(); conns != 1 || served != 3 {
+		t.Errorf("%d connections and %d requests; want 1 and 3", conns, served)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h := s.headers["/have"]; h.Get("If-Modified-Since") != old.Format(http.TimeFormat) || h.Get("If-None-Match") != `"e1"` {
