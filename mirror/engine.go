@@ -758,6 +758,13 @@ type validator struct {
 // changes once posted (RFC 5536 §3.1.3), or a file of a plain gopher
 // menu, which says nothing to compare, and its file is there.
 func (e *engine) upToDate(it item, rel string) bool {
+	s := it.url[:strings.IndexByte(it.url, ':')]
+	plainGopher := (s == "gopher" || s == "gophers") && it.kind == schemes.KindFile && it.size < 0 && it.mod.IsZero()
+	if !plainGopher && !(it.kind == schemes.KindArticle && it.path != "") && (it.size < 0 || it.mod.IsZero()) {
+		// Nothing to compare (an http link): the request's conditions
+		// decide, and the file is not looked at twice.
+		return false
+	}
 	fi, err := e.store.Stat(rel)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
@@ -765,7 +772,7 @@ func (e *engine) upToDate(it item, rel string) bool {
 	if it.kind == schemes.KindArticle && it.path != "" {
 		return true
 	}
-	if s := it.url[:strings.IndexByte(it.url, ':')]; (s == "gopher" || s == "gophers") && it.kind == schemes.KindFile && it.size < 0 && it.mod.IsZero() {
+	if plainGopher {
 		// A plain gopher menu tells neither size nor time (RFC 1436),
 		// and the server then offered no Gopher+ attributes: the copy
 		// that is there is kept, as an article's is.
