@@ -225,6 +225,7 @@ func (c *command) mirrorOptions() mirror.Options {
 // line is a start of one recursion into --output-dir.
 func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	defer q.close()
+	useParallelProcs()
 	status := exitOK
 	var starts []uri.URL
 	for {
