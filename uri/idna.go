@@ -112,3 +112,25 @@ func (u URL) ASCII() (URL, error) {
 	// reg-name, so the new text parses as the old did.
 	return reparse(b.String())
 }
+
+// Origin returns the URL's origin in one comparable string, as RFC 6454 §4
+// computes it: the scheme in lower case, the host in the form that goes on
+// the wire (HostASCII: lower case, IDNA A-labels, an IP literal without its
+// brackets) and the port, the scheme's default one when the URL names none,
+// as "scheme://host:port". Two URLs with the same Origin reach the same
+// server under the same scheme; credentials given for one belong to the
+// other too, and to no other. A host IDNA rejects is compared as it is
+// written, lower-cased.
+func (u URL) Origin() string {
+	h, err := u.HostASCII()
+	if err != nil {
+		h = u.Hostname()
+	}
+	p, _ := u.Port()
+	// RFC 3986 §6.2.3: a port is a decimal number, its leading zeros
+	// meaning nothing, and an empty or default one is the same origin.
+	if p = strings.TrimLeft(p, "0"); p == "" {
+		p = DefaultPort(u.Scheme())
+	}
+	return u.Scheme() + "://" + JoinHostPort(h, p)
+}

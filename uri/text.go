@@ -76,3 +76,60 @@ func FromText(s string) (string, error) {
 	}
 	return string(b), nil
 }
+
+// RedactText returns text that holds a URL as a person typed or pasted
+// it, parsed or not, with the password of its authority replaced by
+// "****", as URL.Redacted does for a parsed URL: white space around it, a
+// "<URL:…>" wrapper, line breaks or blanks inside, a host or port that does
+// not parse, and any further "scheme://" in the text all keep the password
+// out of what is shown. Text that holds no password is returned as it is.
+func RedactText(s string) string {
+	if u, err := Parse(s); err == nil {
+		return u.Redacted()
+	}
+	if t, err := FromText(s); err == nil {
+		if u, err := Parse(t); err == nil {
+			if _, ok := u.Password(); !ok {
+				return s
+			}
+		}
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		// RFC 3986 §3.2: the authority ends at the first '/', '?' or
+		// '#' (or a wrapper's '>'), and §3.2.1: the userinfo at its
+		// last '@'. A password typed with a raw '/' in it, which no
+		// parser takes as a password, is masked too: after a ':', an
+		// '@' past the '/' and before any white space, '?', '#' or '>'
+		// still ends the userinfo.
+		end := strings.IndexAny(s, "/?#>")
+		if end < 0 {
+			end = len(s)
+		}
+		at := strings.LastIndexByte(s[:end], '@')
+		if at < 0 && end < len(s) && s[end] == '/' && strings.IndexByte(s[:end], ':') >= 0 {
+			if j := strings.IndexAny(s[end:], "@?#> \t\r\n"); j >= 0 && s[end+j] == '@' {
+				at = end + j
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		colon := strings.IndexByte(s[:at], ':')
+		if colon < 0 {
+			b.WriteString(s[:at])
+		} else {
+			b.WriteString(s[:colon+1])
+			b.WriteString("****")
+		}
+		s = s[at:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
