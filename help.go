@@ -76,6 +76,8 @@ var flagCategories = map[string]string{
 	"netrc-optional": "auth",
 	"netrc-file":     "auth",
 
+	"location-trusted": "auth http",
+
 	// connection
 	"continue-at":       "connection",
 	"max-time":          "important connection",

@@ -185,6 +185,9 @@ type options struct {
 	nntp          schemes.NNTPOptions
 	http          schemes.HTTPOptions
 
+	// locationTrusted: --location-trusted.
+	locationTrusted bool
+
 	// Proxies: -x, --noproxy, --proxy-user, -p (proxyflags.go).
 	proxyOpts proxyOptions
 
@@ -252,6 +255,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&o.netrc, "netrc", "n", false, "read credentials from ~/.netrc")
 	fs.BoolVar(&o.netrcOptional, "netrc-optional", false, "read ~/.netrc when it exists")
 	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `file`")
+	fs.BoolVar(&o.locationTrusted, "location-trusted", false, "send credentials to other hosts too (redirects, -r links)")
 	fs.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at `offset`; '-' resumes where the output file ends")
 	fs.Float64VarP(&o.maxTime, "max-time", "m", 0, "give up on a transfer after `seconds`")
 	fs.Float64Var(&o.connectTime, "connect-timeout", 0, "give up after `seconds` without the first byte of a reply (default 120)")
@@ -416,6 +420,8 @@ func (c *command) newClient() (*fetch.Client, error) {
 		HasSearch:      o.hasSearch,
 		Resolve:        o.resolve,
 		IPVersion:      o.ipVersion,
+
+		LocationTrusted: o.locationTrusted,
 	}
 	tlsConf, err := tlsConfig(o.insecure, o.cacert)
 	if err != nil {

@@ -13,6 +13,7 @@ complete -c urlget -l user -s u -x -d 'credentials user[:password] for URLs that
 complete -c urlget -l netrc -s n -d 'read credentials from ~/.netrc'
 complete -c urlget -l netrc-optional -d 'read ~/.netrc when it exists'
 complete -c urlget -l netrc-file -r -F -d 'read credentials from file'
+complete -c urlget -l location-trusted -d 'send credentials to other hosts too (redirects, -r links)'
 complete -c urlget -l continue-at -s C -x -d 'resume at offset; \'-\' resumes where the output file ends'
 complete -c urlget -l max-time -s m -x -d 'give up on a transfer after seconds'
 complete -c urlget -l connect-timeout -x -d 'give up after seconds without the first byte of a reply (default 120)'

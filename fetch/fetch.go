@@ -97,8 +97,17 @@ type Client struct {
 
 	// Netrc is the .netrc data consulted for credentials the URL and User
 	// do not give; nil means none is consulted (curl reads ~/.netrc only
-	// when asked with --netrc).
+	// when asked with --netrc). Its machine entries serve every URL of
+	// their host; its default entry only a start URL's origin.
 	Netrc *Netrc
+
+	// LocationTrusted sends the credentials given for a start URL (User
+	// and Password, the start URL's userinfo, a .netrc default entry,
+	// and the Authorization and Cookie fields of HTTP.Header) to every
+	// origin its redirects and recursion reach, as curl's
+	// --location-trusted. Without it they go only to the start URL's
+	// scheme, host and port (see Request.Start).
+	LocationTrusted bool
 
 	// Prompt asks for a password without echo; nil when there is no
 	// terminal to ask at.
@@ -153,10 +162,20 @@ type Client struct {
 
 // Request is one URL with the per-URL choices a caller can make.
 type Request struct {
-	URL    uri.URL // the URL, absolute (see ParseURL)
-	Offset int64   // resume from this byte (curl's -C)
-	Head   bool    // metadata only (curl's -I)
-	Raw    bool    // a listing as the server's own bytes (--raw)
+	URL uri.URL // the URL, absolute (see ParseURL)
+
+	// Start is the URL the user gave that URL was reached from, by a link
+	// of a recursion; the zero value means URL is one the user gave. The
+	// credentials given for a start URL belong to its origin (scheme, host
+	// and port, uri.URL.Origin): a URL of another origin is fetched with
+	// only its own userinfo and its host's .netrc machine entry, unless
+	// the Client's LocationTrusted says otherwise. Redirects are held to
+	// the same rule by the fetchers that follow them.
+	Start uri.URL
+
+	Offset int64 // resume from this byte (curl's -C)
+	Head   bool  // metadata only (curl's -I)
+	Raw    bool  // a listing as the server's own bytes (--raw)
 
 	// IfModifiedSince and IfNoneMatch make the request conditional (-N):
 	// an http(s) server that finds the resource unchanged answers with a
@@ -457,26 +476,7 @@ func badURL(text string, err error) error {
 
 // maskText masks the password in URL text that did not parse, so that an
 // error message never shows it.
-func maskText(s string) string {
-	i := strings.Index(s, "://")
-	if i < 0 {
-		return s
-	}
-	rest := s[i+3:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	at := strings.LastIndex(rest[:end], "@")
-	if at < 0 {
-		return s
-	}
-	colon := strings.Index(rest[:at], ":")
-	if colon < 0 {
-		return s
-	}
-	return s[:i+3] + rest[:colon+1] + "****" + rest[at:]
-}
+func maskText(s string) string { return uri.RedactText(s) }
 
 // request builds the schemes.Request: credentials resolved from the URL,
 // then the client's User, then .netrc (RFC 1738 §3.1 userinfo first).
@@ -499,35 +499,98 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Trace:           c.Trace,
 		MaxSize:         c.MaxSize,
 		Prompt:          c.Prompt,
+		LocationTrusted: c.LocationTrusted,
 
 		IfModifiedSince:  r.IfModifiedSince,
 		IfNoneMatch:      r.IfNoneMatch,
 		GopherAttributes: r.GopherAttributes,
 	}
-	if user, ok := u.User(); ok {
-		req.User, req.HasUser = user, true
-		if pw, ok := u.Password(); ok {
-			req.Password, req.HasPassword = pw, true
-		} else if c.HasUser && c.HasPassword && c.User == user {
-			// The URL names the user and -u gives the same user's password.
-			req.Password, req.HasPassword = c.Password, true
-		}
-	} else if c.HasUser {
-		req.User, req.HasUser = c.User, true
-		req.Password, req.HasPassword = c.Password, c.HasPassword
+	start := u
+	if r.Start.IsAbs() {
+		start = r.Start
 	}
-	if !req.HasPassword && c.Netrc != nil {
-		host := u.Hostname()
-		if m, ok := c.Netrc.Lookup(host, req.User, req.HasUser); ok {
-			if !req.HasUser {
-				req.User, req.HasUser = m.Login, true
-			}
-			if m.HasPassword {
-				req.Password, req.HasPassword = m.Password, true
-			}
+	var home bool
+	req.User, req.Password, req.HasUser, req.HasPassword, home = c.credentials(u, start)
+	if !home {
+		req.HTTP.Header = withoutCredentialFields(c.HTTP.Header)
+	}
+	// A redirect is held to the same rule, from the same start.
+	req.RedirectCredentials = func(target uri.URL) (user, password string, hasUser, hasPassword, fields bool) {
+		if a, err := target.ASCII(); err == nil {
+			target = a
 		}
+		return c.credentials(target, start)
 	}
 	return req
+}
+
+// credentials resolves the credentials of u, reached from the start URL
+// start (u itself when the user gave it): u's own userinfo, then, on
+// start's origin, -u (User) or start's userinfo, then .netrc, whose
+// default entry counts on start's origin only. home tells whether u is on
+// start's origin, or LocationTrusted makes every origin count as one:
+// what the user gave for start (-H Authorization and Cookie too) goes to
+// home URLs only, as curl's rule has it.
+func (c *Client) credentials(u, start uri.URL) (user, password string, hasUser, hasPassword, home bool) {
+	home = c.LocationTrusted || start.Origin() == u.Origin()
+	given, givenPW, hasGiven, hasGivenPW := c.User, c.Password, c.HasUser, c.HasPassword
+	if su, ok := start.User(); ok {
+		// A start URL's userinfo, like -u, is the user's credentials
+		// for its origin (or, trusted, for all of the walk).
+		pw, hasPW := start.Password()
+		if !hasPW && c.HasUser && c.HasPassword && c.User == su {
+			pw, hasPW = c.Password, true
+		}
+		given, givenPW, hasGiven, hasGivenPW = su, pw, true, hasPW
+	}
+	if uu, ok := u.User(); ok {
+		user, hasUser = uu, true
+		if pw, ok := u.Password(); ok {
+			password, hasPassword = pw, true
+		} else if home && hasGiven && hasGivenPW && given == uu {
+			// The URL names the user and -u (or the start URL) gives
+			// the same user's password.
+			password, hasPassword = givenPW, true
+		}
+	} else if home && hasGiven {
+		user, hasUser = given, true
+		password, hasPassword = givenPW, hasGivenPW
+	}
+	if !hasPassword && c.Netrc != nil {
+		if m, ok := c.Netrc.match(u, user, hasUser, home); ok {
+			if !hasUser {
+				user, hasUser = m.Login, true
+			}
+			if m.HasPassword {
+				password, hasPassword = m.Password, true
+			}
+		}
+	}
+	return user, password, hasUser, hasPassword, home
+}
+
+// withoutCredentialFields returns -H's header lines without those that
+// send Authorization or Cookie: curl drops both on the way to another
+// origin, since they hold what the user gave for the first one.
+func withoutCredentialFields(lines []string) []string {
+	out := lines[:0:0]
+	for _, line := range lines {
+		if !isCredentialField(line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// isCredentialField reports whether an -H line names the Authorization or
+// Cookie field, in any of -H's forms ("Name: value", "Name:", "Name;").
+func isCredentialField(line string) bool {
+	name := line
+	if i := strings.IndexAny(line, ":;"); i >= 0 {
+		name = line[:i]
+	}
+	name = strings.TrimSpace(name)
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
 }
 
 // asciiURLs returns urls with each host in ASCII form (uri.URL.ASCII),

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+
+	"github.com/urlget/urlget/uri"
 )
 
 // Netrc is the parsed content of a .netrc file: the machine entries and the
@@ -167,6 +169,70 @@ func (n *Netrc) Lookup(host, user string, hasUser bool) (NetrcMachine, bool) {
 		return *def, true
 	}
 	return NetrcMachine{}, false
+}
+
+// match finds the entry for u: the first machine entry that names u's
+// host (whose login matches user, when hasUser), and where the entry's
+// name also gives a port ("host:port") or a scheme ("ftp://host"), those
+// of u; else, when withDefault, the default entry. A machine entry serves
+// every URL of its host, as curl reads it; the default entry, which names
+// no host, stands only for the start URL's origin (withDefault), so that a
+// walk to another host never sends it there.
+func (n *Netrc) match(u uri.URL, user string, hasUser, withDefault bool) (NetrcMachine, bool) {
+	for _, m := range n.Machines {
+		if m.Name != "" && machineMatches(m.Name, u) && (!hasUser || m.Login == user) {
+			return m, true
+		}
+	}
+	if !withDefault {
+		return NetrcMachine{}, false
+	}
+	for _, m := range n.Machines {
+		if m.Name == "" {
+			if !hasUser || m.Login == user {
+				return m, true
+			}
+			break
+		}
+	}
+	return NetrcMachine{}, false
+}
+
+// machineMatches reports whether a .netrc machine name, "host",
+// "host:port", "[v6addr]:port" or "scheme://host[:port]", names u's host,
+// and its port and scheme where it gives them.
+func machineMatches(name string, u uri.URL) bool {
+	host, err := u.HostASCII()
+	if err != nil {
+		return false
+	}
+	if name == host {
+		return true
+	}
+	scheme, rest, hasScheme := strings.Cut(name, "://")
+	if !hasScheme {
+		scheme, rest = u.Scheme(), name
+	}
+	// FromText %-encodes a name in Unicode, which HostASCII then turns
+	// into the A-labels the URL's host is in.
+	text, err := uri.FromText(scheme + "://" + rest + "/")
+	if err != nil {
+		return false
+	}
+	m, err := uri.Parse(text)
+	if err != nil || m.Path() != "/" {
+		return false
+	}
+	if _, ok := m.User(); ok {
+		return false
+	}
+	if _, ok := m.Port(); ok {
+		// The same origin: the port's default and leading zeros as
+		// uri.URL.Origin compares them.
+		return m.Origin() == u.Origin()
+	}
+	h, err := m.HostASCII()
+	return err == nil && h == host && m.Scheme() == u.Scheme()
 }
 
 // DefaultNetrcPath returns the .netrc path curl uses: $NETRC, else

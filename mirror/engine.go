@@ -55,6 +55,9 @@ type engine struct {
 	o      Options
 	store  *Store
 	starts []startPoint
+	// startURLs are the start URLs as given, by item.start: the origin
+	// each one's credentials belong to (fetch.Request.Start).
+	startURLs []uri.URL
 	// schemesOK is the set of schemes links may lead into; hostsOK the
 	// start URLs' hosts.
 	schemesOK map[string]bool
@@ -178,6 +181,7 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		}
 		e.hostsOK[strings.ToLower(u.Hostname())] = true
 		e.starts = append(e.starts, startOf(u))
+		e.startURLs = append(e.startURLs, u)
 	}
 	families := map[string]bool{}
 	for s := range e.schemesOK {
@@ -641,7 +645,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 			return
 		}
 	}
-	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u) {
+	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u, e.startURLs[it.start]) {
 		// Kept out, not gone: --delete leaves its copy alone.
 		e.claim(rel)
 		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
@@ -657,7 +661,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
-	req := fetch.Request{URL: u, Ahead: ahead}
+	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
 	if fi, err := e.store.Stat(rel + PartSuffix); err == nil && fi.Mode().IsRegular() {
 		req.Offset = fi.Size()
 	}

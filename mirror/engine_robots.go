@@ -28,8 +28,10 @@ type robotsEntry struct {
 
 // robotsAllow reports whether robots.txt lets the recursion fetch u:
 // http(s) servers' /robots.txt, and gopher servers' 0/robots.txt as
-// gopher crawlers read it.
-func (e *engine) robotsAllow(ctx context.Context, u uri.URL) bool {
+// gopher crawlers read it. start is the start URL u was reached from,
+// whose credentials robots.txt is fetched with when it is on start's
+// origin.
+func (e *engine) robotsAllow(ctx context.Context, u, start uri.URL) bool {
 	var where, p string
 	switch u.Scheme() {
 	case "http", "https":
@@ -64,7 +66,7 @@ func (e *engine) robotsAllow(ctx context.Context, u uri.URL) bool {
 		e.robots[where] = ent
 	}
 	e.mu.Unlock()
-	ent.once.Do(func() { ent.r = e.fetchRobots(ctx, where) })
+	ent.once.Do(func() { ent.r = e.fetchRobots(ctx, where, start) })
 	return ent.r.Allowed(p)
 }
 
@@ -80,12 +82,12 @@ func portSuffix(u uri.URL) string {
 // of none for a server that failed or could not be reached; a gopher
 // error item (not found), or a listing where a file was expected, allows
 // everything.
-func (e *engine) fetchRobots(ctx context.Context, where string) *Robots {
+func (e *engine) fetchRobots(ctx context.Context, where string, start uri.URL) *Robots {
 	u, err := uri.Parse(where)
 	if err != nil {
 		return nil
 	}
-	res, err := e.c.Do(ctx, fetch.Request{URL: u})
+	res, err := e.c.Do(ctx, fetch.Request{URL: u, Start: start})
 	if err != nil {
 		var se *schemes.Error
 		switch {

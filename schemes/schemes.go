@@ -63,6 +63,22 @@ type Request struct {
 	HasUser     bool
 	HasPassword bool
 
+	// LocationTrusted lets the credentials (User and Password, and the
+	// Authorization and Cookie fields of HTTP.Header) follow a redirect to
+	// another origin, as curl's --location-trusted. Without it a fetcher
+	// that follows a redirect sends them only while the redirect stays on
+	// URL's scheme, host and port (uri.URL.Origin).
+	LocationTrusted bool
+
+	// RedirectCredentials, when not nil, gives the credentials of a URL a
+	// redirect of this fetch leads to, under the rule that gave User and
+	// Password for URL: the target's own userinfo, its host's .netrc
+	// entry, and what the user gave for the start URL only on its origin
+	// (or with LocationTrusted). fields tells whether the request's
+	// Authorization and Cookie header fields, the user's for the start,
+	// go to target too.
+	RedirectCredentials func(target uri.URL) (user, password string, hasUser, hasPassword, fields bool)
+
 	// Prompt asks the person at the terminal for a secret without echo.
 	// It is nil when there is no terminal; a fetcher that needs a password
 	// it was not given then fails with ErrLoginFailed.

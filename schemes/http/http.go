@@ -269,6 +269,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	firstReferer := hreq.Header.Get("Referer")
 	auth := hreq.Header.Get("Authorization") // -u's, or -H's in its place
+	cookie := hreq.Header.Values("Cookie")   // -H's
 
 	origin := originOf(target)
 	hop := &hopDialer{d: req.Dialer}
@@ -304,13 +305,35 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 				r.Header.Del("Referer")
 			}
 			// Credentials go only to the origin they were given for
-			// (scheme, host and port), never to another host a redirect
+			// (scheme, host and port), never to another one a redirect
 			// names, as curl does without --location-trusted; an
-			// Authorization given with -H is kept as one from -u.
-			if auth != "" && originOf(r.URL) == origin {
+			// Authorization given with -H is kept as one from -u. A
+			// Cookie field given with -H is the first origin's too:
+			// net/http copies it to a subdomain or another port, curl
+			// drops it there (net/http's own check is by host name
+			// only). Another origin may have credentials of its own
+			// (its userinfo, its .netrc entry), which the fetch
+			// package's rule gives.
+			fields := req.LocationTrusted || originOf(r.URL) == origin
+			var user, password string
+			var hasUser bool
+			if req.RedirectCredentials != nil {
+				if t, err := uri.Parse(r.URL.String()); err == nil {
+					var home bool
+					user, password, hasUser, _, home = req.RedirectCredentials(t)
+					fields = fields && home
+				}
+			}
+			r.Header.Del("Authorization")
+			r.Header.Del("Cookie")
+			switch {
+			case fields && auth != "":
 				r.Header.Set("Authorization", auth)
-			} else {
-				r.Header.Del("Authorization")
+			case hasUser:
+				r.SetBasicAuth(user, password)
+			}
+			if fields && cookie != nil {
+				r.Header["Cookie"] = cookie
 			}
 			if req.HTTPDialer != nil {
 				hop.set(req.HTTPDialer(r.URL))
