@@ -141,14 +141,6 @@ func (e *hintedError) Unwrap() error { return e.err }
 // errInterrupted is the kind given to a transfer stopped by a signal.
 var errInterrupted = errors.New("interrupted")
 
-// maskedURL masks the password of a URL argument for messages.
-func maskedURL(raw string) string {
-	if u, err := uri.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
-}
-
 // errRange is the cause when -C asked to resume and the server sent the
 // body from its start instead.
 var errRange = errors.New("the server does not support resuming (byte ranges)")
@@ -264,7 +256,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 // "interrupted", with the signal's status.
 func (c *command) settle(ctx context.Context, t *transfer) {
 	if t.err != nil && ctx.Err() != nil {
-		t.err = &schemes.Error{URL: maskedURL(t.url), Kind: errInterrupted, Err: t.err}
+		t.err = &schemes.Error{URL: maskedText(t.url), Kind: errInterrupted, Err: t.err}
 	}
 	if t.err == nil {
 		return

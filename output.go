@@ -155,12 +155,14 @@ func (c *command) writeOut(t transfer) {
 func writeOutVar(name string, t transfer) (string, bool) {
 	switch name {
 	case "url":
-		return t.url, true
+		// curl prints the URL as given, password and all; urlget never
+		// shows a password (docs/usage.md, Credentials).
+		return maskedText(t.url), true
 	case "url_effective":
 		if t.effective != "" {
-			return t.effective, true
+			return maskedText(t.effective), true
 		}
-		return t.url, true
+		return maskedText(t.url), true
 	case "size_download":
 		return strconv.FormatInt(t.size, 10), true
 	case "content_type":

@@ -307,16 +307,9 @@ func (q *urlQueue) take(wait bool) bool {
 	}
 }
 
-// maskedText returns raw, a URL's text that need not parse, with its
-// password masked: as the library names it in its error for the text, or
-// as a parsed URL masks it.
-func maskedText(raw string) string {
-	var se *schemes.Error
-	if _, err := fetch.ParseURL(raw); errors.As(err, &se) {
-		return se.URL
-	}
-	return maskedURL(raw)
-}
+// maskedText returns raw, a URL's text as given (it need not parse: blanks
+// around it, a <URL:…> wrapper, a bad port), with its password masked.
+func maskedText(raw string) string { return uri.RedactText(raw) }
 
 // pushCLI queues a URL of the command line, or the first URL of its glob
 // with the glob kept for take to go on with. A malformed glob is queued as
