@@ -69,6 +69,7 @@ default login dave password davepw
 			return bodyResource(""), nil
 		}}
 		c := tc.client
+		c.Prompt = func(string) (string, error) { return "typed", nil }
 		c.Fetchers = map[string]schemes.Fetcher{"http": f, "https": f, "ftp": f}
 		c.HTTP.Header = header
 		r := Request{URL: u(tc.url)}
@@ -88,6 +89,9 @@ default login dave password davepw
 		}
 		if !slices.Contains(got.HTTP.Header, "X-Kept: yes") {
 			t.Errorf("%s: other -H lines dropped: %q", tc.name, got.HTTP.Header)
+		}
+		if home := tc.headers; (got.Prompt != nil) != home {
+			t.Errorf("%s: Prompt passed on %v, want %v (only for the start's origin)", tc.name, got.Prompt != nil, home)
 		}
 		if got.LocationTrusted != tc.client.LocationTrusted {
 			t.Errorf("%s: LocationTrusted not passed on", tc.name)

@@ -513,6 +513,10 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 	req.User, req.Password, req.HasUser, req.HasPassword, home = c.credentials(u, start)
 	if !home {
 		req.HTTP.Header = withoutCredentialFields(c.HTTP.Header)
+		// A link naming a user but no password is the server's
+		// choice: the person at the terminal is not asked for a
+		// password for a host they did not name.
+		req.Prompt = nil
 	}
 	// A redirect is held to the same rule, from the same start.
 	req.RedirectCredentials = func(target uri.URL) (user, password string, hasUser, hasPassword, fields bool) {

@@ -54,7 +54,8 @@ type Request struct {
 	URL uri.URL
 
 	// User and Password are the credentials to log in with, already
-	// resolved from the URL, the -u option and .netrc in that order.
+	// resolved from the URL, the -u option and .netrc in that order, and
+	// only those that belong to URL's origin (see RedirectCredentials).
 	// HasUser is false when none of them named a user (FTP then logs in
 	// anonymously); HasPassword is false when a user was named without a
 	// password, in which case the fetcher may call Prompt.
