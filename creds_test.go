@@ -151,7 +151,9 @@ func (cs *credSites) run(t *testing.T, dir string, args ...string) string {
 	if cs.noFTP {
 		schemes = "http"
 	}
-	args = append(append([]string{"-r", "--span-hosts", "--schemes", schemes, "-e", "robots=off", "--json",
+	// robots.txt is asked for on every http server the walk meets: it
+	// must carry no credentials either.
+	args = append(append([]string{"-r", "--span-hosts", "--schemes", schemes, "--json",
 		"--resolve", "other.test:" + port + ":127.0.0.1", "--output-dir", dir}, args...), start)
 	code, out, errOut := runCmd(t, args...)
 	if code != 0 {
@@ -164,6 +166,9 @@ func (cs *credSites) run(t *testing.T, dir string, args ...string) string {
 		if !p.s.saw(p.path) {
 			t.Fatalf("%s was never fetched from %s; output:\n%s%s", p.path, p.s.hostPort, out, errOut)
 		}
+	}
+	if !cs.port2.saw("/robots.txt") || !cs.host2.saw("/robots.txt") {
+		t.Fatalf("robots.txt was not asked for on the other servers")
 	}
 	if !cs.noFTP && !hasCommand(cs.ftp, "RETR f.txt") {
 		t.Fatalf("the FTP file was never fetched: %q", cs.ftp.Commands())
