@@ -561,7 +561,7 @@ func (c *Client) credentials(u, start uri.URL) (user, password string, hasUser, 
 		password, hasPassword = givenPW, hasGivenPW
 	}
 	if !hasPassword && c.Netrc != nil {
-		if m, ok := c.Netrc.match(u, user, hasUser, home); ok {
+		if m, ok := c.Netrc.Lookup(u, user, hasUser, home); ok {
 			if !hasUser {
 				user, hasUser = m.Login, true
 			}

@@ -330,15 +330,25 @@ default login guest password guest
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := n.Lookup("NEWS.example.com", "", false)
+	at := func(s string) uri.URL {
+		u, err := uri.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	m, ok := n.Lookup(at("nntp://NEWS.example.com/"), "", false, false)
 	if !ok || m.Login != "reader" || m.Password != "with space" {
 		t.Errorf("news: %+v %v", m, ok)
 	}
-	m, ok = n.Lookup("unknown", "", false)
+	m, ok = n.Lookup(at("ftp://unknown/"), "", false, true)
 	if !ok || m.Login != "guest" {
 		t.Errorf("default: %+v %v", m, ok)
 	}
-	if _, ok := n.Lookup("ftp.example.com", "someoneelse", true); ok {
+	if m, ok := n.Lookup(at("ftp://unknown/"), "", false, false); ok {
+		t.Errorf("the default entry must serve only the start's origin: %+v", m)
+	}
+	if _, ok := n.Lookup(at("ftp://ftp.example.com/"), "someoneelse", true, true); ok {
 		t.Error("a login mismatch must not match")
 	}
 	if _, err := ParseNetrc("machine"); err == nil {

@@ -148,37 +148,14 @@ func netrcTokens(s string) ([]netrcToken, error) {
 	return toks, nil
 }
 
-// Lookup finds the entry for host: the first machine entry of that name
-// (whose login matches user, when hasUser), else the default entry.
-func (n *Netrc) Lookup(host, user string, hasUser bool) (NetrcMachine, bool) {
-	host = strings.ToLower(host)
-	var def *NetrcMachine
-	for i := range n.Machines {
-		m := &n.Machines[i]
-		if m.Name == "" {
-			if def == nil {
-				def = m
-			}
-			continue
-		}
-		if m.Name == host && (!hasUser || m.Login == user) {
-			return *m, true
-		}
-	}
-	if def != nil && (!hasUser || def.Login == user) {
-		return *def, true
-	}
-	return NetrcMachine{}, false
-}
-
-// match finds the entry for u: the first machine entry that names u's
+// Lookup finds the entry for u: the first machine entry that names u's
 // host (whose login matches user, when hasUser), and where the entry's
 // name also gives a port ("host:port") or a scheme ("ftp://host"), those
 // of u; else, when withDefault, the default entry. A machine entry serves
 // every URL of its host, as curl reads it; the default entry, which names
 // no host, stands only for the start URL's origin (withDefault), so that a
 // walk to another host never sends it there.
-func (n *Netrc) match(u uri.URL, user string, hasUser, withDefault bool) (NetrcMachine, bool) {
+func (n *Netrc) Lookup(u uri.URL, user string, hasUser, withDefault bool) (NetrcMachine, bool) {
 	for _, m := range n.Machines {
 		if m.Name != "" && machineMatches(m.Name, u) && (!hasUser || m.Login == user) {
 			return m, true
