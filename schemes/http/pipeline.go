@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
 )
 
 // Pipelining (RFC 9112 §9.3.2): when a request says which URLs come next
@@ -190,6 +191,12 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		if u.Scheme() != "http" {
 			return
 		}
+		if ui, ok := u.RawUserinfo(); !sameUserinfo(req.URL, ui, ok) {
+			// A URL's userinfo is its own credential: one that names
+			// another user (or none where req names one) is never sent
+			// with req's, so it waits for its own request.
+			return
+		}
 		target, err := requestURL(u)
 		if err != nil {
 			return
@@ -215,6 +222,12 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		p.sent = append(p.sent, sentRequest{req: next, uri: uri, raw: raw})
 		raws[raw], queued[uri] = true, true
 	}
+}
+
+// sameUserinfo reports whether u's userinfo is ui (ok: defined).
+func sameUserinfo(u uri.URL, ui string, ok bool) bool {
+	rui, rok := u.RawUserinfo()
+	return rok == ok && rui == ui
 }
 
 // sameFields reports whether two requests carry the same header fields,

@@ -393,3 +393,48 @@ func TestPipelineDropsTheOldestPastTheBound(t *testing.T) {
 		t.Errorf("the oldest kept sent %s ahead, want /never3: the three before it go", got)
 	}
 }
+
+// A URL sent ahead that names its own user is not sent with the
+// credentials of the request it follows: they are that URL's, not its.
+func TestPipelineKeepsCredentialsToTheirURL(t *testing.T) {
+	var mu sync.Mutex
+	auth := map[string][]string{}
+	s := newPipeServer(t, func(w io.Writer, r *http.Request) {
+		mu.Lock()
+		auth[r.URL.Path] = append(auth[r.URL.Path], r.Header.Get("Authorization"))
+		mu.Unlock()
+		echoPath(w, r)
+	})
+	f := &Fetcher{}
+	defer f.Close()
+	host := strings.TrimPrefix(s.url, "http://")
+	first := uri.MustParse("http://alice@" + host + "/a")
+	ahead := []uri.URL{
+		uri.MustParse("http://alice@" + host + "/b"),
+		uri.MustParse("http://bob@" + host + "/c"),
+		uri.MustParse("http://" + host + "/d"),
+	}
+	req := &schemes.Request{URL: first, Dialer: &net.Dialer{}, Ahead: ahead,
+		User: "alice", Password: "secret", HasUser: true, HasPassword: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := f.Fetch(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auth["/a"]) != 1 || auth["/a"][0] == "" {
+		t.Fatalf("the request itself: %q", auth["/a"])
+	}
+	if len(auth["/b"]) != 1 || auth["/b"][0] != auth["/a"][0] {
+		t.Errorf("a URL of the same user is sent ahead with its credentials: %q", auth["/b"])
+	}
+	for _, p := range []string{"/c", "/d"} {
+		if len(auth[p]) != 0 {
+			t.Errorf("%s was sent ahead with alice's credentials: %q", p, auth[p])
+		}
+	}
+}
