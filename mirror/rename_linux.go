@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,38 +64,39 @@ func (s *Store) commitRename(f *File, fi os.FileInfo) error {
 }
 
 // sameRunFile reports whether the file at f's name is one this run
-// committed, and under what name (found by its inode in the directory).
+// committed under another name, and which: the directory is searched for
+// another entry of the same inode. The same name written again (a page
+// rewritten) is no collision.
 func (s *Store) sameRunFile(f *File) (string, bool) {
 	fi, err := f.d.r.Lstat(f.name)
 	if err != nil || !s.wasWritten(fi) {
 		return "", false
 	}
-	other := f.name
-	if d, err := f.d.r.Open("."); err == nil {
-		defer d.Close()
-		names, _ := d.Readdirnames(-1)
-		for _, n := range names {
-			if n == f.name {
-				continue
+	d, err := f.d.r.Open(".")
+	if err != nil {
+		return "", false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	for _, n := range names {
+		if n == f.name {
+			continue
+		}
+		if o, err := f.d.r.Lstat(n); err == nil && os.SameFile(o, fi) {
+			if dir, _ := splitRel(f.rel); dir != "." {
+				n = dir + "/" + n
 			}
-			if o, err := f.d.r.Lstat(n); err == nil && os.SameFile(o, fi) {
-				other = n
-				break
-			}
+			return n, true
 		}
 	}
-	dir, _ := splitRel(f.rel)
-	if dir == "." {
-		return other, true
-	}
-	return dir + "/" + other, true
+	return "", false
 }
 
 // writtenKey is the key of a file in Store.written: its device and inode.
 func writtenKey(fi os.FileInfo) (string, bool) {
-	st, ok := fi.Sys().(*unix.Stat_t)
+	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return "", false
 	}
-	return strconv.FormatUint(uint64(st.Dev), 16) + ":" + strconv.FormatUint(st.Ino, 16), true
+	return strconv.FormatUint(st.Dev, 16) + ":" + strconv.FormatUint(st.Ino, 16), true
 }
