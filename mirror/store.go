@@ -152,8 +152,9 @@ func (s *Store) Create(rel string) (*File, error) {
 		s.dirs.release(f.d)
 		return nil, err
 	}
+	// No record is left of the name: Partial removed a stale one, and a
+	// part found in the way went with its record (partsDir.create).
 	f.File = fh
-	f.record = true
 	return f, nil
 }
 
