@@ -378,7 +378,8 @@ const pruneBatch = 1024
 
 // Prune removes, from directory dir, the entries whose names keep
 // rejects (--delete): files, symbolic links (the link, never what it
-// points to) and whole directories. A partial file (NAME + PartSuffix)
+// points to) and whole directories. The state directory at the top
+// (StateDir) is never removed. A partial file (NAME + PartSuffix)
 // stays when keep accepts NAME, for a later run to resume. It returns the
 // paths removed, relative to the store and sorted, and every failure
 // joined; a dir that does not exist has nothing to remove.
