@@ -362,6 +362,7 @@ type started struct {
 	t      transfer
 	res    *schemes.Resource
 	target string
+	named  bool // the server chose target's name (-O, -J)
 	offset int64
 	head   []byte // the response headers -i writes before the body
 }
@@ -390,12 +391,15 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 			return st
 		}
 		st.target = name
+		st.named = spec.remote
 		t.filename = name
 	}
 
 	if c.opts.continueAt == "-" {
 		if st.target != "" {
-			if fi, err := os.Stat(st.target); err == nil {
+			// The file itself, not what a link there leads to: a link
+			// is not written through (openResume).
+			if fi, err := os.Lstat(st.target); err == nil && fi.Mode().IsRegular() {
 				st.offset = fi.Size()
 			}
 		}
@@ -464,9 +468,13 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		if c.opts.createDirs {
 			err = os.MkdirAll(filepath.Dir(target), 0o755)
 		}
-		if err == nil && c.opts.continueAt != "" {
-			file, err = openResume(wctx, target, offset)
-		} else if err == nil {
+		switch {
+		case err != nil:
+		case c.opts.continueAt != "":
+			file, err = openResume(wctx, target, offset, st.named)
+		case st.named:
+			file, err = createNamed(target)
+		default:
 			file, err = createOutput(wctx, target)
 		}
 		if err != nil {

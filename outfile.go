@@ -135,13 +135,66 @@ func createAtomic(target string) (*atomicFile, error) {
 	return &atomicFile{File: f, target: target}, nil
 }
 
-// openResume opens target for -C: the body's rest is appended to it from
-// offset, or with offset 0 the file is started afresh.
-func openResume(ctx context.Context, target string, offset int64) (*atomicFile, error) {
-	if offset > 0 {
-		return openInPlace(ctx, target, os.O_APPEND|os.O_CREATE)
+// createNamed opens target for a body written from its start when the
+// server chose its name (-O, -J): a temporary file made anew (O_EXCL) is
+// renamed over target by Commit, whatever stands there. A symbolic link,
+// a hard link to another file, a FIFO placed under the name are replaced
+// as names, never written through: the server does not choose which of
+// the user's files its bytes go into.
+func createNamed(target string) (*atomicFile, error) {
+	fi, err := os.Lstat(target)
+	f, cerr := createAtomic(target)
+	if cerr == nil && err == nil && fi.Mode().IsRegular() {
+		f.replaces, f.perm = true, fi.Mode().Perm()
 	}
-	return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
+	return f, cerr
+}
+
+// errLinked is the cause given when -C would write through a link.
+var errLinked = errors.New("is a symbolic link, which -C does not write through")
+
+// errHardLinked is the cause given when -C with -O would append to a file
+// that has other names.
+var errHardLinked = errors.New("has other hard links, which -C -O does not write through")
+
+// openResume opens target for -C: the body's rest is appended to it from
+// offset, or with offset 0 the file is started afresh. As curl, the file
+// itself is written, but never through a symbolic link as its last
+// component (O_NOFOLLOW), which would have the bytes, or the truncation,
+// land in whatever file the link names; when the server chose the name
+// (-O), not through a second hard link either. The names that stand for a
+// descriptor (/dev/stdout) are links by nature and are written through.
+func openResume(ctx context.Context, target string, offset int64, named bool) (*atomicFile, error) {
+	flags := os.O_CREATE
+	if offset > 0 {
+		flags |= os.O_APPEND
+	}
+	if !standsForOpenFile(target) {
+		flags |= noFollow
+	}
+	f, err := openInPlace(ctx, target, flags)
+	if err != nil {
+		if fi, lerr := os.Lstat(target); lerr == nil && fi.Mode()&os.ModeSymlink != 0 && !standsForOpenFile(target) {
+			return nil, fmt.Errorf("%s %w", target, errLinked)
+		}
+		return nil, err
+	}
+	if named {
+		if fi, err := f.File.Stat(); err == nil && fi.Mode().IsRegular() && linkCount(fi) > 1 {
+			f.File.Close()
+			return nil, fmt.Errorf("%s %w", target, errHardLinked)
+		}
+	}
+	if offset == 0 {
+		// Truncated only once opened without following a link.
+		if fi, err := f.File.Stat(); err == nil && fi.Mode().IsRegular() {
+			if err := f.File.Truncate(0); err != nil {
+				f.File.Close()
+				return nil, err
+			}
+		}
+	}
+	return f, nil
 }
 
 // ReadFrom passes io.Copy straight to *os.File so that the kernel's copy

@@ -277,6 +277,10 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		}
 		if r.Status == mirror.Failed {
 			c.printError(err)
+		} else if !c.opts.json && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
+			// A file fetched again because it changed, a remote name
+			// refused: said once, as a failure is.
+			fmt.Fprintf(c.stderr, "urlget: %s: %s\n", maskedText(r.URL), r.Reason)
 		}
 	}
 	st, err := mirror.Run(ctx, cl, mo, starts)

@@ -174,8 +174,11 @@ type Request struct {
 	Start uri.URL
 
 	Offset int64 // resume from this byte (curl's -C)
-	Head   bool  // metadata only (curl's -I)
-	Raw    bool  // a listing as the server's own bytes (--raw)
+	// IfRange resumes only the representation this validator names; see
+	// schemes.Request.IfRange.
+	IfRange string
+	Head    bool // metadata only (curl's -I)
+	Raw     bool // a listing as the server's own bytes (--raw)
 
 	// IfModifiedSince and IfNoneMatch make the request conditional (-N):
 	// an http(s) server that finds the resource unchanged answers with a
@@ -484,6 +487,7 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 	req := &schemes.Request{
 		URL:             u,
 		Offset:          r.Offset,
+		IfRange:         r.IfRange,
 		Head:            r.Head,
 		Raw:             r.Raw,
 		Last:            r.Last,

@@ -30,6 +30,25 @@ type dirRoot struct {
 	refs  int    // operations using r now; it is closed only at 0
 	used  uint64 // the cache's clock at the last use, for eviction
 	stale bool   // dropped from the cache while in use: closed at release
+
+	fdOnce sync.Once
+	fd     *os.File // the directory itself, for renameat; opened on first use
+	fdErr  error
+}
+
+// file returns the directory open as a file, for the system calls that
+// take a directory's descriptor (renameat).
+func (d *dirRoot) file() (*os.File, error) {
+	d.fdOnce.Do(func() { d.fd, d.fdErr = d.r.Open(".") })
+	return d.fd, d.fdErr
+}
+
+// close closes the directory and its descriptor.
+func (d *dirRoot) close() {
+	if d.fd != nil {
+		d.fd.Close()
+	}
+	d.r.Close()
 }
 
 // dirCache holds the open directories of a Store.
@@ -94,7 +113,7 @@ func (c *dirCache) evict() {
 	}
 	if old != nil {
 		delete(c.dirs, old.dir)
-		old.r.Close()
+		old.close()
 	}
 }
 
@@ -103,7 +122,7 @@ func (c *dirCache) release(d *dirRoot) {
 	defer c.mu.Unlock()
 	d.refs--
 	if d.refs == 0 && d.stale {
-		d.r.Close()
+		d.close()
 	}
 }
 
@@ -116,7 +135,7 @@ func (c *dirCache) forget(dir string) {
 		if k == dir || strings.HasPrefix(k, dir+"/") || dir == "." {
 			delete(c.dirs, k)
 			if d.refs == 0 {
-				d.r.Close()
+				d.close()
 			} else {
 				d.stale = true
 			}

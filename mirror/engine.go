@@ -645,6 +645,12 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 			return
 		}
 	}
+	if reason := RefusedName(rel); reason != "" {
+		// A name of urlget's own state: the server's file is not
+		// taken for urlget's, nor written where urlget's would be.
+		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reason})
+		return
+	}
 	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u, e.startURLs[it.start]) {
 		// Kept out, not gone: --delete leaves its copy alone.
 		e.claim(rel)
@@ -662,8 +668,13 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		return
 	}
 	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
-	if fi, err := e.store.Stat(rel + PartSuffix); err == nil && fi.Mode().IsRegular() {
-		req.Offset = fi.Size()
+	var part Partial
+	if !namesListing(u, it.kind) && pageKind(u) == PageFile {
+		// Resumed only on the validator recorded when the part began
+		// (If-Range, or FTP's SIZE and MDTM): a changed file is sent
+		// whole, never spliced onto the old one's first bytes.
+		part = e.store.Partial(rel, u.Redacted())
+		req.Offset, req.IfRange = part.Offset, part.Validator
 	}
 	if e.o.Timestamping {
 		if v, ok := e.sentValidators.LoadAndDelete(it.url); ok {
@@ -692,7 +703,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	case res.Listing != nil:
 		e.walk(ctx, it, u, res)
 	case res.Body != nil:
-		e.save(ctx, it, u, rel, res)
+		e.save(ctx, it, u, rel, res, part)
 	case res.NotModified:
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
@@ -787,10 +798,11 @@ func (e *engine) upToDate(it item, rel string) bool {
 }
 
 // save writes a body to its local file, then looks for links in it when it
-// is HTML.
-func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource) {
+// is HTML. part is what the request resumed, if anything.
+func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part Partial) {
 	defer res.Body.Close()
 	final := u
+	partRel := rel
 	if res.URL != u.Redacted() {
 		if f, ok := redirected(u, res.URL); ok {
 			// A redirect: the copy goes where the final URL's would,
@@ -801,6 +813,10 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			e.mu.Unlock()
 			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
 				rel = r
+				if reason := RefusedName(rel); reason != "" {
+					e.report(Report{URL: f.Redacted(), Status: Skipped, Reason: reason})
+					return
+				}
 				if !e.claim(rel) {
 					e.duplicate(f, rel)
 					return
@@ -809,24 +825,31 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		}
 	}
 	masked := final.Redacted()
-	f, off, err := e.store.Create(rel)
+	var f *File
+	var err error
+	var reason string
+	switch {
+	case res.Offset > 0 && res.Offset == part.Offset && rel == partRel:
+		f, err = e.store.Resume(rel, part)
+	case res.Offset > 0:
+		err = errors.New("the server resumed at another offset than asked")
+	default:
+		if part.Offset > 0 {
+			// Asked for the rest of the file the part came from, and
+			// sent a whole one: it changed (or cannot resume).
+			reason = reasonChanged
+		}
+		f, err = e.store.Create(rel)
+	}
 	if err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + rel, Err: err})
 		return
 	}
-	if off != res.Offset {
-		// The part was asked for from another offset than the server
-		// sends: write what it sends from its start.
-		err = f.Restart()
-		if err == nil && res.Offset != 0 {
-			err = errors.New("the server resumed at another offset than asked")
-		}
-		if err != nil {
-			f.Abort(false)
-			e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err})
-			return
-		}
-		off = 0
+	off := res.Offset
+	if off > 0 {
+		f.SetResume(u.Redacted(), part.Validator)
+	} else {
+		f.SetResume(u.Redacted(), e.validator(it, u, res))
 	}
 	n, err := io.Copy(f.File, res.Body)
 	if err != nil {
@@ -856,8 +879,32 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	e.mu.Lock()
 	e.stats.Bytes += n
 	e.mu.Unlock()
-	e.report(Report{URL: masked, Path: rel, Size: n, Status: Fetched})
+	e.report(Report{URL: masked, Path: rel, Size: n, Status: Fetched, Reason: reason})
 	e.pageLinks(ctx, it, final, rel, res.ContentType)
+}
+
+// reasonChanged is said of a file whose part a run before kept but whose
+// server sent it whole: the part was not of the file there now.
+const reasonChanged = "changed on the server; fetched again"
+
+// validator is what a part of u's file is resumed on later: the strong
+// validator the response carried, or for FTP the exact size and time its
+// listing gave (MLSD's size and modify facts mean SIZE and MDTM's, RFC
+// 3659 §7.5; a time to the minute only, as LIST gives, compares unequal to
+// MDTM's and restarts the file, which is safe). A file in ASCII (";type=a")
+// has none: its sizes do not compare.
+func (e *engine) validator(it item, u uri.URL, res *schemes.Resource) string {
+	if res.Validator != "" {
+		return res.Validator
+	}
+	switch u.Scheme() {
+	case "ftp", "ftps":
+		if v, err := u.FTP(); err == nil && v.Type == "a" {
+			return ""
+		}
+		return schemes.FileValidator(it.size, it.mod)
+	}
+	return ""
 }
 
 // redirected returns the URL a fetch of u ended at, given as masked
@@ -950,10 +997,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	if pageKind(u) == PageGopherMenu {
 		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
 		if err == nil {
-			menu, _, err = e.store.Create(menuRel)
-			if err == nil {
-				err = menu.Restart()
-			}
+			menu, err = e.store.Create(menuRel)
 		}
 		if err != nil {
 			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
@@ -1121,7 +1165,7 @@ func (e *engine) fail(masked, rel string, err error) {
 	if e.first == nil {
 		e.first = err
 	}
-	if IsDiskFull(err) {
+	if IsDiskFull(err) || errors.Is(err, ErrStateDir) {
 		e.stop(fmt.Errorf("%w: %w", ErrStopped, err))
 	}
 	e.mu.Unlock()

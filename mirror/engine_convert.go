@@ -51,14 +51,11 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 	if err != nil {
 		return err
 	}
-	out, _, err := e.store.Create(rel)
+	out, err := e.store.Create(rel)
 	if err != nil {
 		return err
 	}
-	if err := out.Restart(); err != nil {
-		out.Abort(false)
-		return err
-	}
+	out.ReplaceOwn()
 	local := func(ref uri.URL) (string, bool) {
 		target, err := e.o.Layout.Path(ref.WithoutFragment(), pageKind(ref))
 		if err != nil {

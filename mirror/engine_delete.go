@@ -38,7 +38,7 @@ func (e *engine) sweepDir(dir string) (bool, error) {
 	for {
 		ents, err := d.ReadDir(pruneBatch)
 		for _, ent := range ents {
-			if ent.IsDir() {
+			if ent.IsDir() && !(dir == "." && ent.Name() == StateDir) {
 				subdirs = append(subdirs, ent.Name())
 			}
 		}

@@ -103,6 +103,16 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 		e.report(Report{URL: masked, Status: Skipped, Reason: fmt.Sprintf("a symbolic link to %q, which has no local name", target)})
 		return true
 	}
+	if reason := RefusedName(rel); reason != "" {
+		e.report(Report{URL: masked, Status: Skipped, Reason: reason})
+		return true
+	}
+	if reason := RefusedName(toRel); reason != "" {
+		// A link into urlget's own state would let the server's tree
+		// reach it.
+		e.report(Report{URL: masked, Status: Skipped, Reason: reason})
+		return true
+	}
 	text := Rel(rel, toRel)
 	e.mu.Lock()
 	e.seen.add(visitKey(ref))

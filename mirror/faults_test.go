@@ -166,7 +166,8 @@ func TestMirrorFTPListedThenRefused(t *testing.T) {
 }
 
 // A transfer cut by a signal keeps its part; the next run asks for the
-// rest only and the file ends whole.
+// rest only, on the entity tag the part began with (If-Range), and the
+// file ends whole.
 func TestMirrorResumesPartial(t *testing.T) {
 	body := strings.Repeat("0123456789", 10000)
 	var cut atomic.Bool
@@ -180,6 +181,7 @@ func TestMirrorResumesPartial(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, `<a href="big.txt">big</a>`)
 		case "/big.txt":
+			w.Header().Set("ETag", `"v1"`)
 			if cut.Load() {
 				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 				io.WriteString(w, body[:40000])
@@ -188,7 +190,7 @@ func TestMirrorResumesPartial(t *testing.T) {
 				<-r.Context().Done()
 				return
 			}
-			ranges.Store(r.Header.Get("Range"))
+			ranges.Store(r.Header.Get("Range") + " " + r.Header.Get("If-Range"))
 			http.ServeContent(w, r, "big.txt", time.Time{}, strings.NewReader(body))
 		}
 	}))
@@ -206,7 +208,8 @@ func TestMirrorResumesPartial(t *testing.T) {
 	if err == nil {
 		t.Fatal("the interrupted run reported success")
 	}
-	part, err := os.ReadFile(filepath.Join(out, "big.txt"+PartSuffix))
+	partFile := filepath.Join(out, StateDir, "parts", partName("big.txt"))
+	part, err := os.ReadFile(partFile)
 	if err != nil || string(part) != body[:len(part)] || len(part) == 0 {
 		t.Fatalf("part: %d bytes, %v", len(part), err)
 	}
@@ -218,10 +221,10 @@ func TestMirrorResumesPartial(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(out, "big.txt")); string(got) != body {
 		t.Errorf("big.txt: %d bytes, want %d", len(got), len(body))
 	}
-	if r := ranges.Load().(string); r != fmt.Sprintf("bytes=%d-", len(part)) {
-		t.Errorf("Range = %q, want from %d", r, len(part))
+	if r := ranges.Load().(string); r != fmt.Sprintf(`bytes=%d- "v1"`, len(part)) {
+		t.Errorf("Range and If-Range = %q, want from %d if \"v1\"", r, len(part))
 	}
-	if _, err := os.Stat(filepath.Join(out, "big.txt"+PartSuffix)); !os.IsNotExist(err) {
+	if _, err := os.Stat(partFile); !os.IsNotExist(err) {
 		t.Errorf("the part is still there: %v", err)
 	}
 }

@@ -10,20 +10,30 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// PartSuffix ends the name of a file being written: it is renamed to its
-// own name once whole, and kept after a failure for the next run to resume.
+// PartSuffix ended the name of a file being written beside its final name
+// in urlget before the state directory (StateDir). A remote name ending in
+// it is refused (RefusedName), as are names like urlget's other state.
 const PartSuffix = ".urlget-part"
 
 // Store writes the local tree, all of it inside one directory that it
 // never leaves (os.Root): no ".." and no symbolic link leads out of it.
 // Its methods may be called from many goroutines at once.
 type Store struct {
-	root *os.Root
-	dirs dirCache
+	root  *os.Root
+	dirs  dirCache
+	parts partsDir // StateDir/parts, opened on first use
+
+	// written holds the files this Store committed, by device and inode,
+	// so that a name the file system takes for one written before under
+	// another spelling (a case-insensitive or normalizing file system) is
+	// told apart from an older file of the tree (Commit).
+	writtenMu sync.Mutex
+	written   *urlSet
 }
 
 // ErrCollision is what a *CollisionError is (errors.Is): a remote tree
@@ -33,13 +43,21 @@ var ErrCollision = errors.New("a file and a directory of the same name")
 
 // CollisionError reports a file that cannot be written because its path
 // is taken: With is a file where Path needs a directory, or With is Path
-// itself and is a directory.
+// itself and is a directory, or With is another name of this run that
+// the file system takes for Path.
 type CollisionError struct {
 	Path string // the file being written, relative to the store
 	With string // what is in the way, relative to the store
+
+	// sameName tells that the file system takes Path and With, two names
+	// of this run, for one (case folded, Unicode normalized).
+	sameName bool
 }
 
 func (e *CollisionError) Error() string {
+	if e.sameName {
+		return fmt.Sprintf("cannot write %s: the file system takes it for %s, written by another URL of this run (names that differ in case or Unicode normalization only)", e.Path, e.With)
+	}
 	if e.With == e.Path {
 		return fmt.Sprintf("cannot write %s: a directory of that name is there", e.Path)
 	}
@@ -66,12 +84,13 @@ func OpenStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{root: r}, nil
+	return &Store{root: r, written: newURLSet()}, nil
 }
 
 // Close releases the directory.
 func (s *Store) Close() error {
 	s.dirs.closeAll()
+	s.parts.close()
 	return s.root.Close()
 }
 
@@ -98,52 +117,91 @@ func (s *Store) Open(rel string) (*os.File, error) {
 	return d.r.Open(name)
 }
 
-// File is a local file being written: rel + PartSuffix until Commit.
+// File is a local file being written: a part file in StateDir/parts
+// until Commit renames it to its own name.
 type File struct {
 	*os.File
-	s    *Store
-	rel  string
-	d    *dirRoot // the file's directory, held until Commit or Abort
-	name string   // its name there
-	done bool     // committed or aborted
+	s       *Store
+	rel     string
+	d       *dirRoot // the file's directory, held until Commit or Abort
+	name    string   // its name there
+	part    string   // the part file's name in StateDir/parts
+	done    bool     // committed or aborted
+	url     string   // recorded with a kept part (SetResume)
+	valid   string   // the validator recorded with a kept part
+	record  bool     // a record of the part may be there: removed at Commit
+	replace bool     // the file replaces one this run wrote (ReplaceOwn)
 }
 
-// Create opens rel's partial file for writing, creating the directories
-// above it. It resumes a partial file a run before left: offset is the
-// number of bytes already there (0 for a new file); the caller asks the
-// server for the rest and calls Restart when it sends everything again.
+// Create starts rel's file afresh: its part file is created anew in
+// StateDir/parts with O_CREATE|O_EXCL, so that nothing there before (a
+// link, a hard link to another file, an earlier part) is ever written
+// into; one that is there is removed first. The directories above rel are
+// made. Write it, then Commit or Abort it.
 //
 // rel must be a local slash-separated path (a Layout.Path result). When a
 // file stands where one of its directories should be, or a directory
 // stands at rel itself, Create returns a *CollisionError.
-func (s *Store) Create(rel string) (f *File, offset int64, err error) {
-	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
-		return nil, 0, fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
+func (s *Store) Create(rel string) (*File, error) {
+	f, err := s.prepare(rel)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := f.s.parts.create(f.part)
+	if err != nil {
+		s.dirs.release(f.d)
+		return nil, err
+	}
+	// No record is left of the name: Partial removed a stale one, and a
+	// part found in the way went with its record (partsDir.create).
+	f.File = fh
+	return f, nil
+}
+
+// Resume reopens the part file a run before kept of rel, which Partial
+// found to be urlget's own: it is checked again once open (device, inode,
+// a single link, size and time as recorded), so that nothing swapped in
+// meanwhile is written into. Writes go on at p.Offset. On an error the
+// caller starts afresh with Create.
+func (s *Store) Resume(rel string, p Partial) (*File, error) {
+	if p.Offset <= 0 {
+		return nil, errors.New("nothing to resume")
+	}
+	f, err := s.prepare(rel)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := f.s.parts.reopen(f.part, p)
+	if err != nil {
+		s.dirs.release(f.d)
+		return nil, err
+	}
+	f.File, f.record = fh, true
+	return f, nil
+}
+
+// prepare checks rel, makes its directories and opens the state
+// directory: all that Create and Resume share.
+func (s *Store) prepare(rel string) (*File, error) {
+	if !filepath.IsLocal(rel) || path.Clean(rel) != rel || rel == "." {
+		return nil, fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
+	}
+	if err := s.parts.open(s.root); err != nil {
+		return nil, err
 	}
 	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, true)
 	if err != nil {
 		if c := s.collision(rel); c != nil {
-			return nil, 0, c
+			return nil, c
 		}
-		return nil, 0, err
+		return nil, err
 	}
 	if fi, err := d.r.Lstat(name); err == nil && fi.IsDir() {
 		s.dirs.release(d)
-		return nil, 0, &CollisionError{Path: rel, With: rel}
+		return nil, &CollisionError{Path: rel, With: rel}
 	}
-	fh, err := d.r.OpenFile(name+PartSuffix, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		s.dirs.release(d)
-		return nil, 0, err
-	}
-	end, err := fh.Seek(0, io.SeekEnd)
-	if err != nil {
-		fh.Close()
-		s.dirs.release(d)
-		return nil, 0, err
-	}
-	return &File{File: fh, s: s, rel: rel, d: d, name: name}, end, nil
+	return &File{s: s, rel: rel, d: d, name: name, part: partName(rel)}, nil
 }
 
 // collision finds what keeps rel's directories from being made: the
@@ -171,7 +229,7 @@ func (s *Store) collision(rel string) error {
 	return nil
 }
 
-// Restart empties the partial file, for a server that cannot resume.
+// Restart empties the part file, for a server that sent everything again.
 func (f *File) Restart() error {
 	if err := f.Truncate(0); err != nil {
 		return err
@@ -180,57 +238,88 @@ func (f *File) Restart() error {
 	return err
 }
 
+// SetResume records, for a part kept by Abort, what a later run needs to
+// resume it: the URL it is of and the strong validator the server gave
+// when the part was started (fetch.Request.IfRange). Without a validator
+// a kept part is removed: a later run could not tell that the server's
+// file is still the one it began.
+func (f *File) SetResume(url, validator string) { f.url, f.valid = url, validator }
+
+// ReplaceOwn lets Commit replace a file this run wrote (--convert-links
+// rewriting a page), which it otherwise reports as two names of one file.
+func (f *File) ReplaceOwn() { f.replace = true }
+
 // Commit closes the file, sets its modification time when mod is not
-// zero, and renames it to its own name, replacing what was there (a
-// symbolic link is replaced, never followed). Nothing else of the remote
-// file is kept. On failure the partial file stays, for Abort.
+// zero, and renames it from StateDir/parts to its own name. What was
+// there is replaced, never written into: a symbolic or hard link is
+// replaced as a name, and what it led to stays as it was. A name the file
+// system takes for another this run committed (A.txt and a.txt on a
+// case-insensitive file system) is a *CollisionError, and the file that is
+// there stays. On failure the part file stays, for Abort.
 func (f *File) Commit(mod time.Time) error {
 	if f.done {
 		return os.ErrClosed
 	}
+	fi, err := f.File.Stat()
+	if err != nil {
+		return err
+	}
 	if err := f.File.Close(); err != nil {
 		return err
 	}
-	part := f.name + PartSuffix
+	pd := &f.s.parts
 	if !mod.IsZero() {
 		// The zero access time leaves the access time as it is.
-		if err := f.d.r.Chtimes(part, time.Time{}, mod); err != nil {
+		if err := pd.r.Chtimes(f.part, time.Time{}, mod); err != nil {
 			return err
 		}
 	}
-	if err := f.d.r.Rename(part, f.name); err != nil {
-		// rename(2) refuses to put a file over a directory (EISDIR):
-		// look for what stood in the way only then, not before every
-		// rename.
-		if fi, lerr := f.d.r.Lstat(f.name); lerr == nil && fi.IsDir() {
-			return &CollisionError{Path: f.rel, With: f.rel}
-		}
-		if c := f.s.collision(f.rel); c != nil {
-			return c
-		}
+	if err := f.s.commitRename(f, fi); err != nil {
 		return err
 	}
 	f.done = true
+	if f.record {
+		pd.r.Remove(f.part + recordSuffix)
+	}
 	f.s.dirs.release(f.d)
 	return nil
 }
 
+// renameError finds what kept the part from its name: a directory there
+// (rename(2) refuses with EISDIR) or a file where a directory is needed;
+// it is looked for only then, not before every rename.
+func (f *File) renameError(err error) error {
+	if fi, lerr := f.d.r.Lstat(f.name); lerr == nil && fi.IsDir() {
+		return &CollisionError{Path: f.rel, With: f.rel}
+	}
+	if c := f.s.collision(f.rel); c != nil {
+		return c
+	}
+	return err
+}
+
 // Abort closes the file and keeps what arrived for a later run to resume
-// when keep is true, else removes it. After Commit it does nothing, so
-// that a deferred Abort undoes only a file left unfinished.
+// when keep is true and SetResume gave a validator, else removes it.
+// After Commit it does nothing, so that a deferred Abort undoes only a
+// file left unfinished.
 func (f *File) Abort(keep bool) error {
 	if f.done {
 		return nil
 	}
 	f.done = true
-	err := f.File.Close()
-	if errors.Is(err, os.ErrClosed) {
-		err = nil // Commit closed it and then failed
+	var err error
+	if keep && f.valid != "" {
+		err = f.s.parts.keep(f)
 	}
-	if !keep {
-		if rerr := f.d.r.Remove(f.name + PartSuffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
-			err = rerr
-		}
+	cerr := f.File.Close()
+	if errors.Is(cerr, os.ErrClosed) {
+		cerr = nil // Commit closed it and then failed
+	}
+	if err == nil {
+		err = cerr
+	}
+	if !keep || f.valid == "" || err != nil {
+		f.s.parts.remove(f.part)
 	}
 	f.s.dirs.release(f.d)
 	return err
@@ -289,7 +378,8 @@ const pruneBatch = 1024
 
 // Prune removes, from directory dir, the entries whose names keep
 // rejects (--delete): files, symbolic links (the link, never what it
-// points to) and whole directories. A partial file (NAME + PartSuffix)
+// points to) and whole directories. The state directory at the top
+// (StateDir) is never removed. A partial file (NAME + PartSuffix)
 // stays when keep accepts NAME, for a later run to resume. It returns the
 // paths removed, relative to the store and sorted, and every failure
 // joined; a dir that does not exist has nothing to remove.
@@ -308,7 +398,7 @@ func (s *Store) Prune(dir string, keep func(name string) bool) ([]string, error)
 		entries, err := d.ReadDir(pruneBatch)
 		for _, e := range entries {
 			name := e.Name()
-			if keep(name) {
+			if keep(name) || dir == "." && name == StateDir {
 				continue
 			}
 			if base, ok := strings.CutSuffix(name, PartSuffix); ok && keep(base) {
@@ -390,4 +480,24 @@ func setETag(f *os.File, etag string) error {
 		return nil
 	}
 	return err
+}
+
+// noteWritten records a file this run committed.
+func (s *Store) noteWritten(fi os.FileInfo) {
+	if k, ok := writtenKey(fi); ok {
+		s.writtenMu.Lock()
+		s.written.add(k)
+		s.writtenMu.Unlock()
+	}
+}
+
+// wasWritten reports whether this run committed the file fi.
+func (s *Store) wasWritten(fi os.FileInfo) bool {
+	k, ok := writtenKey(fi)
+	if !ok {
+		return false
+	}
+	s.writtenMu.Lock()
+	defer s.writtenMu.Unlock()
+	return s.written.has(k)
 }

@@ -28,7 +28,7 @@ func newStore(t *testing.T) (*Store, string) {
 // write creates rel through the store, writes data and commits it.
 func write(t *testing.T, s *Store, rel, data string, mod time.Time) {
 	t.Helper()
-	f, _, err := s.Create(rel)
+	f, err := s.Create(rel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,17 +61,19 @@ func wantGone(t *testing.T, name string) {
 func TestStoreCreateCommit(t *testing.T) {
 	s, dir := newStore(t)
 	mod := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
-	f, off, err := s.Create("h/a b/c?x=1")
-	if err != nil || off != 0 {
-		t.Fatalf("Create: %d, %v", off, err)
+	f, err := s.Create("h/a b/c?x=1")
+	if err != nil {
+		t.Fatalf("Create: %v", err)
 	}
-	wantFile(t, filepath.Join(dir, "h/a b/c?x=1"+PartSuffix), "")
+	part := filepath.Join(dir, StateDir, "parts", partName("h/a b/c?x=1"))
+	wantFile(t, part, "")
+	wantGone(t, filepath.Join(dir, "h/a b/c?x=1"))
 	io.WriteString(f, "hello")
 	if err := f.Commit(mod); err != nil {
 		t.Fatal(err)
 	}
 	wantFile(t, filepath.Join(dir, "h/a b/c?x=1"), "hello")
-	wantGone(t, filepath.Join(dir, "h/a b/c?x=1"+PartSuffix))
+	wantGone(t, part)
 	fi, err := s.Stat("h/a b/c?x=1")
 	if err != nil || !fi.ModTime().Equal(mod) || fi.Size() != 5 {
 		t.Errorf("Stat: %v, %v; want size 5, mtime %v", fi, err, mod)
@@ -105,36 +107,61 @@ func TestStoreCreateCommit(t *testing.T) {
 
 func TestStoreResumeRestartAbort(t *testing.T) {
 	s, dir := newStore(t)
-	f, _, err := s.Create("f")
+	const url = "http://h/f"
+	f, err := s.Create("f")
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.SetResume(url, `"v1"`)
 	io.WriteString(f, "abc")
 	if err := f.Abort(true); err != nil {
 		t.Fatal(err)
 	}
-	wantFile(t, filepath.Join(dir, "f"+PartSuffix), "abc")
+	part := filepath.Join(dir, StateDir, "parts", partName("f"))
+	wantFile(t, part, "abc")
 	wantGone(t, filepath.Join(dir, "f"))
 
-	// The next run resumes at the end of what arrived.
-	f, off, err := s.Create("f")
-	if err != nil || off != 3 {
-		t.Fatalf("Create: offset %d, %v; want 3", off, err)
+	// The next run resumes at the end of what arrived, on the validator
+	// recorded, for the same URL only.
+	if p := s.Partial("f", "http://h/other"); p.Offset != 0 {
+		t.Errorf("Partial for another URL: %+v", p)
+	}
+	// That removed it: a part is resumed only for its own URL.
+	wantGone(t, part)
+
+	f, _ = s.Create("f")
+	f.SetResume(url, `"v1"`)
+	io.WriteString(f, "abc")
+	f.Abort(true)
+	p := s.Partial("f", url)
+	if p.Offset != 3 || p.Validator != `"v1"` {
+		t.Fatalf("Partial: %+v, want offset 3 and the validator", p)
+	}
+	f, err = s.Resume("f", p)
+	if err != nil {
+		t.Fatal(err)
 	}
 	io.WriteString(f, "def")
 	if err := f.Commit(time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	wantFile(t, filepath.Join(dir, "f"), "abcdef")
+	wantGone(t, part)
+	wantGone(t, part+recordSuffix)
 
-	// A server that cannot resume: Restart empties the part.
-	f, _, _ = s.Create("g")
+	// Without a validator nothing is kept: it could not be resumed.
+	f, _ = s.Create("g")
+	f.SetResume(url, "")
 	io.WriteString(f, "stale data")
 	f.Abort(true)
-	f, off, _ = s.Create("g")
-	if off != 10 {
-		t.Errorf("offset %d, want 10", off)
+	wantGone(t, filepath.Join(dir, StateDir, "parts", partName("g")))
+	if p := s.Partial("g", url); p.Offset != 0 {
+		t.Errorf("Partial of a part kept without a validator: %+v", p)
 	}
+
+	// Restart empties the part.
+	f, _ = s.Create("g")
+	io.WriteString(f, "stale data")
 	if err := f.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -145,19 +172,20 @@ func TestStoreResumeRestartAbort(t *testing.T) {
 	wantFile(t, filepath.Join(dir, "g"), "fresh")
 
 	// Abort(false) removes the part and leaves an older copy alone.
-	f, _, _ = s.Create("g")
+	f, _ = s.Create("g")
+	f.SetResume(url, `"v"`)
 	io.WriteString(f, "half")
 	if err := f.Abort(false); err != nil {
 		t.Fatal(err)
 	}
-	wantGone(t, filepath.Join(dir, "g"+PartSuffix))
+	wantGone(t, filepath.Join(dir, StateDir, "parts", partName("g")))
 	wantFile(t, filepath.Join(dir, "g"), "fresh")
 }
 
 func TestStoreRefusesNonLocal(t *testing.T) {
 	s, _ := newStore(t)
 	for _, rel := range []string{"", ".", "..", "../x", "/etc/x", "a/../../x", "a//b", "a/./b"} {
-		if f, _, err := s.Create(rel); err == nil {
+		if f, err := s.Create(rel); err == nil {
 			f.Abort(false)
 			t.Errorf("Create(%q) succeeded", rel)
 		}
@@ -170,7 +198,7 @@ func TestStoreCollision(t *testing.T) {
 
 	// The remote has "foo" and "foo/bar": a file is where a directory goes.
 	for _, rel := range []string{"h/foo/bar", "h/foo/x/y"} {
-		_, _, err := s.Create(rel)
+		_, err := s.Create(rel)
 		var c *CollisionError
 		if !errors.As(err, &c) || c.Path != rel || c.With != "h/foo" || !errors.Is(err, ErrCollision) {
 			t.Errorf("Create(%s): %v, want a collision with h/foo", rel, err)
@@ -180,7 +208,7 @@ func TestStoreCollision(t *testing.T) {
 
 	// The other way: "d/" came first, then "d" as a file.
 	write(t, s, "h/d/inner", "in", time.Time{})
-	_, _, err := s.Create("h/d")
+	_, err := s.Create("h/d")
 	var c *CollisionError
 	if !errors.As(err, &c) || c.Path != "h/d" || c.With != "h/d" {
 		t.Errorf("Create(h/d): %v, want a collision with the directory", err)
@@ -188,7 +216,7 @@ func TestStoreCollision(t *testing.T) {
 	wantFile(t, filepath.Join(dir, "h/d/inner"), "in")
 
 	// A directory that appears while the file is written.
-	f, _, err := s.Create("h/late")
+	f, err := s.Create("h/late")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +224,12 @@ func TestStoreCollision(t *testing.T) {
 	if err := f.Commit(time.Time{}); !errors.Is(err, ErrCollision) {
 		t.Errorf("Commit onto a directory: %v, want a collision", err)
 	}
-	wantFile(t, filepath.Join(dir, "h/late"+PartSuffix), "")
+	late := filepath.Join(dir, StateDir, "parts", partName("h/late"))
+	wantFile(t, late, "")
 	if err := f.Abort(false); err != nil {
 		t.Errorf("Abort after a failed Commit: %v", err)
 	}
-	wantGone(t, filepath.Join(dir, "h/late"+PartSuffix))
+	wantGone(t, late)
 
 	// The messages name both paths.
 	if got := (&CollisionError{Path: "a/b", With: "a"}).Error(); got != "cannot write a/b: a is a file, where a directory is needed" {
@@ -230,8 +259,8 @@ func TestStoreSymlinkEscape(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	mustLink("../../outside", "sub/up")
 
-	for _, rel := range []string{"abs/x", "rel/x", "sub/up/x", "abs/new/x", "abs/secret", "rel/secret", "p"} {
-		if f, _, err := s.Create(rel); err == nil {
+	for _, rel := range []string{"abs/x", "rel/x", "sub/up/x", "abs/new/x", "abs/secret", "rel/secret"} {
+		if f, err := s.Create(rel); err == nil {
 			f.Abort(false)
 			t.Errorf("Create(%s) succeeded through a link out of the store", rel)
 		}
@@ -259,7 +288,7 @@ func TestStoreSymlinkEscape(t *testing.T) {
 	}
 
 	// Commit: the directory the part is in turns into a link out.
-	f, _, err := s.Create("d/x")
+	f, err := s.Create("d/x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,24 +335,17 @@ func TestStorePrune(t *testing.T) {
 	for _, rel := range []string{"h/d/a", "h/d/b", "h/d/sub/x", "h/d/sub/deeper/y", "h/keep/z"} {
 		write(t, s, rel, rel, time.Time{})
 	}
-	for _, rel := range []string{"h/d/b", "h/d/c", "h/d/a"} {
-		f, _, _ := s.Create(rel)
-		io.WriteString(f, "part")
-		f.Abort(true)
-	}
 	os.Symlink("a", filepath.Join(dir, "h/d/link"))
 	listed := map[string]bool{"a": true, "c": true}
 	removed, err := s.Prune("h/d", func(name string) bool { return listed[name] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"h/d/b", "h/d/b" + PartSuffix, "h/d/link", "h/d/sub"}
+	want := []string{"h/d/b", "h/d/link", "h/d/sub"}
 	if !slices.Equal(removed, want) {
 		t.Errorf("Prune removed %q, want %q", removed, want)
 	}
 	wantFile(t, filepath.Join(dir, "h/d/a"), "h/d/a")
-	wantFile(t, filepath.Join(dir, "h/d/a"+PartSuffix), "part")
-	wantFile(t, filepath.Join(dir, "h/d/c"+PartSuffix), "part")
 	wantGone(t, filepath.Join(dir, "h/d/sub"))
 	wantFile(t, filepath.Join(dir, "h/keep/z"), "h/keep/z")
 
@@ -424,7 +446,7 @@ func TestStoreETag(t *testing.T) {
 	}
 
 	// A tag set while the file is written survives Commit's rename.
-	f, _, err := s.Create("b")
+	f, err := s.Create("b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +473,7 @@ func TestStoreDirCache(t *testing.T) {
 	s, dir := newStore(t)
 	for i := range dirCacheSize * 2 {
 		rel := fmt.Sprintf("h/d%03d/f", i)
-		f, _, err := s.Create(rel)
+		f, err := s.Create(rel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,7 +495,7 @@ func TestStoreDirCache(t *testing.T) {
 	if _, err := s.Prune("h", func(name string) bool { return name != last }); err != nil {
 		t.Fatal(err)
 	}
-	f, _, err := s.Create("h/" + last + "/again")
+	f, err := s.Create("h/" + last + "/again")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,6 +90,16 @@ type Request struct {
 	// Resource.Offset 0; the caller then decides.
 	Offset int64
 
+	// IfRange, with Offset > 0, resumes only the representation it names:
+	// a validator a Resource of the same URL gave (Resource.Validator) when
+	// the first bytes were fetched. http: and https: send it as If-Range
+	// (RFC 9110 §13.1.5), and a server whose representation changed sends
+	// it whole (Resource.Offset 0); ftp: and ftps: compare it with SIZE
+	// and MDTM (RFC 3659 §4, §3) before REST, and start from byte 0 when
+	// either is missing or differs, or the transfer is in ASCII. "" resumes
+	// unconditionally (curl's -C); other schemes ignore it.
+	IfRange string
+
 	// Head asks for the resource's metadata only (curl's -I): size, type
 	// and time are filled and Body and Listing are nil.
 	Head bool
@@ -427,6 +437,25 @@ type Resource struct {
 	// as Request.IfNoneMatch; "" when it gave none or the protocol has
 	// none (only http: and https: fill it).
 	ETag string
+
+	// Validator is a strong validator of the representation, to resume it
+	// with later (Request.IfRange): for http: and https: a strong ETag, or
+	// a Last-Modified at least a second before the response's Date (RFC
+	// 9110 §8.8.2.2, §13.1.5); for ftp: and ftps: the SIZE and MDTM the
+	// server gave (FileValidator), when it was asked them. "" when there
+	// is none: a transfer that breaks off then cannot be resumed safely.
+	Validator string
+}
+
+// FileValidator is the validator of a file known by its exact size and
+// modification time (FTP's SIZE and MDTM, RFC 3659 §4 and §3, or an MLSD
+// listing's size and modify facts, §7.5.5 and §7.5.3, which mean the
+// same), to the second, as Request.IfRange carries it for ftp: and ftps:.
+func FileValidator(size int64, mod time.Time) string {
+	if size < 0 || mod.IsZero() {
+		return ""
+	}
+	return "size=" + strconv.FormatInt(size, 10) + " mdtm=" + mod.UTC().Format("20060102150405")
 }
 
 // SliceListing is a Listing over entries already in memory, for protocols

@@ -304,7 +304,8 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	}
 	// What the command after the walk needs goes out with the walk's last
 	// CWD: a file's TYPE (and for -I its SIZE and MDTM, for a resumed
-	// fetch its SIZE), a listing's FEAT, and the EPSV of the transfer that
+	// fetch its SIZE, and its MDTM when the resume is conditional), a
+	// listing's FEAT, and the EPSV of the transfer that
 	// follows (none does for -I).
 	var tail []step
 	fi := fileInfo{size: -1}
@@ -315,7 +316,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 		if req.Head || req.Offset > 0 {
 			tail = append(tail, c.sizeStep(p.arg, &fi.size))
 		}
-		if req.Head {
+		if req.Head || req.Offset > 0 && req.IfRange != "" {
 			tail = append(tail, step{line: "MDTM " + p.arg, check: func(r reply) error {
 				fi.mdtm = r
 				return nil
@@ -361,7 +362,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	case v.Name == "":
 		return f.list(ctx, c, req, p, res)
 	}
-	return f.retr(ctx, c, req, p, res, fi.size)
+	return f.retr(ctx, c, req, p, res, fi)
 }
 
 // list sends MLSD where the server offers it (RFC 3659 §7), else LIST; --raw
@@ -391,14 +392,30 @@ func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *pl
 
 // retr retrieves a file (RFC 959 §4.1.3 RETR), resuming with REST (RFC 3659
 // §5) when asked, in TYPE A for ;type=a and TYPE I otherwise.
-// size is what SIZE said, for a resumed fetch (-1 if it said nothing).
-func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource, size int64) (*schemes.Resource, error) {
+// fi is what SIZE (and MDTM) said, for a resumed fetch (size -1 if SIZE
+// said nothing).
+func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource, fi fileInfo) (*schemes.Resource, error) {
 	typ := transferType(p, false)
 	ascii := typ == "A"
 	if err := c.setType(typ); err != nil {
 		return nil, err
 	}
+	size := fi.size
 	offset := req.Offset
+	if offset > 0 && req.IfRange != "" {
+		// A conditional resume: the file must still be the one the part
+		// came from, by its exact size and time (RFC 3659 §4, §3). In
+		// ASCII the size counts the server's bytes, not the ones
+		// received, and nothing compares: the whole file again.
+		var v string
+		if t, ok := parseMDTM(fi.mdtm.last()); ok && fi.mdtm.code == 213 && !ascii {
+			v = schemes.FileValidator(size, t)
+		}
+		res.Validator = v
+		if v == "" || v != req.IfRange {
+			offset = 0
+		}
+	}
 	if offset > 0 {
 		res.Size = size
 		if size >= 0 && offset >= size {
@@ -416,6 +433,9 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		return nil, err
 	}
 	res.Offset = t.offset
+	if offset == 0 && size >= 0 && !ascii {
+		res.Size = size
+	}
 	if res.Size < 0 && t.offset == 0 {
 		res.Size = parseSize150(t.start)
 	}

@@ -394,6 +394,14 @@ func newRequest(ctx context.Context, req *schemes.Request, target *url.URL, meth
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
 		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+		if req.IfRange != "" {
+			// RFC 9110 §13.1.5: the range only of the representation
+			// the part came from; a changed one is sent whole (200).
+			if err := req.CheckArg("If-Range header", req.IfRange); err != nil {
+				return nil, err
+			}
+			hreq.Header.Set("If-Range", req.IfRange)
+		}
 	} else if req.HTTP.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
@@ -456,6 +464,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
 	}
+	res.Validator = strongValidator(resp.Header)
 
 	if resp.StatusCode < 200 {
 		// Only a 101 gets here (interim responses are skipped), and
@@ -544,6 +553,31 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	res.Body = b
 	return res, nil
+}
+
+// strongValidator returns what a later resume of the representation may
+// send as If-Range (RFC 9110 §13.1.5): its entity tag when that is strong;
+// without any entity tag, its Last-Modified when that is a strong
+// validator, at least one second before the response's Date (§8.8.2.2);
+// else "". A weak entity tag rules the date out: a client that has an
+// entity tag must not send a date in If-Range.
+func strongValidator(h http.Header) string {
+	if etag := h.Get("ETag"); etag != "" {
+		if strings.HasPrefix(etag, "W/") || !strings.HasPrefix(etag, `"`) {
+			return ""
+		}
+		return etag
+	}
+	lm := h.Get("Last-Modified")
+	mod, err := http.ParseTime(lm)
+	if err != nil {
+		return ""
+	}
+	date, err := http.ParseTime(h.Get("Date"))
+	if err != nil || date.Sub(mod) < time.Second {
+		return ""
+	}
+	return lm
 }
 
 // conditional reports whether req asks for the resource only if changed.

@@ -205,7 +205,7 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 			continue
 		}
 		ar := *req
-		ar.URL, ar.Ahead = u, nil
+		ar.URL, ar.Ahead, ar.Offset, ar.IfRange = u, nil, 0, ""
 		ar.IfModifiedSince, ar.IfNoneMatch = time.Time{}, ""
 		if req.AheadConditions != nil {
 			ar.IfModifiedSince, ar.IfNoneMatch = req.AheadConditions(u)

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package mirror
+
+import "os"
+
+// commitRename renames f's part file from StateDir/parts to its own name,
+// both inside the store's root. Where renameat2 is not at hand the name is
+// replaced at once: two remote names one file system takes for one are
+// not told apart here.
+func (s *Store) commitRename(f *File, _ os.FileInfo) error {
+	partRel := StateDir + "/" + partsSub + "/" + f.part
+	if err := s.root.Rename(partRel, f.rel); err != nil {
+		return f.renameError(err)
+	}
+	return nil
+}
+
+// writtenKey is not kept where commitRename does not look for it.
+func writtenKey(os.FileInfo) (string, bool) { return "", false }
