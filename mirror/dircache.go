@@ -72,12 +72,7 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 	}
 	c.mu.Unlock()
 
-	r, err := root.OpenRoot(dir)
-	if err != nil && create && errors.Is(err, fs.ErrNotExist) {
-		if err = root.MkdirAll(dir, 0o755); err == nil {
-			r, err = root.OpenRoot(dir)
-		}
-	}
+	r, err := openDir(root, dir, create)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +95,57 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 	d := &dirRoot{r: r, dir: dir, refs: 1, used: c.clock}
 	c.dirs[dir] = d
 	return d, nil
+}
+
+// errLinkInPath is openDir's refusal of a symbolic link where a directory
+// of the path should be.
+var errLinkInPath = errors.New("a symbolic link stands where a directory is needed")
+
+// openDir opens dir below root one component at a time, making the
+// missing ones when create is set, and refuses a component that is a
+// symbolic link. os.Root follows a link that stays inside the root, so a
+// listing that made "d" a link to "sub" (or to the user's own files
+// beside the mirror, under -nH) would have "d/x" written into what the
+// link leads to: the tree's directories are urlget's own, never a link's
+// target. Each component is checked again once open (os.SameFile), so a
+// link swapped in between the two looks is refused as well.
+func openDir(root *os.Root, dir string, create bool) (*os.Root, error) {
+	if dir == "." {
+		return root.OpenRoot(".")
+	}
+	parent := root
+	for i, name := range strings.Split(dir, "/") {
+		fi, err := parent.Lstat(name)
+		if err != nil && create && errors.Is(err, fs.ErrNotExist) {
+			if err = parent.Mkdir(name, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+				fi, err = parent.Lstat(name)
+			}
+		}
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			err = &fs.PathError{Op: "open", Path: strings.Join(strings.Split(dir, "/")[:i+1], "/"), Err: errLinkInPath}
+		}
+		var next *os.Root
+		if err == nil {
+			next, err = parent.OpenRoot(name)
+		}
+		if err == nil {
+			var opened os.FileInfo
+			if opened, err = next.Stat("."); err == nil && !os.SameFile(fi, opened) {
+				err = &fs.PathError{Op: "open", Path: dir, Err: errLinkInPath}
+			}
+			if err != nil {
+				next.Close()
+			}
+		}
+		if parent != root {
+			parent.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		parent = next
+	}
+	return parent, nil
 }
 
 // evict closes the least recently used directory that nothing uses.

@@ -52,6 +52,9 @@ type CollisionError struct {
 	// sameName tells that the file system takes Path and With, two names
 	// of this run, for one (case folded, Unicode normalized).
 	sameName bool
+	// link tells that With is a symbolic link, where a directory of
+	// Path is needed.
+	link bool
 }
 
 func (e *CollisionError) Error() string {
@@ -60,6 +63,9 @@ func (e *CollisionError) Error() string {
 	}
 	if e.With == e.Path {
 		return fmt.Sprintf("cannot write %s: a directory of that name is there", e.Path)
+	}
+	if e.link {
+		return fmt.Sprintf("cannot write %s: %s is a symbolic link, where a directory is needed", e.Path, e.With)
 	}
 	return fmt.Sprintf("cannot write %s: %s is a file, where a directory is needed", e.Path, e.With)
 }
@@ -99,6 +105,9 @@ func (s *Store) Stat(rel string) (os.FileInfo, error) {
 	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, false)
 	if err != nil {
+		if errors.Is(err, errLinkInPath) {
+			return nil, err
+		}
 		// The error of the whole path: which component is missing.
 		return s.root.Lstat(rel)
 	}
@@ -111,6 +120,9 @@ func (s *Store) Open(rel string) (*os.File, error) {
 	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, false)
 	if err != nil {
+		if errors.Is(err, errLinkInPath) {
+			return nil, err
+		}
 		return s.root.Open(rel)
 	}
 	defer s.dirs.release(d)
@@ -216,11 +228,9 @@ func (s *Store) collision(rel string) error {
 			return nil
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			// A link to a directory inside the root is a directory; one
-			// that leads out is os.Root's refusal, reported as it is.
-			if fi, err = s.root.Stat(p); err != nil {
-				return nil
-			}
+			// A link, even to a directory, is in the way too: the
+			// tree's directories are never a link's target (openDir).
+			return &CollisionError{Path: rel, With: p, link: true}
 		}
 		if !fi.IsDir() {
 			return &CollisionError{Path: rel, With: p}

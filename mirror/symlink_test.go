@@ -3,6 +3,7 @@ package mirror
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -258,5 +259,63 @@ func TestStoreSymlink(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "d"+linkSuffix)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the temporary link was left: %v", err)
+	}
+}
+
+// A directory of the tree that is a symbolic link is never written
+// through: a user's link beside the mirror, or one an earlier run made
+// from a listing whose name is a directory now, would have the server's
+// files land where the link leads (here, over another mirrored file).
+// The file is reported, and what the link leads to stays as it was.
+func TestStoreNeverWritesThroughDirectoryLinks(t *testing.T) {
+	s, dir := newStore(t)
+	if err := os.MkdirAll(filepath.Join(dir, "pub", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "pub", "sub", "x"), []byte("mine\n"), 0o644)
+	os.Symlink("sub", filepath.Join(dir, "pub", "d"))
+	os.Symlink("pub/sub", filepath.Join(dir, "top"))
+	for _, rel := range []string{"pub/d/x", "pub/d/new", "top/x", "top/deeper/y"} {
+		f, err := s.Create(rel)
+		if err == nil {
+			io.WriteString(f, "server\n")
+			err = f.Commit(time.Time{})
+		}
+		var c *CollisionError
+		if !errors.As(err, &c) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s: %v; want a link in the way", rel, err)
+		}
+		if _, err := s.Stat(rel); err == nil {
+			t.Errorf("%s: found through the link", rel)
+		}
+	}
+	files := readTree(t, dir)
+	if len(files) != 1 || files["pub/sub/x"] != "mine\n" {
+		t.Errorf("tree %q: written through a link", files)
+	}
+}
+
+// An FTP name that was a link on one run and is a directory on the next
+// does not have its files written through the link the first run made.
+func TestMirrorFTPLinkThenDirectory(t *testing.T) {
+	mod := time.Date(2025, 4, 1, 10, 0, 0, 0, time.UTC)
+	fsys := fstest.MapFS{
+		"pub/sub/x": {Data: []byte("sub's x\n"), Mode: 0o644, ModTime: mod},
+		"pub/d":     {Data: []byte("sub"), Mode: fs.ModeSymlink | 0o777, ModTime: mod},
+	}
+	srv := startFTP(t, fsys, false)
+	out := t.TempDir()
+	o := Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}
+	if _, rec, err := run(t, o, srv.URL+"/pub/"); err != nil {
+		t.Fatalf("first run: %v %+v", err, rec.reports)
+	}
+	delete(fsys, "pub/d")
+	fsys["pub/d/x"] = &fstest.MapFile{Data: []byte("evil\n"), Mode: 0o644, ModTime: mod}
+	st, _, _ := run(t, o, srv.URL+"/pub/")
+	if st.Failed == 0 {
+		t.Error("the file under the link was not reported")
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "pub", "sub", "x")); err != nil || string(b) != "sub's x\n" {
+		t.Errorf("pub/sub/x: %q, %v: written through the link", b, err)
 	}
 }
