@@ -890,9 +890,9 @@ const reasonChanged = "changed on the server; fetched again"
 // validator is what a part of u's file is resumed on later: the strong
 // validator the response carried, or for FTP the exact size and time its
 // listing gave (MLSD's size and modify facts mean SIZE and MDTM's, RFC
-// 3659 §7.5; a time to the minute only, as LIST gives, compares unequal to
-// MDTM's and restarts the file, which is safe). A file in ASCII (";type=a")
-// has none: its sizes do not compare.
+// 3659 §7.5; a time to the minute or the day, as LIST gives, compares to
+// that precision, schemes.SameFile). A file in ASCII (";type=a") has
+// none: its sizes do not compare.
 func (e *engine) validator(it item, u uri.URL, res *schemes.Resource) string {
 	if res.Validator != "" {
 		return res.Validator

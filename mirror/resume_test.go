@@ -286,3 +286,42 @@ func hasCommand(cmds []string, prefix string) bool {
 	}
 	return false
 }
+
+// Over LIST, whose times go to the minute or (for a file older than six
+// months) the day, an unchanged file is still resumed: MDTM's time is
+// compared at the listing's precision. A change of size, or a time past
+// that precision, restarts it.
+func TestMirrorResumeOverLIST(t *testing.T) {
+	t1 := time.Date(2025, 5, 1, 10, 0, 7, 0, time.UTC)
+	v1 := strings.Repeat("1", 40000)
+	for _, tc := range []struct {
+		name    string
+		body2   string
+		mod2    time.Time
+		resumes bool
+	}{
+		{"unchanged", v1, t1, true},
+		{"other length", strings.Repeat("2", 30000), t1, false},
+		{"same length, a day later", strings.Repeat("2", 40000), t1.Add(24 * time.Hour), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys, srv := cuttingFTP(t, "pub/big.bin", v1, t1)
+			srv.MLSD = false
+			out := t.TempDir()
+			o := Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}
+			if _, _, err := run(t, o, srv.URL+"/pub/"); err == nil {
+				t.Fatal("the cut run reported success")
+			}
+			srv.Truncate = false
+			fsys["pub/big.bin"] = &fstest.MapFile{Data: []byte(tc.body2), Mode: 0o644, ModTime: tc.mod2}
+			srv.ResetCommands()
+			if _, rec, err := run(t, o, srv.URL+"/pub/"); err != nil {
+				t.Fatalf("second run: %v %+v", err, rec.reports)
+			}
+			wantFile(t, filepath.Join(out, "pub/big.bin"), tc.body2)
+			if got := hasCommand(srv.Commands(), "REST 15000"); got != tc.resumes {
+				t.Errorf("commands %q: resumed %v, want %v", srv.Commands(), got, tc.resumes)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/uri"
@@ -456,6 +457,41 @@ func FileValidator(size int64, mod time.Time) string {
 		return ""
 	}
 	return "size=" + strconv.FormatInt(size, 10) + " mdtm=" + mod.UTC().Format("20060102150405")
+}
+
+// SameFile reports whether a file of this exact size and modification
+// time (SIZE and MDTM's, to the second) is the one validator names
+// (FileValidator). A validator made from a LIST line knows the time only
+// to the minute ("Jan 02 15:04") or the day ("Jan 02  2006"), which shows
+// as zero seconds, or a zero time of day: the time then compares to that
+// precision, so that a file LIST showed can be resumed at all, while a
+// change of size, or of time beyond the listing's precision, still
+// restarts it.
+func SameFile(validator string, size int64, mod time.Time) bool {
+	v := FileValidator(size, mod)
+	if v == "" || validator == "" {
+		return false
+	}
+	if v == validator {
+		return true
+	}
+	sz, t, ok := strings.Cut(validator, " mdtm=")
+	if !ok || sz != "size="+strconv.FormatInt(size, 10) {
+		return false
+	}
+	rec, err := time.Parse("20060102150405", t)
+	if err != nil {
+		return false
+	}
+	mod = mod.UTC()
+	switch {
+	case rec.Hour() == 0 && rec.Minute() == 0 && rec.Second() == 0:
+		y, m, d := mod.Date()
+		return rec.Equal(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
+	case rec.Second() == 0:
+		return rec.Equal(mod.Truncate(time.Minute))
+	}
+	return false
 }
 
 // SliceListing is a Listing over entries already in memory, for protocols

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/uri"
 )
@@ -103,6 +104,45 @@ func TestTypeByExtension(t *testing.T) {
 		}
 		if m := mime.TypeByExtension(ext); m != "" && m != got {
 			t.Errorf("commonType(%q) = %q, the mime package says %q", ext, got, m)
+		}
+	}
+}
+
+// SameFile compares a validator made from a LIST line at the precision
+// the line gave (the minute, or the day), and one made from MLSD or MDTM
+// to the second; the size always exactly.
+func TestSameFile(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.DateTime, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	mdtm := at("2025-05-01 10:04:07")
+	for _, tc := range []struct {
+		name      string
+		validator string
+		size      int64
+		mod       time.Time
+		want      bool
+	}{
+		{"to the second", FileValidator(100, mdtm), 100, mdtm, true},
+		{"a second later", FileValidator(100, mdtm), 100, mdtm.Add(time.Second), false},
+		{"LIST to the minute", FileValidator(100, at("2025-05-01 10:04:00")), 100, mdtm, true},
+		{"LIST, the next minute", FileValidator(100, at("2025-05-01 10:04:00")), 100, mdtm.Add(time.Minute), false},
+		{"LIST to the day", FileValidator(100, at("2025-05-01 00:00:00")), 100, mdtm, true},
+		{"LIST, the next day", FileValidator(100, at("2025-05-01 00:00:00")), 100, mdtm.Add(24 * time.Hour), false},
+		{"other size", FileValidator(100, mdtm), 101, mdtm, false},
+		{"other size, LIST", FileValidator(100, at("2025-05-01 10:04:00")), 99, mdtm, false},
+		{"no validator", "", 100, mdtm, false},
+		{"no MDTM", FileValidator(100, mdtm), 100, time.Time{}, false},
+		{"no SIZE", FileValidator(100, mdtm), -1, mdtm, false},
+		{"garbage", "size=100 mdtm=garbage", 100, mdtm, false},
+		{"an HTTP validator", `"abc"`, 100, mdtm, false},
+	} {
+		if got := SameFile(tc.validator, tc.size, tc.mod); got != tc.want {
+			t.Errorf("%s: SameFile(%q, %d, %v) = %v", tc.name, tc.validator, tc.size, tc.mod, got)
 		}
 	}
 }

@@ -408,11 +408,12 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		// ASCII the size counts the server's bytes, not the ones
 		// received, and nothing compares: the whole file again.
 		var v string
-		if t, ok := parseMDTM(fi.mdtm.last()); ok && fi.mdtm.code == 213 && !ascii {
+		t, ok := parseMDTM(fi.mdtm.last())
+		if ok && fi.mdtm.code == 213 && !ascii {
 			v = schemes.FileValidator(size, t)
 		}
 		res.Validator = v
-		if v == "" || v != req.IfRange {
+		if v == "" || !schemes.SameFile(req.IfRange, size, t) {
 			offset = 0
 		}
 	}
