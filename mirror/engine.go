@@ -268,7 +268,7 @@ func family(s string) string {
 // it is in.
 func startOf(u uri.URL) startPoint {
 	sp := startPoint{family: family(u.Scheme()), host: hostKey(u)}
-	p, isDir := parentPath(u)
+	p, isDir := resolvedParentPath(u)
 	if !isDir {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
 			p = p[:i+1]
@@ -307,6 +307,38 @@ func parentPath(u uri.URL) (string, bool) {
 	return p, p == "" || strings.HasSuffix(p, "/")
 }
 
+// resolvedParentPath is parentPath with the dot segments removed (RFC
+// 3986 §5.2.4) from a path, or from a gopher selector that is written as
+// one, as the server will resolve them: --no-parent compares where a URL
+// leads, not how it is spelled, so that "/pub/../etc/" is not below
+// "/pub/". %-escapes of unreserved characters are decoded first (RFC
+// 3986 §6.2.2.2), so "%2E%2E" counts as "..".
+func resolvedParentPath(u uri.URL) (string, bool) {
+	switch u.Scheme() {
+	case "gopher", "gophers":
+		p, dir := parentPath(u)
+		return cleanSelector(p), dir
+	case "news", "snews", "nntp", "nntps":
+		return parentPath(u)
+	}
+	_, dir := parentPath(u)
+	return u.Normalize().Path(), dir
+}
+
+// cleanSelector removes the dot segments of a gopher selector that reads
+// as a path ("/a/../b" is "/b"), keeping its final "/"; any other
+// selector is opaque (RFC 1436 §2) and kept as it is.
+func cleanSelector(sel string) string {
+	if !strings.HasPrefix(sel, "/") {
+		return sel
+	}
+	c := path.Clean(sel)
+	if strings.HasSuffix(sel, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
 // onServer reports whether u is on the start point's server: its
 // protocol, host and port. --no-parent holds only there, as wget's does:
 // a link to another server (which --schemes or --span-hosts let in) has
@@ -320,7 +352,7 @@ func (sp startPoint) under(u uri.URL) bool {
 	if !sp.onServer(u) {
 		return false
 	}
-	p, _ := parentPath(u)
+	p, _ := resolvedParentPath(u)
 	switch {
 	case sp.prefix == "" || p == sp.prefix:
 		return true
@@ -989,6 +1021,10 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		if err != nil {
 			continue
 		}
+		if !entryBelow(u, ref) {
+			e.report(Report{URL: ref.Redacted(), Status: Skipped, Reason: "listed under a name that leads outside " + masked})
+			continue
+		}
 		child := item{depth: it.depth + 1, start: it.start, kind: en.Kind, size: en.Size, mod: en.ModTime}
 		target, isSymlink := symlinkTarget(en)
 		if en.Kind == schemes.KindLink && !isSymlink {
@@ -1051,6 +1087,61 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "deleting in " + dir, Err: err})
 		}
 	}
+}
+
+// entryBelow reports whether ref, an entry of the directory listing u
+// (ftp, file), names something below that directory, as a listing's
+// entries must: resolved (RFC 3986 §5.2.4) it starts with the directory,
+// and the segments after it, %-decoded, are names (schemes.IsEntryName),
+// none of them a dot segment. A hostile server's MLSD or LIST entry named
+// "..", "../../etc" or "a/../../b" is refused here whatever the fetcher
+// made of it. Other listings (gopher menus, newsgroups, WAIS results)
+// link anywhere, and --no-parent is what holds them.
+func entryBelow(u, ref uri.URL) bool {
+	switch u.Scheme() {
+	case "ftp", "ftps", "file":
+	default:
+		return true
+	}
+	if ref.Scheme() != u.Scheme() || !strings.EqualFold(ref.RawHost(), u.RawHost()) || portSuffix(ref) != portSuffix(u) {
+		return false
+	}
+	dir := u.Normalize().Path()
+	if i := strings.LastIndex(dir, ";type="); i >= 0 && u.Scheme() != "file" {
+		dir = dir[:i]
+	}
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	// The raw path as well as the resolved one: "a/../b" resolves below
+	// the directory but is no name of it.
+	raw := ref.Path()
+	if strings.HasPrefix(raw, u.Path()) {
+		raw = raw[len(u.Path()):]
+	}
+	for _, seg := range strings.Split(raw, "/") {
+		if d, err := uri.Unescape(seg); err != nil || d == "." || d == ".." {
+			return false
+		}
+	}
+	rest, ok := strings.CutPrefix(ref.Normalize().Path(), dir)
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSuffix(rest, "/")
+	if i := strings.LastIndex(rest, ";type="); i >= 0 && u.Scheme() != "file" {
+		rest = rest[:i]
+	}
+	if rest == "" {
+		return false
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		d, err := uri.Unescape(seg)
+		if err != nil || !schemes.IsEntryName(d) {
+			return false
+		}
+	}
+	return true
 }
 
 // countWriter counts what goes through it.
