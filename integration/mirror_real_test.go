@@ -566,6 +566,48 @@ func TestMirrorGophernicus(t *testing.T) {
 	}
 }
 
+// TestMirrorGophernicusRoot is the README's example, urlget --mirror
+// gopher://host/, against gophernicus: its submenus link back to the top
+// as "1/" while the run started at "" (the empty selector), two URLs of
+// one menu that map to one gophermap. Both runs end without a failure,
+// the top menu saved once.
+func TestMirrorGophernicusRoot(t *testing.T) {
+	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
+	addr, root := env[0], env[1]
+	name := mirrorName("root")
+	files := []mirrorFile{{"a.txt", []byte("a\n")}, {"sub/b.txt", []byte("b\n")}, {"sub/deeper/c.txt", []byte("c\n")}}
+	writeMirrorFiles(t, filepath.Join(root, name), files)
+	if err := os.MkdirAll(filepath.Join(root, name, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	start := "gopher://" + addr + "/"
+	for run := 1; run <= 2; run++ {
+		reports := mirrorRun(t, &c, mirrorOptions(out), start)
+		outside()
+		top := 0
+		for _, r := range reports {
+			if r.Path == hostDir(t, start)+"/gophermap" && r.Status != mirror.Skipped {
+				top++
+			}
+		}
+		if top != 1 {
+			t.Errorf("run %d: the top menu was saved %d times: %+v", run, top, reports)
+		}
+	}
+	local := filepath.Join(out, hostDir(t, start), name)
+	for _, f := range files {
+		if b, err := os.ReadFile(filepath.Join(local, filepath.FromSlash(f.path))); err != nil || !bytes.Equal(b, f.data) {
+			t.Errorf("%s: %q %v", f.path, b, err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(local, "empty")); err != nil || !fi.IsDir() {
+		t.Errorf("the empty menu's directory: %v", err)
+	}
+}
+
 // gophernicusFiles returns the selectors of the files (not menus) below
 // /mirror/name/ that gophernicus's log lines show it sent.
 func gophernicusFiles(lines []string, name string) map[string]bool {

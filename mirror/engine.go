@@ -75,6 +75,12 @@ type engine struct {
 	gates  map[string]*hostGate
 	robots map[string]*robotsEntry
 	pages  *os.File // pages to convert: "kind\trel\tbase" lines
+	// owners holds which URL claimed each local name (claimFor); twins
+	// the URLs that found their name claimed, fetched to be compared
+	// once the transfers are over (engine_twin.go).
+	owners    *os.File
+	twins     []twin
+	conflicts int
 
 	reportMu sync.Mutex
 
@@ -123,6 +129,9 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		}()
 	}
 	wg.Wait()
+	if e.fatal == nil && ctx.Err() == nil {
+		e.settleTwins()
+	}
 	if e.fatal == nil && ctx.Err() == nil && e.o.Delete && e.stats.Failed == 0 {
 		e.sweep(start)
 	}
@@ -214,6 +223,12 @@ func (e *engine) close() {
 	e.q.close()
 	if e.pages != nil {
 		e.pages.Close()
+	}
+	if e.owners != nil {
+		e.owners.Close()
+	}
+	for _, t := range e.twins {
+		os.Remove(t.tmp)
 	}
 	e.store.Close()
 }
@@ -679,21 +694,30 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
 		return
 	}
-	if !namesListing(u, it.kind) && !e.claim(rel) {
-		// A file's local name: one URL per name and run.
-		e.duplicate(u, rel)
-		return
+	twin := false
+	if !namesListing(u, it.kind) && !e.claimFor(rel, u) {
+		// A file's local name: one URL per name and run. Another URL
+		// took it: this one is the same resource (a redirect to it was
+		// saved there), or a twin, whose bytes will tell.
+		if owner, same := e.sameResource(rel, u); same {
+			e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "saved already, from " + owner})
+			return
+		}
+		if e.indexTwin(u, rel) {
+			return
+		}
+		twin = true
 	}
-	if e.o.Timestamping && e.upToDate(it, rel) {
+	if !twin && e.o.Timestamping && e.upToDate(it, rel) {
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
 	req := fetch.Request{URL: u, Ahead: ahead}
-	if fi, err := e.store.Stat(rel + PartSuffix); err == nil && fi.Mode().IsRegular() {
+	if fi, err := e.store.Stat(rel + PartSuffix); err == nil && fi.Mode().IsRegular() && !twin {
 		req.Offset = fi.Size()
 	}
-	if e.o.Timestamping {
+	if e.o.Timestamping && !twin {
 		if v, ok := e.sentValidators.LoadAndDelete(it.url); ok {
 			// Worked out already for the request sent ahead.
 			c := v.(validator)
@@ -718,9 +742,9 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	}
 	switch {
 	case res.Listing != nil:
-		e.walk(ctx, it, u, res)
+		e.walk(ctx, it, u, res, twin)
 	case res.Body != nil:
-		e.save(ctx, it, u, rel, res)
+		e.save(ctx, it, u, rel, res, twin)
 	case res.NotModified:
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
@@ -750,17 +774,16 @@ func (e *engine) claim(rel string) bool {
 	return e.saved.add(rel)
 }
 
-// duplicate reports a URL whose local name another URL of the run took:
-// a directory's URL and its index.html are one page to the layout (as to
-// wget) and the second is skipped; any other pair is a collision, and
-// the second fails.
-func (e *engine) duplicate(u uri.URL, rel string) {
+// indexTwin reports, and skips, a URL whose local name another URL of
+// the run took when the two are a directory's URL and its index.html:
+// one page to the layout (as to wget).
+func (e *engine) indexTwin(u uri.URL, rel string) bool {
 	p := u.Path()
 	if path.Base(rel) == IndexName && (strings.HasSuffix(p, "/") || p == "" || path.Base(p) == IndexName) {
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "the same page as its directory's " + IndexName})
-		return
+		return true
 	}
-	e.fail(u.Redacted(), rel, &schemes.Error{Kind: schemes.ErrWrite, URL: u.Redacted(), Op: "saving " + rel, Err: ErrCollided})
+	return false
 }
 
 // validators returns the conditions of a request for u under -N: its
@@ -816,7 +839,7 @@ func (e *engine) upToDate(it item, rel string) bool {
 
 // save writes a body to its local file, then looks for links in it when it
 // is HTML.
-func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource) {
+func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, twin bool) {
 	defer res.Body.Close()
 	final := u
 	if res.URL != u.Redacted() {
@@ -828,15 +851,27 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			e.seen.add(visitKey(f.WithoutFragment()))
 			e.mu.Unlock()
 			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
-				rel = r
-				if !e.claim(rel) {
-					e.duplicate(f, rel)
-					return
+				rel, twin = r, false
+				if !e.claimFor(rel, f) {
+					if owner, same := e.sameResource(rel, f); same {
+						// The redirect's target was saved under its
+						// own name: one resource.
+						e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "redirected to " + owner + ", saved already"})
+						return
+					}
+					if e.indexTwin(f, rel) {
+						return
+					}
+					twin = true
 				}
 			}
 		}
 	}
 	masked := final.Redacted()
+	if twin {
+		e.saveTwin(masked, rel, it, res)
+		return
+	}
 	f, off, err := e.store.Create(rel)
 	if err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + rel, Err: err})
@@ -963,7 +998,7 @@ func (e *engine) notePage(kind byte, rel string, base uri.URL) {
 
 // walk reads a listing, queues its entries, saves a gopher menu as its
 // gophermap, and with --delete removes the local files it no longer holds.
-func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource) {
+func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource, isTwin bool) {
 	defer res.Listing.Close()
 	masked := u.Redacted()
 	dir, err := e.o.Layout.Dir(u)
@@ -975,9 +1010,12 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	var menuRel string
 	var mw *bufio.Writer
 	var cw *countWriter
+	var twinMenu *os.File // a twin's menu, to be compared (engine_twin.go)
 	if pageKind(u) == PageGopherMenu {
 		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
-		if err == nil {
+		if err == nil && isTwin {
+			twinMenu, err = twinFile()
+		} else if err == nil {
 			menu, _, err = e.store.Create(menuRel)
 			if err == nil {
 				err = menu.Restart()
@@ -987,7 +1025,11 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
 			return
 		}
-		cw = &countWriter{w: menu.File}
+		if twinMenu != nil {
+			cw = &countWriter{w: twinMenu}
+		} else {
+			cw = &countWriter{w: menu.File}
+		}
 		mw = bufio.NewWriterSize(cw, 32<<10)
 	}
 	group := isGroup(u)
@@ -1050,6 +1092,24 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	}
 	if ctx.Err() != nil && lerr == nil {
 		lerr = ctx.Err()
+	}
+	if twinMenu != nil {
+		mw.WriteString(".\r\n")
+		err := mw.Flush()
+		if cerr := twinMenu.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil && lerr == nil {
+			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
+		}
+		if lerr != nil {
+			os.Remove(twinMenu.Name())
+			e.fail(masked, menuRel, lerr)
+			return
+		}
+		_, owner := e.owner(menuRel)
+		e.addTwin(twin{rel: menuRel, url: masked, owner: owner, tmp: twinMenu.Name(), menu: true})
+		return
 	}
 	if menu != nil {
 		mw.WriteString(".\r\n")

@@ -1,0 +1,127 @@
+package mirror
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/integration/gophertest"
+	"github.com/urlget/urlget/schemes"
+)
+
+// A server that serves the empty selector and "/" as one menu, as
+// gophernicus does, and links to both: the two URLs map to one gophermap,
+// and since the same bytes arrive it is one resource, saved once, not a
+// failure. The second run (-N) is the same.
+func TestMirrorGopherRootTwins(t *testing.T) {
+	mux := gophertest.NewMux()
+	srv := gophertest.NewServer(mux)
+	defer srv.Close()
+	menu := gophertest.Menu(
+		gophertest.Item{Type: '1', Display: "home", Selector: "/"},
+		gophertest.Item{Type: '1', Display: "top", Selector: ""},
+		gophertest.Item{Type: '0', Display: "readme", Selector: "/readme.txt"},
+	)
+	mux.Handle("", menu)
+	mux.Handle("/", menu)
+	mux.Handle("/readme.txt", gophertest.Text("hello\n"))
+	out := t.TempDir()
+	for _, o := range []Options{{Dir: out, Level: -1}, {Dir: out, Level: -1, Timestamping: true}} {
+		st, rec, err := run(t, o, srv.URL+"/")
+		if err != nil || st.Failed != 0 {
+			t.Fatalf("-N %v: %v %+v", o.Timestamping, err, rec.reports)
+		}
+		reasons := rec.reasons()
+		if !strings.Contains(reasons[srv.URL+"/1/"], "the same resource as "+srv.URL+"/") {
+			t.Errorf("the twin was not reported as one resource: %v", reasons)
+		}
+	}
+	got := readTree(t, out)
+	host := strings.TrimPrefix(srv.URL, "gopher://")
+	if got[host+"/readme.txt"] != "hello\n" || !strings.Contains(got[host+"/gophermap"], "readme") {
+		t.Errorf("tree: %v", keys(got))
+	}
+	for k := range got {
+		if strings.HasPrefix(k, ".urlget/conflicts") {
+			t.Errorf("a conflict copy was kept: %s", k)
+		}
+	}
+}
+
+// The same two URLs with different menus: a conflict, reported naming
+// both URLs, the first menu kept under the name and the second under
+// ConflictDir, neither written over the other.
+func TestMirrorGopherTwinsDiffer(t *testing.T) {
+	mux := gophertest.NewMux()
+	srv := gophertest.NewServer(mux)
+	defer srv.Close()
+	mux.Handle("", gophertest.Menu(
+		gophertest.Item{Type: '1', Display: "other", Selector: "/"},
+		gophertest.Item{Type: '0', Display: "first", Selector: "/first.txt"},
+	))
+	mux.Handle("/", gophertest.Menu(gophertest.Item{Type: '0', Display: "second", Selector: "/second.txt"}))
+	mux.Handle("/first.txt", gophertest.Text("1\n"))
+	mux.Handle("/second.txt", gophertest.Text("2\n"))
+	out := t.TempDir()
+	st, rec, err := run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/")
+	if !errors.Is(err, ErrConflict) || !errors.Is(err, schemes.ErrWrite) {
+		t.Fatalf("err = %v, want a conflict: %+v", err, rec.reports)
+	}
+	if st.Failed != 1 {
+		t.Errorf("%d failed, want 1", st.Failed)
+	}
+	if msg := err.Error(); !strings.Contains(msg, srv.URL+"/1/") || !strings.Contains(msg, srv.URL+"/ ") {
+		t.Errorf("the error does not name both URLs: %s", msg)
+	}
+	got := readTree(t, out)
+	kept := path.Join(ConflictDir, "1", "gophermap")
+	if !strings.Contains(got["gophermap"], "first") || !strings.Contains(got[kept], "second") {
+		t.Errorf("a copy was lost: %v", keys(got))
+	}
+	// Neither menu's links are lost either.
+	if got["first.txt"] != "1\n" || got["second.txt"] != "2\n" {
+		t.Errorf("tree: %v", keys(got))
+	}
+}
+
+// A URL that redirects to one already saved under its own name is that
+// resource: skipped, not a collision. Two URLs whose bodies are the same
+// for one name are one; two whose bodies differ keep both.
+func TestMirrorHTTPTwins(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.EscapedPath() {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="new.txt">n</a> <a href="old.txt">o</a> <a href="same%3Fx">s1</a> <a href="same?x">s2</a>`)
+		case "/old.txt":
+			http.Redirect(w, r, "/new.txt", http.StatusMovedPermanently)
+		case "/new.txt":
+			io.WriteString(w, "new\n")
+		case "/same%3Fx", "/same":
+			io.WriteString(w, "same\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	st, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/")
+	if err != nil || st.Failed != 0 {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	reasons := rec.reasons()
+	if !strings.Contains(reasons[srv.URL+"/old.txt"], "redirected to "+srv.URL+"/new.txt") {
+		t.Errorf("the redirect was not taken as one resource: %v", reasons)
+	}
+	if !strings.Contains(reasons[srv.URL+"/same?x"], "the same resource as "+srv.URL+"/same%3Fx") {
+		t.Errorf("the same bytes were not taken as one resource: %v", reasons)
+	}
+	got := readTree(t, out)
+	if got["new.txt"] != "new\n" || got["same?x"] != "same\n" {
+		t.Errorf("tree: %v", keys(got))
+	}
+}
