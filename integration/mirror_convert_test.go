@@ -168,16 +168,7 @@ func TestMirrorConvertLinksNames(t *testing.T) {
 	writeMirrorFiles(t, src, files)
 	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
 	defer srv.Close()
-	var c fetch.Client
-	defer c.Close()
-	out, outside := mirrorOut(t)
-	opts := mirrorOptions(out)
-	opts.ConvertLinks = true
-	mirrorRun(t, &c, opts, srv.URL+"/")
-	outside()
-	checkMirrored(t, filepath.Join(out, hostDir(t, srv.URL)), files, "index.html")
-	// Each file is linked from its directory's listing.
-	checkLinksResolve(t, out, len(files))
+	convertAndCheck(t, srv.URL+"/", srv.URL, "", "index.html", files)
 }
 
 // --convert-links over gopher: the saved gophermaps' local selectors name
@@ -188,15 +179,7 @@ func TestMirrorConvertLinksGophermap(t *testing.T) {
 	writeMirrorFiles(t, src, files)
 	srv := gophertest.NewServer(gophertest.Dir(src))
 	defer srv.Close()
-	var c fetch.Client
-	defer c.Close()
-	out, outside := mirrorOut(t)
-	opts := mirrorOptions(out)
-	opts.ConvertLinks = true
-	mirrorRun(t, &c, opts, srv.URL+"/")
-	outside()
-	checkMirrored(t, filepath.Join(out, hostDir(t, srv.URL)), files, "gophermap")
-	checkLinksResolve(t, out, len(files))
+	convertAndCheck(t, srv.URL+"/", srv.URL, "", "gophermap", files)
 }
 
 // --convert-links against nginx's autoindex, the tree of the mirror
@@ -208,15 +191,7 @@ func TestMirrorNginxConvertLinks(t *testing.T) {
 	name := mirrorName("convert")
 	files := convertFixture(false)
 	writeMirrorFiles(t, filepath.Join(ng.root, "mirror", name), files)
-	var c fetch.Client
-	defer c.Close()
-	out, outside := mirrorOut(t)
-	opts := mirrorOptions(out)
-	opts.ConvertLinks = true
-	mirrorRun(t, &c, opts, ng.url+"/mirror/"+name+"/")
-	outside()
-	checkMirrored(t, filepath.Join(out, hostDir(t, ng.url), "mirror", name), files, "index.html")
-	checkLinksResolve(t, out, len(files))
+	convertAndCheck(t, ng.url+"/mirror/"+name+"/", ng.url, path.Join("mirror", name), "index.html", files)
 }
 
 // --convert-links against gophernicus, serving the gopher hole of the
@@ -228,14 +203,23 @@ func TestMirrorGophernicusConvertLinks(t *testing.T) {
 	name := mirrorName("convert")
 	files := convertFixture(true)
 	writeGopherHole(t, root, name, addr, "http://127.0.0.1:1/none", files)
+	base := "gopher://" + addr
+	convertAndCheck(t, base+"/1/mirror/"+name, base, path.Join("mirror", name), "gophermap", files)
+}
+
+// convertAndCheck mirrors start with --convert-links, checks the tree
+// below the host directory of base, then sub, against files, and every
+// local link of the converted pages.
+func convertAndCheck(t *testing.T, start, base, sub, listing string, files []mirrorFile) {
+	t.Helper()
 	var c fetch.Client
 	defer c.Close()
 	out, outside := mirrorOut(t)
 	opts := mirrorOptions(out)
 	opts.ConvertLinks = true
-	base := "gopher://" + addr
-	mirrorRun(t, &c, opts, base+"/1/mirror/"+name)
+	mirrorRun(t, &c, opts, start)
 	outside()
-	checkMirrored(t, filepath.Join(out, hostDir(t, base), "mirror", name), files, "gophermap")
+	checkMirrored(t, filepath.Join(out, hostDir(t, base), filepath.FromSlash(sub)), files, listing)
+	// Each file is linked from its directory's listing.
 	checkLinksResolve(t, out, len(files))
 }
