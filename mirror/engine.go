@@ -1128,6 +1128,14 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		e.fail(masked, menuRel, lerr)
 		return
 	}
+	if madeDir(u) {
+		// Made whether or not the listing held anything: an empty
+		// remote directory is a local one too.
+		if err := e.store.MkdirAll(dir); err != nil {
+			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "making " + dir, Err: err})
+			return
+		}
+	}
 	var size int64
 	if cw != nil {
 		size = cw.n
@@ -1202,6 +1210,18 @@ func entryBelow(u, ref uri.URL) bool {
 		}
 	}
 	return true
+}
+
+// madeDir reports whether the listing u stands for a directory made
+// locally: an FTP or local directory. A gopher menu has its gophermap
+// and an http directory its index.html, which make theirs; a newsgroup
+// or a WAIS database is no directory of the server's.
+func madeDir(u uri.URL) bool {
+	switch u.Scheme() {
+	case "ftp", "ftps", "file":
+		return true
+	}
+	return false
 }
 
 // countWriter counts what goes through it.

@@ -1,6 +1,11 @@
 package mirror
 
 import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -184,5 +189,81 @@ func TestMirrorGopherNoParentDotSegments(t *testing.T) {
 	got := readTree(t, out)
 	if got["pub/a.txt"] != "a\n" {
 		t.Errorf("tree: %v", keys(got))
+	}
+}
+
+// Empty remote directories are made locally, over FTP (MLSD and LIST)
+// and file:, nested ones too; a directory's name that a local file of
+// the tree already holds is reported, and the file is not touched.
+func TestMirrorEmptyDirs(t *testing.T) {
+	tm := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	fsys := fstest.MapFS{
+		"pub/a.txt":        {Data: []byte("a\n"), Mode: 0o644, ModTime: tm},
+		"pub/empty":        {Mode: fs.ModeDir | 0o755, ModTime: tm},
+		"pub/outer/inner":  {Mode: fs.ModeDir | 0o755, ModTime: tm},
+		"pub/only-dirs/x/": {Mode: fs.ModeDir | 0o755, ModTime: tm},
+	}
+	for _, mlsd := range []bool{true, false} {
+		srv := startFTP(t, fsys, mlsd)
+		out := t.TempDir()
+		_, rec, err := run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/pub/")
+		if err != nil {
+			t.Fatalf("mlsd %v: %v %+v", mlsd, err, rec.reports)
+		}
+		for _, d := range []string{"pub/empty", "pub/outer/inner", "pub/only-dirs/x"} {
+			if fi, err := os.Stat(filepath.Join(out, d)); err != nil || !fi.IsDir() {
+				t.Errorf("mlsd %v: %s not made: %v", mlsd, d, err)
+			}
+		}
+	}
+
+	src := t.TempDir()
+	for _, d := range []string{"e1", "e2/e3"} {
+		if err := os.MkdirAll(filepath.Join(src, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	o := Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true, CutDirs: strings.Count(src, "/")}}
+	if _, rec, err := run(t, o, "file://"+src+"/"); err != nil {
+		t.Fatalf("file: %v %+v", err, rec.reports)
+	}
+	for _, d := range []string{"e1", "e2/e3"} {
+		if fi, err := os.Stat(filepath.Join(out, d)); err != nil || !fi.IsDir() {
+			t.Errorf("file: %s not made: %v", d, err)
+		}
+	}
+
+	// A file of the user's where a remote empty directory goes: a
+	// reported failure, the file left as it was.
+	out = t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "e1"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.Dir = out
+	_, rec, err := run(t, o, "file://"+src+"/")
+	if err == nil || rec.count(Failed) != 1 {
+		t.Errorf("a file in the way: %v %+v", err, rec.reports)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "e1")); string(b) != "mine" {
+		t.Errorf("the file in the way became %q", b)
+	}
+}
+
+// An http server's empty directory listing (an autoindex page) is saved
+// as the directory's index.html, and so makes the directory.
+func TestMirrorEmptyDirHTTP(t *testing.T) {
+	src := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, "empty", "deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
+	defer srv.Close()
+	out := t.TempDir()
+	if _, rec, err := run(t, Options{Dir: out, Level: -1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/"); err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "empty", "deeper")); err != nil || !fi.IsDir() {
+		t.Errorf("empty/deeper not made: %v", err)
 	}
 }
