@@ -265,6 +265,19 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	mo.Report = func(r mirror.Report) {
 		err := withFlagHint(r.Err)
+		if r.Status == mirror.Interrupted {
+			// In flight when the run was stopped: said so, with the
+			// signal's status, rather than as the error the cut-off
+			// transfer ended with.
+			err = errInterrupted
+			if c.opts.json {
+				writeJobReport(c.stdout, jobReport{URL: r.URL, Path: r.Path, Status: reportInterrupted, Exit: c.interruptedStatus(), Err: err})
+			}
+			if !c.opts.silent || c.opts.showError {
+				fmt.Fprintf(c.stderr, "urlget: %s: %v; what arrived is kept for the next run\n", maskedText(r.URL), err)
+			}
+			return
+		}
 		if c.opts.json {
 			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
 			if r.Reason != "" && err == nil {

@@ -1278,9 +1278,17 @@ func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri
 // ends the run.
 func (e *engine) fail(masked, rel string, err error) {
 	e.mu.Lock()
+	if e.stopped() && e.fatal == nil {
+		// The caller stopped the run (Ctrl-C): whatever error the
+		// transfer ended with came of that, a write error of a body cut
+		// off included. Not a failure of this URL's own; its part, if
+		// any arrived, is kept for the next run.
+		e.mu.Unlock()
+		e.report(Report{URL: masked, Path: rel, Status: Interrupted, Err: context.Canceled})
+		return
+	}
 	if errors.Is(err, context.Canceled) && e.stopped() {
-		// Cut short by what stopped the run (reported once) or by
-		// the caller: not a failure of this URL's own.
+		// Cut short by what stopped the run, reported once.
 		e.mu.Unlock()
 		return
 	}
