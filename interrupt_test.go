@@ -39,14 +39,7 @@ func stallServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 			http.ServeContent(w, r, "stall", time.Time{}, strings.NewReader(stallBody))
 			return
 		}
-		w.Header().Set("Content-Length", "1024")
-		w.Write([]byte(stallBody[:stallPart]))
-		w.(http.Flusher).Flush()
-		sent <- struct{}{}
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
+		sendPartAndStall(w, r, sent, stop)
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		w.Write(bytes.Repeat([]byte("x"), 1<<20))
@@ -56,6 +49,20 @@ func stallServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stop) })
 	return srv, sent
+}
+
+// sendPartAndStall announces stallBody's length, sends its first
+// stallPart bytes, tells sent, and then sends nothing more until the
+// client goes away or stop is closed.
+func sendPartAndStall(w http.ResponseWriter, r *http.Request, sent chan<- struct{}, stop <-chan struct{}) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(stallBody)))
+	w.Write([]byte(stallBody[:stallPart]))
+	w.(http.Flusher).Flush()
+	sent <- struct{}{}
+	select {
+	case <-r.Context().Done():
+	case <-stop:
+	}
 }
 
 // TestResumeKeepsPartial: with -C - and a target that does not exist yet,
@@ -303,14 +310,7 @@ func TestMirrorSignal(t *testing.T) {
 				http.ServeContent(w, r, "x", time.Time{}, strings.NewReader(stallBody))
 				return
 			}
-			w.Header().Set("Content-Length", strconv.Itoa(len(stallBody)))
-			w.Write([]byte(stallBody[:stallPart]))
-			w.(http.Flusher).Flush()
-			sent <- struct{}{}
-			select {
-			case <-r.Context().Done():
-			case <-stop:
-			}
+			sendPartAndStall(w, r, sent, stop)
 		})
 	}
 	srv := httptest.NewServer(mux)
