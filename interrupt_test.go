@@ -351,8 +351,13 @@ func TestMirrorSignal(t *testing.T) {
 	if interrupted != 3 {
 		t.Errorf("%d files said interrupted, want 3: %s", interrupted, out.String())
 	}
-	if s := errOut.String(); strings.Contains(s, "write error") || strings.Count(s, "interrupted") != 3 {
-		t.Errorf("stderr %q, want each file in flight to say interrupted", s)
+	if s := errOut.String(); strings.Contains(s, "write error") || strings.Count(s, ": interrupted; what arrived is kept") != 3 ||
+		!strings.Contains(s, "Mirrored 1 file (0 unchanged, 0 failed, 3 interrupted)") {
+		t.Errorf("stderr %q, want each file in flight to say interrupted, and the summary", s)
+	}
+	if !strings.Contains(out.String(), `{"status":"summary","fetched":1,"unchanged":0,"failed":0,"skipped":0,"deleted":0,"linked":0,"interrupted":3,`) ||
+		!strings.Contains(out.String(), `"exit":130}`) {
+		t.Errorf("--json: no summary object: %s", out.String())
 	}
 	for _, f := range []string{"a.bin", "b.bin", "c.bin"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f+".urlget-part")); err != nil || string(b) != stallBody[:stallPart] {
