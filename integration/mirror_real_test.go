@@ -567,10 +567,10 @@ func TestMirrorGophernicus(t *testing.T) {
 }
 
 // TestMirrorGophernicusRoot is the README's example, urlget --mirror
-// gopher://host/, against gophernicus: its submenus link back to the top
-// as "1/" while the run started at "" (the empty selector), two URLs of
-// one menu that map to one gophermap. Both runs end without a failure,
-// the top menu saved once.
+// --delete gopher://host/, against gophernicus: its submenus link back
+// to the top as "1/" while the run started at "" (the empty selector),
+// two URLs of one menu that map to one gophermap. Both runs end without
+// a failure, the top menu saved once, and an empty directory is made.
 func TestMirrorGophernicusRoot(t *testing.T) {
 	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
 	addr, root := env[0], env[1]
@@ -584,8 +584,10 @@ func TestMirrorGophernicusRoot(t *testing.T) {
 	defer c.Close()
 	out, outside := mirrorOut(t)
 	start := "gopher://" + addr + "/"
+	opts := mirrorOptions(out)
+	opts.Delete = true
 	for run := 1; run <= 2; run++ {
-		reports := mirrorRun(t, &c, mirrorOptions(out), start)
+		reports := mirrorRun(t, &c, opts, start)
 		outside()
 		top := 0
 		for _, r := range reports {
