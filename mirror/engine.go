@@ -79,7 +79,9 @@ type engine struct {
 	// the URLs that found their name claimed, fetched to be compared
 	// once the transfers are over (engine_twin.go).
 	owners    *os.File
+	ownersW   *bufio.Writer
 	twins     []twin
+	twinCount int // twins fetched, up to maxTwins
 	conflicts int
 
 	reportMu sync.Mutex
@@ -690,7 +692,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	}
 	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u) {
 		// Kept out, not gone: --delete leaves its copy alone.
-		e.claim(rel)
+		e.claimFor(rel, u)
 		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
 		return
 	}
@@ -699,11 +701,16 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		// A file's local name: one URL per name and run. Another URL
 		// took it: this one is the same resource (a redirect to it was
 		// saved there), or a twin, whose bytes will tell.
-		if owner, same := e.sameResource(rel, u); same {
+		owner, same := e.sameResource(rel, u)
+		if same {
 			e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "saved already, from " + owner})
 			return
 		}
 		if e.indexTwin(u, rel) {
+			return
+		}
+		if !e.mayTwin() {
+			e.collided(u, rel, owner)
 			return
 		}
 		twin = true
@@ -763,15 +770,6 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 	}
 	_, dir := parentPath(u)
 	return dir || kind == schemes.KindDirectory
-}
-
-// claim records rel as the local name of a URL of this run; false when
-// another URL has it already. The names claimed are also what --delete
-// keeps (sweep).
-func (e *engine) claim(rel string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.saved.add(rel)
 }
 
 // indexTwin reports, and skips, a URL whose local name another URL of
@@ -853,13 +851,18 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
 				rel, twin = r, false
 				if !e.claimFor(rel, f) {
-					if owner, same := e.sameResource(rel, f); same {
+					owner, same := e.sameResource(rel, f)
+					if same {
 						// The redirect's target was saved under its
 						// own name: one resource.
 						e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "redirected to " + owner + ", saved already"})
 						return
 					}
 					if e.indexTwin(f, rel) {
+						return
+					}
+					if !e.mayTwin() {
+						e.collided(f, rel, owner)
 						return
 					}
 					twin = true

@@ -111,7 +111,7 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 		if !e.indexTwin(ref, rel) {
 			// A link and another URL's file cannot both be rel.
 			_, owner := e.owner(rel)
-			e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "saving " + rel, Err: fmt.Errorf("%w: %s", ErrCollided, owner)})
+			e.collided(ref, rel, owner)
 		}
 		return true
 	}

@@ -21,6 +21,12 @@ import (
 // the second under ConflictDir, and the run fails naming both.
 var ErrConflict = errors.New("two URLs of this run map to one local name and sent different bytes")
 
+// maxTwins bounds the twins of one run: each is fetched and held in a
+// temporary file until the run's transfers are over, and a hostile
+// server could spell one name many ways. Past it, a URL whose name was
+// taken is a collision, reported and not fetched.
+var maxTwins = 1000
+
 // ConflictDir is where, below the output directory, the copy of a URL
 // that lost its local name to another URL with other content is kept:
 // ConflictDir/N/PATH, N counting the conflicts of the run.
@@ -45,8 +51,9 @@ type twin struct {
 // claimFor records rel as the local name of u, a URL of this run, and
 // writes down which URL took it, so that a second URL mapping to it can
 // be compared and named; false when another URL has it already. The
-// owners are kept in a temporary file, read back only when a name is
-// claimed twice, so that the run's memory does not grow with the tree.
+// names claimed are also what --delete keeps (sweep). The owners are
+// kept in a temporary file, read back only when a name is claimed
+// twice, so that the run's memory does not grow with the tree.
 func (e *engine) claimFor(rel string, u uri.URL) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -59,9 +66,9 @@ func (e *engine) claimFor(rel string, u uri.URL) bool {
 			return true
 		}
 		os.Remove(f.Name())
-		e.owners = f
+		e.owners, e.ownersW = f, bufio.NewWriterSize(f, 32<<10)
 	}
-	fmt.Fprintf(e.owners, "%s\t%s\t%s\n", strconv.Quote(rel), visitKey(u.WithoutFragment()), strconv.Quote(u.Redacted()))
+	fmt.Fprintf(e.ownersW, "%s\t%s\t%s\n", strconv.Quote(rel), visitKey(u.WithoutFragment()), strconv.Quote(u.Redacted()))
 	return true
 }
 
@@ -70,7 +77,7 @@ func (e *engine) claimFor(rel string, u uri.URL) bool {
 func (e *engine) owner(rel string) (key, masked string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.owners == nil {
+	if e.owners == nil || e.ownersW.Flush() != nil {
 		return "", ""
 	}
 	if _, err := e.owners.Seek(0, io.SeekStart); err != nil {
@@ -100,6 +107,24 @@ func (e *engine) owner(rel string) (key, masked string) {
 func (e *engine) sameResource(rel string, u uri.URL) (owner string, same bool) {
 	k, m := e.owner(rel)
 	return m, k != "" && k == visitKey(u.WithoutFragment())
+}
+
+// mayTwin reports whether another twin may be fetched (maxTwins), and
+// counts it.
+func (e *engine) mayTwin() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.twinCount >= maxTwins {
+		return false
+	}
+	e.twinCount++
+	return true
+}
+
+// collided fails u, whose local name rel the URL owner took first.
+func (e *engine) collided(u uri.URL, rel, owner string) {
+	masked := u.Redacted()
+	e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "saving " + rel, Err: fmt.Errorf("%w: %s", ErrCollided, owner)})
 }
 
 // twinFile makes the temporary file a twin's bytes go to.

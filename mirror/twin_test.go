@@ -125,3 +125,41 @@ func TestMirrorHTTPTwins(t *testing.T) {
 		t.Errorf("tree: %v", keys(got))
 	}
 }
+
+// A menu that spells one name many ways ("/a", "//a", "///a", …, all the
+// local name "a") gets at most maxTwins of them fetched and compared; the
+// rest are collisions, reported and not fetched.
+func TestMirrorTwinsBounded(t *testing.T) {
+	defer func(n int) { maxTwins = n }(maxTwins)
+	maxTwins = 3
+	mux := gophertest.NewMux()
+	srv := gophertest.NewServer(mux)
+	defer srv.Close()
+	var items []gophertest.Item
+	for i := 1; i <= 8; i++ {
+		sel := strings.Repeat("/", i) + "a"
+		items = append(items, gophertest.Item{Type: '0', Display: sel, Selector: sel})
+		mux.Handle(sel, gophertest.Text("same\n"))
+	}
+	mux.Handle("", gophertest.Menu(items...))
+	out := t.TempDir()
+	st, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 1, Layout: Layout{NoHostDirs: true}}, srv.URL+"/")
+	if !errors.Is(err, ErrCollided) {
+		t.Fatalf("err = %v, want a collision: %+v", err, rec.reports)
+	}
+	if st.Failed != 4 {
+		t.Errorf("%d failed, want the 4 past the bound: %+v", st.Failed, rec.reports)
+	}
+	fetched := 0
+	for _, r := range srv.Requests() {
+		if strings.HasSuffix(r.Selector, "a") {
+			fetched++
+		}
+	}
+	if fetched != 4 {
+		t.Errorf("%d fetched, want the first and 3 twins", fetched)
+	}
+	if got := readTree(t, out); got["a"] != "same\n" {
+		t.Errorf("tree: %v", keys(got))
+	}
+}
