@@ -366,6 +366,38 @@ func TestMirrorFTP(t *testing.T) {
 	}
 }
 
+// TestMirrorFTPEmptyDirs: an empty directory on vsftpd (LIST) and
+// Pure-FTPd (MLSD), and one holding only an empty one, are made locally,
+// as wget and lftp make them.
+func TestMirrorFTPEmptyDirs(t *testing.T) {
+	for _, s := range ftpMirrorServers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			name := mirrorName("empty")
+			files := []mirrorFile{{"a.txt", []byte("a\n")}}
+			dir := filepath.Join(s.root, "mirror", name)
+			writeMirrorFiles(t, dir, files)
+			for _, d := range []string{"empty", "outer/inner"} {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				os.Chmod(filepath.Join(dir, d), 0o755)
+				os.Chmod(filepath.Dir(filepath.Join(dir, d)), 0o755)
+			}
+			start, _, out, local, outside := ftpMirrorTree(t, s, name)
+			var c fetch.Client
+			defer c.Close()
+			mirrorRun(t, &c, mirrorOptions(out), start)
+			checkMirrored(t, local, files, "")
+			outside()
+			for _, d := range []string{"empty", "outer/inner"} {
+				if fi, err := os.Stat(filepath.Join(local, d)); err != nil || !fi.IsDir() {
+					t.Errorf("%s: %s not made: %v", s.name, d, err)
+				}
+			}
+		})
+	}
+}
+
 // TestMirrorFTPSymlinks: the symbolic links of a directory on vsftpd
 // (LIST) and Pure-FTPd (MLSD's OS.unix=slink) are made again locally, each
 // leading to its target's copy; the one that leads out of the tree is
