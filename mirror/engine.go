@@ -706,9 +706,6 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 			e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "saved already, from " + owner})
 			return
 		}
-		if e.indexTwin(u, rel) {
-			return
-		}
 		if !e.mayTwin() {
 			e.collided(u, rel, owner)
 			return
@@ -770,18 +767,6 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 	}
 	_, dir := parentPath(u)
 	return dir || kind == schemes.KindDirectory
-}
-
-// indexTwin reports, and skips, a URL whose local name another URL of
-// the run took when the two are a directory's URL and its index.html:
-// one page to the layout (as to wget).
-func (e *engine) indexTwin(u uri.URL, rel string) bool {
-	p := u.Path()
-	if path.Base(rel) == IndexName && (strings.HasSuffix(p, "/") || p == "" || path.Base(p) == IndexName) {
-		e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "the same page as its directory's " + IndexName})
-		return true
-	}
-	return false
 }
 
 // validators returns the conditions of a request for u under -N: its
@@ -856,9 +841,6 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 						// The redirect's target was saved under its
 						// own name: one resource.
 						e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "redirected to " + owner + ", saved already"})
-						return
-					}
-					if e.indexTwin(f, rel) {
 						return
 					}
 					if !e.mayTwin() {

@@ -108,11 +108,9 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 	e.seen.add(visitKey(ref))
 	e.mu.Unlock()
 	if !e.claimFor(rel, ref) {
-		if !e.indexTwin(ref, rel) {
-			// A link and another URL's file cannot both be rel.
-			_, owner := e.owner(rel)
-			e.collided(ref, rel, owner)
-		}
+		// A link and another URL's file cannot both be rel.
+		_, owner := e.owner(rel)
+		e.collided(ref, rel, owner)
 		return true
 	}
 	if old, err := e.store.Readlink(rel); err == nil && old == text {

@@ -163,3 +163,36 @@ func TestMirrorTwinsBounded(t *testing.T) {
 		t.Errorf("tree: %v", keys(got))
 	}
 }
+
+// A directory's URL and its index.html are one local name: one page when
+// the server sends the same bytes for both, and a conflict that keeps both
+// when it does not (a server can answer them differently; wget keeps
+// the first and drops the second unseen).
+func TestMirrorIndexTwins(t *testing.T) {
+	for _, same := range []bool{true, false} {
+		pages := map[string]string{
+			"/":   `<a href="d/">d</a> <a href="d/index.html">again</a>`,
+			"/d/": "the directory\n",
+		}
+		pages["/d/index.html"] = pages["/d/"]
+		if !same {
+			pages["/d/index.html"] = "a page of its own\n"
+		}
+		_, base := newSite(t, pages)
+		out := t.TempDir()
+		st, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 1, Layout: Layout{NoHostDirs: true}}, base+"/")
+		got := readTree(t, out)
+		if same {
+			if err != nil || st.Failed != 0 || rec.count(Skipped) != 1 {
+				t.Errorf("same bytes: %v %+v", err, rec.reports)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), base+"/d/ ") || !strings.Contains(err.Error(), base+"/d/index.html") {
+			t.Errorf("different bytes: err = %v", err)
+		}
+		if got["d/index.html"] != "the directory\n" || got[ConflictDir+"/1/d/index.html"] != "a page of its own\n" {
+			t.Errorf("different bytes: a copy was lost: %v", got)
+		}
+	}
+}
