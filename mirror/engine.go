@@ -854,7 +854,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	}
 	masked := final.Redacted()
 	if twin {
-		e.saveTwin(masked, rel, it, res)
+		e.saveTwin(ctx, final, rel, it, res)
 		return
 	}
 	f, off, err := e.store.Create(rel)
@@ -957,8 +957,14 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 		return
 	}
 	defer f.Close()
+	e.linksFrom(ctx, it, base, rel, f)
+}
+
+// linksFrom queues the links of the HTML page r, saved as rel, whose URL
+// is base.
+func (e *engine) linksFrom(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err = HTMLLinks(bufio.NewReaderSize(f, 32<<10), base, func(ref uri.URL) {
+	err := HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}

@@ -3,6 +3,7 @@ package mirror
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -254,8 +255,11 @@ func sameBytes(e *engine, rel, tmp string) (bool, error) {
 }
 
 // saveTwin writes a twin's body to a temporary file, to be settled once
-// the run's transfers are over.
-func (e *engine) saveTwin(masked, rel string, it item, res *schemes.Resource) {
+// the run's transfers are over. An HTML page's links are followed as the
+// first's are: when its bytes differ, what it links to is not lost
+// either.
+func (e *engine) saveTwin(ctx context.Context, u uri.URL, rel string, it item, res *schemes.Resource) {
+	masked := u.Redacted()
 	tmp, err := twinFile()
 	if err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "saving " + rel, Err: err})
@@ -276,4 +280,10 @@ func (e *engine) saveTwin(masked, rel string, it item, res *schemes.Resource) {
 	}
 	_, owner := e.owner(rel)
 	e.addTwin(twin{rel: rel, url: masked, owner: owner, tmp: tmp.Name(), commit: mod})
+	if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+		if f, err := os.Open(tmp.Name()); err == nil {
+			e.linksFrom(ctx, it, u, rel, f)
+			f.Close()
+		}
+	}
 }

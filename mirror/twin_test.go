@@ -196,3 +196,24 @@ func TestMirrorIndexTwins(t *testing.T) {
 		}
 	}
 }
+
+// The links of a twin page whose bytes differ are followed too: what it
+// links to is not lost with it.
+func TestMirrorTwinPageLinks(t *testing.T) {
+	pages := map[string]string{
+		"/":             `<a href="d/">d</a> <a href="d/index.html">again</a>`,
+		"/d/":           `<a href="one.txt">1</a>`,
+		"/d/index.html": `<a href="two.txt">2</a>`,
+		"/d/one.txt":    "1",
+		"/d/two.txt":    "2",
+	}
+	_, base := newSite(t, pages)
+	out := t.TempDir()
+	_, rec, err := run(t, Options{Dir: out, Level: -1, Parallel: 1, Layout: Layout{NoHostDirs: true}}, base+"/")
+	if !errors.Is(err, ErrConflict) {
+		t.Fatalf("err = %v, want the conflict: %+v", err, rec.reports)
+	}
+	if got := readTree(t, out); got["d/one.txt"] != "1" || got["d/two.txt"] != "2" {
+		t.Errorf("tree: %v", keys(got))
+	}
+}
