@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -37,14 +39,7 @@ func stallServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 			http.ServeContent(w, r, "stall", time.Time{}, strings.NewReader(stallBody))
 			return
 		}
-		w.Header().Set("Content-Length", "1024")
-		w.Write([]byte(stallBody[:stallPart]))
-		w.(http.Flusher).Flush()
-		sent <- struct{}{}
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
+		sendPartAndStall(w, r, sent, stop)
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		w.Write(bytes.Repeat([]byte("x"), 1<<20))
@@ -54,6 +49,20 @@ func stallServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stop) })
 	return srv, sent
+}
+
+// sendPartAndStall announces stallBody's length, sends its first
+// stallPart bytes, tells sent, and then sends nothing more until the
+// client goes away or stop is closed.
+func sendPartAndStall(w http.ResponseWriter, r *http.Request, sent chan<- struct{}, stop <-chan struct{}) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(stallBody)))
+	w.Write([]byte(stallBody[:stallPart]))
+	w.(http.Flusher).Flush()
+	sent <- struct{}{}
+	select {
+	case <-r.Context().Done():
+	case <-stop:
+	}
 }
 
 // TestResumeKeepsPartial: with -C - and a target that does not exist yet,
@@ -96,6 +105,7 @@ func startCommand(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.B
 	cmd.Dir = dir
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
+	cmd.Stdout = new(bytes.Buffer) // for a test that reads it once the process ended
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -273,5 +283,100 @@ func TestParallelSignal(t *testing.T) {
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("the directory holds %q, want nothing", names)
+	}
+}
+
+// TestMirrorSignal: Ctrl-C during a mirror ends it with 130, and with
+// --json each file in flight says "interrupted" (exit 130), not a write
+// error; what arrived stays as the file's part, and the next run resumes
+// it and ends whole.
+func TestMirrorSignal(t *testing.T) {
+	var stall atomic.Bool
+	stall.Store(true)
+	sent := make(chan struct{}, 16)
+	var ranges atomic.Int32
+	stop := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<a href="a.bin">a</a> <a href="b.bin">b</a> <a href="c.bin">c</a>`)
+	})
+	for _, n := range []string{"/a.bin", "/b.bin", "/c.bin"} {
+		mux.HandleFunc(n, func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Range") != "" {
+				ranges.Add(1)
+			}
+			if !stall.Load() || r.Header.Get("Range") != "" {
+				http.ServeContent(w, r, "x", time.Time{}, strings.NewReader(stallBody))
+				return
+			}
+			sendPartAndStall(w, r, sent, stop)
+		})
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+
+	dir := t.TempDir()
+	cmd, errOut := startCommand(t, dir, "--mirror", "--json", "-nH", srv.URL+"/")
+	out := cmd.Stdout.(*bytes.Buffer)
+	for range 3 {
+		waitFor(t, sent)
+	}
+	// The parts hold what arrived once the bytes were written out.
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		n := 0
+		for _, f := range []string{"a.bin", "b.bin", "c.bin"} {
+			if fi, err := os.Stat(filepath.Join(dir, f+".urlget-part")); err == nil && fi.Size() == stallPart {
+				n++
+			}
+		}
+		if n == 3 {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Errorf("exit %d, want 130: %s", code, errOut)
+	}
+	interrupted := 0
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(line, `"status":"failed"`) || strings.Contains(line, "write error") {
+			t.Errorf("a file in flight reported as failed: %s", line)
+		}
+		if strings.Contains(line, `"status":"interrupted"`) && strings.Contains(line, `"exit":130`) {
+			interrupted++
+		}
+	}
+	if interrupted != 3 {
+		t.Errorf("%d files said interrupted, want 3: %s", interrupted, out.String())
+	}
+	if s := errOut.String(); strings.Contains(s, "write error") || strings.Count(s, ": interrupted; what arrived is kept") != 3 ||
+		!strings.Contains(s, "Mirrored 1 file (0 unchanged, 0 failed, 3 interrupted)") {
+		t.Errorf("stderr %q, want each file in flight to say interrupted, and the summary", s)
+	}
+	if !strings.Contains(out.String(), `{"status":"summary","fetched":1,"unchanged":0,"failed":0,"skipped":0,"deleted":0,"linked":0,"interrupted":3,`) ||
+		!strings.Contains(out.String(), `"exit":130}`) {
+		t.Errorf("--json: no summary object: %s", out.String())
+	}
+	for _, f := range []string{"a.bin", "b.bin", "c.bin"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f+".urlget-part")); err != nil || string(b) != stallBody[:stallPart] {
+			t.Errorf("%s: the part holds %q, %v; want the %d bytes that arrived", f, b, err, stallPart)
+		}
+	}
+
+	// The next run resumes the parts.
+	stall.Store(false)
+	var errOut2 bytes.Buffer
+	if code := run([]string{"--mirror", "-s", "-nH", "--output-dir", dir, srv.URL + "/"}, nil, io.Discard, &errOut2); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, errOut2.String())
+	}
+	for _, f := range []string{"a.bin", "b.bin", "c.bin"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != stallBody {
+			t.Errorf("%s after resuming: %d bytes, %v", f, len(b), err)
+		}
+	}
+	if ranges.Load() != 3 {
+		t.Errorf("%d requests for a range, want the 3 parts resumed", ranges.Load())
 	}
 }

@@ -34,6 +34,14 @@ type jobProgress struct {
 	held                        bool      // draw nothing for now (hold)
 	done, queued, failed, bytes int64
 	total                       int64 // the job's bytes in all, -1 while unknown (setTotal)
+
+	// trailing draws counts that came too soon after the last drawing
+	// once progressInterval has passed, even when no count follows: a
+	// recursion's counts come in bursts (a page's links, the first
+	// chunk of a large body), and the line must not sit on the burst's
+	// first value while its last is known. late is that drawing's timer.
+	trailing bool
+	late     *time.Timer
 }
 
 // jobTerminal reports whether the job line may be drawn on w; tests
@@ -121,6 +129,10 @@ func (p *jobProgress) stop() {
 	defer p.mu.Unlock()
 	p.clear()
 	p.held = true
+	if p.late != nil {
+		p.late.Stop()
+		p.late = nil
+	}
 }
 
 // above returns a writer for messages to w, the line's terminal, that
@@ -166,6 +178,14 @@ func (p *jobProgress) draw() {
 		p.start = now
 	}
 	if !p.last.IsZero() && now.Sub(p.last) < progressInterval {
+		if p.trailing && p.late == nil {
+			p.late = time.AfterFunc(progressInterval-now.Sub(p.last), func() {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				p.late = nil
+				p.draw()
+			})
+		}
 		return
 	}
 	p.last = now

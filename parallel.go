@@ -364,6 +364,19 @@ func (t *jobTally) ended(failed bool) {
 	t.draw()
 }
 
+// counts records the files done, queued and failed as a recursion
+// (mirror.Stats) counts them; the bytes stay those body counts as they
+// arrive.
+func (t *jobTally) counts(done, queued, failed int64) {
+	if t.p == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.done, t.queued, t.fails = done, queued, failed
+	t.draw()
+}
+
 // body is the fetch.Client's Progress of the run.
 func (t *jobTally) body(pr fetch.Progress) {
 	t.mu.Lock()

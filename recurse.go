@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -259,12 +260,32 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		progress = newJobProgress(c.stderr)
 	}
 	if progress != nil {
-		mo.Progress = func(s mirror.Stats) { progress.set(s.Done, s.Queued, s.Failed, s.Bytes) }
+		progress.trailing = true
+		// The bytes as each body's transfer reads them, not as files
+		// complete: a large file shows its progress as it comes.
+		tally := &jobTally{p: progress, bodies: map[string]bodyCount{}}
+		cl.Progress = tally.body
+		mo.Progress = func(s mirror.Stats) { tally.counts(s.Done, s.Queued, s.Failed) }
 		// Messages go above the job's line rather than through it.
 		c.stderr = progress.above(c.stderr)
 	}
+	sum := mirrorSummary{start: time.Now()}
 	mo.Report = func(r mirror.Report) {
+		sum.add(r)
 		err := withFlagHint(r.Err)
+		if r.Status == mirror.Interrupted {
+			// In flight when the run was stopped: said so, with the
+			// signal's status, rather than as the error the cut-off
+			// transfer ended with.
+			err = errInterrupted
+			if c.opts.json {
+				writeJobReport(c.stdout, jobReport{URL: r.URL, Path: r.Path, Status: reportInterrupted, Exit: c.interruptedStatus(), Err: err})
+			}
+			if !c.opts.silent || c.opts.showError {
+				fmt.Fprintf(c.stderr, "urlget: %s: %v; what arrived is kept for the next run\n", maskedText(r.URL), err)
+			}
+			return
+		}
 		if c.opts.json {
 			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
 			if r.Reason != "" && err == nil {
@@ -285,6 +306,15 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	st, err := mirror.Run(ctx, cl, mo, starts)
 	progress.stop()
+	code := c.recursionStatus(ctx, st, err, status)
+	c.summarize(&sum, code)
+	return code
+}
+
+// recursionStatus is the exit status of a recursion that ended with st
+// and err, printing why the run failed; status is that of the command
+// line's URLs before it.
+func (c *command) recursionStatus(ctx context.Context, st mirror.Stats, err error, status int) int {
 	if ctx.Err() != nil {
 		return c.interruptedStatus()
 	}
@@ -312,4 +342,91 @@ func (c *command) printError(err error) {
 	if err != nil && (!c.opts.silent || c.opts.showError) {
 		fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(err.Error()))
 	}
+}
+
+// mirrorSummary counts what became of a recursion's URLs, for the line
+// that ends the run.
+type mirrorSummary struct {
+	start                                  time.Time
+	fetched, unchanged, failed, skipped    int64
+	deleted, linked, interrupted, listings int64
+	bytes                                  int64
+}
+
+// add counts one report; the mirror calls Report from one goroutine at
+// a time.
+func (s *mirrorSummary) add(r mirror.Report) {
+	switch r.Status {
+	case mirror.Fetched:
+		if r.Path == "" {
+			s.listings++ // a directory listed, nothing saved
+		} else {
+			s.fetched++
+		}
+		s.bytes += r.Size
+	case mirror.Unchanged:
+		s.unchanged++
+	case mirror.Failed:
+		s.failed++
+	case mirror.Skipped:
+		s.skipped++
+	case mirror.Deleted:
+		s.deleted++
+	case mirror.Linked:
+		s.linked++
+	case mirror.Interrupted:
+		s.interrupted++
+	}
+}
+
+// text is the summary line: "Mirrored 120 files (3 unchanged, 1
+// failed), 8.1 MiB in 2.3 s", with the skipped, deleted, linked and
+// interrupted files when there are any.
+func (s *mirrorSummary) text(elapsed time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Mirrored %d file%s (%d unchanged, %d failed", s.fetched, plural(s.fetched), s.unchanged, s.failed)
+	for _, x := range []struct {
+		n    int64
+		what string
+	}{{s.skipped, "skipped"}, {s.deleted, "deleted"}, {s.linked, "links made"}, {s.interrupted, "interrupted"}} {
+		if x.n > 0 {
+			fmt.Fprintf(&b, ", %d %s", x.n, x.what)
+		}
+	}
+	fmt.Fprintf(&b, "), %s in %.1f s", humanBytes(s.bytes), elapsed.Seconds())
+	return b.String()
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// summarize ends a recursion with its summary: one line on stderr
+// (none with -s), and with --json a last object of status "summary"
+// holding the counts, the bytes, the seconds and the run's exit status.
+func (c *command) summarize(s *mirrorSummary, code int) {
+	elapsed := time.Since(s.start)
+	if !c.opts.silent {
+		fmt.Fprintln(c.stderr, s.text(elapsed))
+	}
+	if !c.opts.json {
+		return
+	}
+	var o jsonObject
+	o.str("status", reportSummary)
+	o.int("fetched", s.fetched)
+	o.int("unchanged", s.unchanged)
+	o.int("failed", s.failed)
+	o.int("skipped", s.skipped)
+	o.int("deleted", s.deleted)
+	o.int("linked", s.linked)
+	o.int("interrupted", s.interrupted)
+	o.int("bytes", s.bytes)
+	o.key("seconds")
+	o.b = strconv.AppendFloat(o.b, elapsed.Seconds(), 'f', 3, 64)
+	o.int("exit", int64(code))
+	c.stdout.Write(append(o.bytes(), '\n'))
 }

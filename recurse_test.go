@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -84,7 +86,8 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 		t.Errorf("stderr: %q", errOut.String())
 	}
 	paths := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, line := range lines[:len(lines)-1] {
 		var r struct {
 			URL, Path, Status, Error string
 			Size                     int64
@@ -94,6 +97,19 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 			t.Fatalf("%q: %v", line, err)
 		}
 		paths[strings.TrimPrefix(r.URL, base)] = fmt.Sprint(r.Status, " ", r.Path, " ", r.Exit)
+	}
+	// The last object sums the run up.
+	var sum struct {
+		Status                                  string
+		Fetched, Unchanged, Failed, Bytes, Exit int64
+		Seconds                                 float64
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Status != "summary" ||
+		sum.Fetched != 4 || sum.Failed != 1 || sum.Unchanged != 0 || sum.Bytes == 0 || sum.Exit != exitHTTP || sum.Seconds < 0 {
+		t.Errorf("summary %q: %+v %v", lines[len(lines)-1], sum, err)
+	}
+	if !strings.Contains(errOut.String(), "Mirrored 4 files (0 unchanged, 1 failed), ") {
+		t.Errorf("stderr has no summary: %q", errOut.String())
 	}
 	want := map[string]string{
 		"/":            "fetched index.html 0",
@@ -165,5 +181,83 @@ func TestRecursiveQueueFails(t *testing.T) {
 	}
 	if strings.Contains(msg, "context canceled") {
 		t.Errorf("stderr reports the transfers the stop cut short: %q", msg)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that a run writes to while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRecursiveProgressBytes: the job line of a recursion counts a
+// body's bytes as they arrive, not when its file is done: while a large
+// file is half sent and held there, the line shows its bytes. The run
+// ends with the summary line; with -s neither is written.
+func TestRecursiveProgressBytes(t *testing.T) {
+	jobTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { jobTerminal = isTerminal })
+	half := strings.Repeat("x", 300<<10)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="big.bin">big</a>`)
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(2*len(half)))
+		io.WriteString(w, half)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, half)
+	}))
+	defer srv.Close()
+	var errOut lockedBuffer
+	done := make(chan int, 1)
+	dir := t.TempDir()
+	go func() {
+		done <- run([]string{"-r", "-nH", "--output-dir", dir, srv.URL + "/"}, nil, io.Discard, &errOut)
+	}()
+	seen := false
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !seen; time.Sleep(20 * time.Millisecond) {
+		// The start page is done, big.bin is not: its bytes show.
+		seen = strings.Contains(errOut.String(), "1 done  1 queued  300.")
+	}
+	if !seen {
+		t.Errorf("the line did not count the half-sent body: %q", errOut.String())
+	}
+	close(release)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	if s := errOut.String(); !strings.Contains(s, "Mirrored 2 files (0 unchanged, 0 failed), 600.0 KiB in ") {
+		t.Errorf("no summary: %q", s)
+	}
+
+	var quiet bytes.Buffer
+	if code := run([]string{"-r", "-s", "-nH", "--output-dir", t.TempDir(), srv.URL + "/"}, nil, io.Discard, &quiet); code != 0 || quiet.Len() != 0 {
+		t.Errorf("-s: exit %d, stderr %q", code, quiet.String())
 	}
 }

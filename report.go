@@ -23,6 +23,12 @@ const (
 	reportFailed    = "failed"    // the transfer or the writing failed; see exit and error
 	reportDeleted   = "deleted"   // removed locally, gone remotely (--delete)
 	reportLinked    = "linked"    // a remote symbolic link, made again locally (-r)
+	// reportInterrupted: in flight when a signal stopped the run (-r);
+	// its exit is the signal's status (130 for SIGINT).
+	reportInterrupted = "interrupted"
+	// reportSummary is the last object of a recursion (-r): its counts,
+	// bytes, seconds and exit status, with no url.
+	reportSummary = "summary"
 )
 
 // jobReport is what --json tells of one URL written to a file.

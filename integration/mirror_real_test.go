@@ -366,6 +366,38 @@ func TestMirrorFTP(t *testing.T) {
 	}
 }
 
+// TestMirrorFTPEmptyDirs: an empty directory on vsftpd (LIST) and
+// Pure-FTPd (MLSD), and one holding only an empty one, are made locally,
+// as wget and lftp make them.
+func TestMirrorFTPEmptyDirs(t *testing.T) {
+	for _, s := range ftpMirrorServers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			name := mirrorName("empty")
+			files := []mirrorFile{{"a.txt", []byte("a\n")}}
+			dir := filepath.Join(s.root, "mirror", name)
+			writeMirrorFiles(t, dir, files)
+			for _, d := range []string{"empty", "outer/inner"} {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				os.Chmod(filepath.Join(dir, d), 0o755)
+				os.Chmod(filepath.Dir(filepath.Join(dir, d)), 0o755)
+			}
+			start, _, out, local, outside := ftpMirrorTree(t, s, name)
+			var c fetch.Client
+			defer c.Close()
+			mirrorRun(t, &c, mirrorOptions(out), start)
+			checkMirrored(t, local, files, "")
+			outside()
+			for _, d := range []string{"empty", "outer/inner"} {
+				if fi, err := os.Stat(filepath.Join(local, d)); err != nil || !fi.IsDir() {
+					t.Errorf("%s: %s not made: %v", s.name, d, err)
+				}
+			}
+		})
+	}
+}
+
 // TestMirrorFTPSymlinks: the symbolic links of a directory on vsftpd
 // (LIST) and Pure-FTPd (MLSD's OS.unix=slink) are made again locally, each
 // leading to its target's copy; the one that leads out of the tree is
@@ -563,6 +595,50 @@ func TestMirrorGophernicus(t *testing.T) {
 	web := filepath.Join(out2, "http", hostDir(t, ng.url), "mirror", name, "plain.txt")
 	if b, err := os.ReadFile(web); err != nil || string(b) != "on the web\n" {
 		t.Errorf("--schemes gopher,http: the h item's page: %q %v (there: %q)", b, err, listFiles(out2))
+	}
+}
+
+// TestMirrorGophernicusRoot is the README's example, urlget --mirror
+// --delete gopher://host/, against gophernicus: its submenus link back
+// to the top as "1/" while the run started at "" (the empty selector),
+// two URLs of one menu that map to one gophermap. Both runs end without
+// a failure, the top menu saved once, and an empty directory is made.
+func TestMirrorGophernicusRoot(t *testing.T) {
+	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
+	addr, root := env[0], env[1]
+	name := mirrorName("root")
+	files := []mirrorFile{{"a.txt", []byte("a\n")}, {"sub/b.txt", []byte("b\n")}, {"sub/deeper/c.txt", []byte("c\n")}}
+	writeMirrorFiles(t, filepath.Join(root, name), files)
+	if err := os.MkdirAll(filepath.Join(root, name, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	start := "gopher://" + addr + "/"
+	opts := mirrorOptions(out)
+	opts.Delete = true
+	for run := 1; run <= 2; run++ {
+		reports := mirrorRun(t, &c, opts, start)
+		outside()
+		top := 0
+		for _, r := range reports {
+			if r.Path == hostDir(t, start)+"/gophermap" && r.Status != mirror.Skipped {
+				top++
+			}
+		}
+		if top != 1 {
+			t.Errorf("run %d: the top menu was saved %d times: %+v", run, top, reports)
+		}
+	}
+	local := filepath.Join(out, hostDir(t, start), name)
+	for _, f := range files {
+		if b, err := os.ReadFile(filepath.Join(local, filepath.FromSlash(f.path))); err != nil || !bytes.Equal(b, f.data) {
+			t.Errorf("%s: %q %v", f.path, b, err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(local, "empty")); err != nil || !fi.IsDir() {
+		t.Errorf("the empty menu's directory: %v", err)
 	}
 }
 

@@ -78,6 +78,14 @@ type engine struct {
 	gates  map[string]*hostGate
 	robots map[string]*robotsEntry
 	pages  *os.File // pages to convert: "kind\trel\tbase" lines
+	// owners holds which URL claimed each local name (claimFor); twins
+	// the URLs that found their name claimed, fetched to be compared
+	// once the transfers are over (engine_twin.go).
+	owners    *os.File
+	ownersW   *bufio.Writer
+	twins     []twin
+	twinCount int // twins fetched, up to maxTwins
+	conflicts int
 
 	reportMu sync.Mutex
 
@@ -126,6 +134,9 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		}()
 	}
 	wg.Wait()
+	if e.fatal == nil && ctx.Err() == nil {
+		e.settleTwins()
+	}
 	if e.fatal == nil && ctx.Err() == nil && e.o.Delete && e.stats.Failed == 0 {
 		e.sweep(start)
 	}
@@ -219,6 +230,12 @@ func (e *engine) close() {
 	if e.pages != nil {
 		e.pages.Close()
 	}
+	if e.owners != nil {
+		e.owners.Close()
+	}
+	for _, t := range e.twins {
+		os.Remove(t.tmp)
+	}
 	e.store.Close()
 }
 
@@ -272,7 +289,7 @@ func family(s string) string {
 // it is in.
 func startOf(u uri.URL) startPoint {
 	sp := startPoint{family: family(u.Scheme()), host: hostKey(u)}
-	p, isDir := parentPath(u)
+	p, isDir := resolvedParentPath(u)
 	if !isDir {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
 			p = p[:i+1]
@@ -311,6 +328,38 @@ func parentPath(u uri.URL) (string, bool) {
 	return p, p == "" || strings.HasSuffix(p, "/")
 }
 
+// resolvedParentPath is parentPath with the dot segments removed (RFC
+// 3986 §5.2.4) from a path, or from a gopher selector that is written as
+// one, as the server will resolve them: --no-parent compares where a URL
+// leads, not how it is spelled, so that "/pub/../etc/" is not below
+// "/pub/". %-escapes of unreserved characters are decoded first (RFC
+// 3986 §6.2.2.2), so "%2E%2E" counts as "..".
+func resolvedParentPath(u uri.URL) (string, bool) {
+	switch u.Scheme() {
+	case "gopher", "gophers":
+		p, dir := parentPath(u)
+		return cleanSelector(p), dir
+	case "news", "snews", "nntp", "nntps":
+		return parentPath(u)
+	}
+	_, dir := parentPath(u)
+	return u.Normalize().Path(), dir
+}
+
+// cleanSelector removes the dot segments of a gopher selector that reads
+// as a path ("/a/../b" is "/b"), keeping its final "/"; any other
+// selector is opaque (RFC 1436 §2) and kept as it is.
+func cleanSelector(sel string) string {
+	if !strings.HasPrefix(sel, "/") {
+		return sel
+	}
+	c := path.Clean(sel)
+	if strings.HasSuffix(sel, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
 // onServer reports whether u is on the start point's server: its
 // protocol, host and port. --no-parent holds only there, as wget's does:
 // a link to another server (which --schemes or --span-hosts let in) has
@@ -324,7 +373,7 @@ func (sp startPoint) under(u uri.URL) bool {
 	if !sp.onServer(u) {
 		return false
 	}
-	p, _ := parentPath(u)
+	p, _ := resolvedParentPath(u)
 	switch {
 	case sp.prefix == "" || p == sp.prefix:
 		return true
@@ -653,30 +702,41 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	}
 	if it.depth > 0 && e.o.Robots && !e.robotsAllow(ctx, u, e.startURLs[it.start]) {
 		// Kept out, not gone: --delete leaves its copy alone.
-		e.claim(rel)
+		e.claimFor(rel, u)
 		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reasonRobots})
 		return
 	}
-	if !namesListing(u, it.kind) && !e.claim(rel) {
-		// A file's local name: one URL per name and run.
-		e.duplicate(u, rel)
-		return
+	twin := false
+	if !namesListing(u, it.kind) && !e.claimFor(rel, u) {
+		// A file's local name: one URL per name and run. Another URL
+		// took it: this one is the same resource (a redirect to it was
+		// saved there), or a twin, whose bytes will tell.
+		owner, same := e.sameResource(rel, u)
+		if same {
+			e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "saved already, from " + owner})
+			return
+		}
+		if !e.mayTwin() {
+			e.collided(u, rel, owner)
+			return
+		}
+		twin = true
 	}
-	if e.o.Timestamping && e.upToDate(it, rel) {
+	if !twin && e.o.Timestamping && e.upToDate(it, rel) {
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
 	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
 	var part Partial
-	if !namesListing(u, it.kind) && pageKind(u) == PageFile {
+	if !namesListing(u, it.kind) && pageKind(u) == PageFile && !twin {
 		// Resumed only on the validator recorded when the part began
 		// (If-Range, or FTP's SIZE and MDTM): a changed file is sent
 		// whole, never spliced onto the old one's first bytes.
 		part = e.store.Partial(rel, u.Redacted())
 		req.Offset, req.IfRange = part.Offset, part.Validator
 	}
-	if e.o.Timestamping {
+	if e.o.Timestamping && !twin {
 		if v, ok := e.sentValidators.LoadAndDelete(it.url); ok {
 			// Worked out already for the request sent ahead.
 			c := v.(validator)
@@ -701,9 +761,9 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	}
 	switch {
 	case res.Listing != nil:
-		e.walk(ctx, it, u, res)
+		e.walk(ctx, it, u, res, twin)
 	case res.Body != nil:
-		e.save(ctx, it, u, rel, res, part)
+		e.save(ctx, it, u, rel, res, part, twin)
 	case res.NotModified:
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
@@ -722,28 +782,6 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 	}
 	_, dir := parentPath(u)
 	return dir || kind == schemes.KindDirectory
-}
-
-// claim records rel as the local name of a URL of this run; false when
-// another URL has it already. The names claimed are also what --delete
-// keeps (sweep).
-func (e *engine) claim(rel string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.saved.add(rel)
-}
-
-// duplicate reports a URL whose local name another URL of the run took:
-// a directory's URL and its index.html are one page to the layout (as to
-// wget) and the second is skipped; any other pair is a collision, and
-// the second fails.
-func (e *engine) duplicate(u uri.URL, rel string) {
-	p := u.Path()
-	if path.Base(rel) == IndexName && (strings.HasSuffix(p, "/") || p == "" || path.Base(p) == IndexName) {
-		e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "the same page as its directory's " + IndexName})
-		return
-	}
-	e.fail(u.Redacted(), rel, &schemes.Error{Kind: schemes.ErrWrite, URL: u.Redacted(), Op: "saving " + rel, Err: ErrCollided})
 }
 
 // validators returns the conditions of a request for u under -N: its
@@ -798,8 +836,9 @@ func (e *engine) upToDate(it item, rel string) bool {
 }
 
 // save writes a body to its local file, then looks for links in it when it
-// is HTML. part is what the request resumed, if anything.
-func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part Partial) {
+// is HTML. part is what the request resumed, if anything; twin tells
+// that rel was taken by another URL of the run (engine_twin.go).
+func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part Partial, twin bool) {
 	defer res.Body.Close()
 	final := u
 	partRel := rel
@@ -812,19 +851,33 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			e.seen.add(visitKey(f.WithoutFragment()))
 			e.mu.Unlock()
 			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
-				rel = r
+				rel, twin = r, false
 				if reason := RefusedName(rel); reason != "" {
 					e.report(Report{URL: f.Redacted(), Status: Skipped, Reason: reason})
 					return
 				}
-				if !e.claim(rel) {
-					e.duplicate(f, rel)
-					return
+				if !e.claimFor(rel, f) {
+					owner, same := e.sameResource(rel, f)
+					if same {
+						// The redirect's target was saved under its
+						// own name: one resource.
+						e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: "redirected to " + owner + ", saved already"})
+						return
+					}
+					if !e.mayTwin() {
+						e.collided(f, rel, owner)
+						return
+					}
+					twin = true
 				}
 			}
 		}
 	}
 	masked := final.Redacted()
+	if twin {
+		e.saveTwin(ctx, final, rel, it, res)
+		return
+	}
 	var f *File
 	var err error
 	var reason string
@@ -956,8 +1009,14 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 		return
 	}
 	defer f.Close()
+	e.linksFrom(ctx, it, base, rel, f)
+}
+
+// linksFrom queues the links of the HTML page r, saved as rel, whose URL
+// is base.
+func (e *engine) linksFrom(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err = HTMLLinks(bufio.NewReaderSize(f, 32<<10), base, func(ref uri.URL) {
+	err := HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}
@@ -982,7 +1041,7 @@ func (e *engine) notePage(kind byte, rel string, base uri.URL) {
 
 // walk reads a listing, queues its entries, saves a gopher menu as its
 // gophermap, and with --delete removes the local files it no longer holds.
-func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource) {
+func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource, isTwin bool) {
 	defer res.Listing.Close()
 	masked := u.Redacted()
 	dir, err := e.o.Layout.Dir(u)
@@ -994,16 +1053,23 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	var menuRel string
 	var mw *bufio.Writer
 	var cw *countWriter
+	var twinMenu *os.File // a twin's menu, to be compared (engine_twin.go)
 	if pageKind(u) == PageGopherMenu {
 		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
-		if err == nil {
+		if err == nil && isTwin {
+			twinMenu, err = twinFile()
+		} else if err == nil {
 			menu, err = e.store.Create(menuRel)
 		}
 		if err != nil {
 			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
 			return
 		}
-		cw = &countWriter{w: menu.File}
+		if twinMenu != nil {
+			cw = &countWriter{w: twinMenu}
+		} else {
+			cw = &countWriter{w: menu.File}
+		}
 		mw = bufio.NewWriterSize(cw, 32<<10)
 	}
 	group := isGroup(u)
@@ -1037,6 +1103,10 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		if err != nil {
 			continue
 		}
+		if !entryBelow(u, ref) {
+			e.report(Report{URL: ref.Redacted(), Status: Skipped, Reason: "listed under a name that leads outside " + masked})
+			continue
+		}
 		child := item{depth: it.depth + 1, start: it.start, kind: en.Kind, size: en.Size, mod: en.ModTime}
 		target, isSymlink := symlinkTarget(en)
 		if en.Kind == schemes.KindLink && !isSymlink {
@@ -1063,6 +1133,24 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	if ctx.Err() != nil && lerr == nil {
 		lerr = ctx.Err()
 	}
+	if twinMenu != nil {
+		mw.WriteString(".\r\n")
+		err := mw.Flush()
+		if cerr := twinMenu.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil && lerr == nil {
+			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
+		}
+		if lerr != nil {
+			os.Remove(twinMenu.Name())
+			e.fail(masked, menuRel, lerr)
+			return
+		}
+		_, owner := e.owner(menuRel)
+		e.addTwin(twin{rel: menuRel, url: masked, owner: owner, tmp: twinMenu.Name(), menu: true})
+		return
+	}
 	if menu != nil {
 		mw.WriteString(".\r\n")
 		if err := mw.Flush(); err != nil && lerr == nil {
@@ -1079,6 +1167,14 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	if lerr != nil {
 		e.fail(masked, menuRel, lerr)
 		return
+	}
+	if madeDir(u) {
+		// Made whether or not the listing held anything: an empty
+		// remote directory is a local one too.
+		if err := e.store.MkdirAll(dir); err != nil {
+			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "making " + dir, Err: err})
+			return
+		}
 	}
 	var size int64
 	if cw != nil {
@@ -1099,6 +1195,73 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "deleting in " + dir, Err: err})
 		}
 	}
+}
+
+// entryBelow reports whether ref, an entry of the directory listing u
+// (ftp, file), names something below that directory, as a listing's
+// entries must: resolved (RFC 3986 §5.2.4) it starts with the directory,
+// and the segments after it, %-decoded, are names (schemes.IsEntryName),
+// none of them a dot segment. A hostile server's MLSD or LIST entry named
+// "..", "../../etc" or "a/../../b" is refused here whatever the fetcher
+// made of it. Other listings (gopher menus, newsgroups, WAIS results)
+// link anywhere, and --no-parent is what holds them.
+func entryBelow(u, ref uri.URL) bool {
+	switch u.Scheme() {
+	case "ftp", "ftps", "file":
+	default:
+		return true
+	}
+	if ref.Scheme() != u.Scheme() || !strings.EqualFold(ref.RawHost(), u.RawHost()) || portSuffix(ref) != portSuffix(u) {
+		return false
+	}
+	dir := u.Normalize().Path()
+	if i := strings.LastIndex(dir, ";type="); i >= 0 && u.Scheme() != "file" {
+		dir = dir[:i]
+	}
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	// The raw path as well as the resolved one: "a/../b" resolves below
+	// the directory but is no name of it.
+	raw := ref.Path()
+	if strings.HasPrefix(raw, u.Path()) {
+		raw = raw[len(u.Path()):]
+	}
+	for _, seg := range strings.Split(raw, "/") {
+		if d, err := uri.Unescape(seg); err != nil || d == "." || d == ".." {
+			return false
+		}
+	}
+	rest, ok := strings.CutPrefix(ref.Normalize().Path(), dir)
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSuffix(rest, "/")
+	if i := strings.LastIndex(rest, ";type="); i >= 0 && u.Scheme() != "file" {
+		rest = rest[:i]
+	}
+	if rest == "" {
+		return false
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		d, err := uri.Unescape(seg)
+		if err != nil || !schemes.IsEntryName(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// madeDir reports whether the listing u stands for a directory made
+// locally: an FTP or local directory. A gopher menu has its gophermap
+// and an http directory its index.html, which make theirs; a newsgroup
+// or a WAIS database is no directory of the server's.
+func madeDir(u uri.URL) bool {
+	switch u.Scheme() {
+	case "ftp", "ftps", "file":
+		return true
+	}
+	return false
 }
 
 // countWriter counts what goes through it.
@@ -1155,9 +1318,17 @@ func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri
 // ends the run.
 func (e *engine) fail(masked, rel string, err error) {
 	e.mu.Lock()
+	if e.stopped() && e.fatal == nil {
+		// The caller stopped the run (Ctrl-C): whatever error the
+		// transfer ended with came of that, a write error of a body cut
+		// off included. Not a failure of this URL's own; its part, if
+		// any arrived, is kept for the next run.
+		e.mu.Unlock()
+		e.report(Report{URL: masked, Path: rel, Status: Interrupted, Err: context.Canceled})
+		return
+	}
 	if errors.Is(err, context.Canceled) && e.stopped() {
-		// Cut short by what stopped the run (reported once) or by
-		// the caller: not a failure of this URL's own.
+		// Cut short by what stopped the run, reported once.
 		e.mu.Unlock()
 		return
 	}

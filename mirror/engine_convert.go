@@ -64,7 +64,10 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 		if fi, err := e.store.Stat(target); err != nil || !fi.Mode().IsRegular() {
 			return "", false
 		}
-		return uri.EscapePath(Rel(rel, target)), true
+		// A file path: ConvertHTML and ConvertGophermap encode it for
+		// the link they write, each as its reader decodes. Encoded here
+		// as well, a name with "%" or a space came out encoded twice.
+		return Rel(rel, target), true
 	}
 	w := bufio.NewWriterSize(out.File, 32<<10)
 	if menu {

@@ -117,8 +117,10 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 	e.mu.Lock()
 	e.seen.add(visitKey(ref))
 	e.mu.Unlock()
-	if !e.claim(rel) {
-		e.duplicate(ref, rel)
+	if !e.claimFor(rel, ref) {
+		// A link and another URL's file cannot both be rel.
+		_, owner := e.owner(rel)
+		e.collided(ref, rel, owner)
 		return true
 	}
 	if old, err := e.store.Readlink(rel); err == nil && old == text {

@@ -230,7 +230,8 @@ func TestMirrorResumesPartial(t *testing.T) {
 }
 
 // Names that collide once made safe: the first URL keeps the name, the
-// second fails with a write error naming both, and nothing is overwritten.
+// second fails with a write error naming both, and nothing is overwritten:
+// the second's bytes are kept under ConflictDir.
 func TestMirrorNamesCollide(t *testing.T) {
 	pages := map[string]string{
 		"/":        `<a href="x">file x</a> <a href="x/">dir x</a> <a href="a%2Fb">one</a> <a href="a%252Fb">two</a>`,
@@ -263,6 +264,9 @@ func TestMirrorNamesCollide(t *testing.T) {
 	got := readTree(t, out)
 	if got["x"] != "X" || got["a%2Fb"] != "slash" {
 		t.Errorf("the first URLs' files were not kept: %v", got)
+	}
+	if got[ConflictDir+"/1/a%2Fb"] != "percent" {
+		t.Errorf("the second URL's file was lost: %v", keys(got))
 	}
 	for _, r := range rec.reports {
 		if r.Status == Failed && !strings.Contains(r.Err.Error(), r.URL) {

@@ -82,6 +82,10 @@ const (
 	Failed    Status = "failed"    // the fetch or the write failed: Err says why
 	Deleted   Status = "deleted"   // --delete removed the local copy
 	Linked    Status = "linked"    // a symbolic link, made again locally
+	// Interrupted: the run was stopped (Ctrl-C) while the URL was being
+	// fetched; what arrived is kept as its part for the next run to
+	// resume. Not a failure: Stats.Failed does not count it.
+	Interrupted Status = "interrupted"
 )
 
 // Report tells what became of one URL.

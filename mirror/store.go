@@ -511,3 +511,22 @@ func (s *Store) wasWritten(fi os.FileInfo) bool {
 	defer s.writtenMu.Unlock()
 	return s.written.has(k)
 }
+
+// MkdirAll makes the directory rel and those above it when missing: a
+// remote directory that lists nothing still has its local one, as wget
+// and lftp make it. A file or a link that leads out where a directory
+// should be is an error, as for Create.
+func (s *Store) MkdirAll(rel string) error {
+	if rel != "." && (!filepath.IsLocal(rel) || path.Clean(rel) != rel) {
+		return fmt.Errorf("cannot make %q: not a path inside the output directory", rel)
+	}
+	d, err := s.dirs.acquire(s.root, rel, true)
+	if err != nil {
+		if c := s.collision(rel + "/."); c != nil {
+			return c
+		}
+		return err
+	}
+	s.dirs.release(d)
+	return nil
+}

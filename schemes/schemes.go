@@ -513,3 +513,17 @@ func (l *SliceListing) Next() (Entry, error) {
 
 // Close does nothing; it exists to satisfy Listing.
 func (l *SliceListing) Close() error { return nil }
+
+// IsEntryName reports whether name, as a directory listing gave it, can
+// stand for one entry of that directory: not empty, ".", or "..", and
+// without "/", NUL, CR or LF. Any other name, taken into the entry's URL,
+// would lead outside the listed directory or split the command that
+// fetches it (RFC 959 §3.1.1.5: CR LF ends a command), so it is shown but
+// never given a URL.
+func IsEntryName(name string) bool {
+	switch name {
+	case "", ".", "..":
+		return false
+	}
+	return !strings.ContainsAny(name, "/\x00\r\n")
+}

@@ -83,6 +83,11 @@ type Server struct {
 	ListFormat string
 	ListPrefix []string
 
+	// ListExtra adds lines, as given, to a listing: the key is the verb
+	// and the directory ("MLSD /pub", "LIST /", "NLST /pub"). A hostile
+	// server's entries ("..", "../../etc", "a/../../b") are made so.
+	ListExtra map[string][]string
+
 	// Reply replaces the server's answer to a command verb with the given
 	// reply line (or lines joined by "\r\n"), without acting on it.
 	Reply map[string]string
@@ -864,6 +869,7 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 			lines = append(lines, ss.s.listLine(verb, efi, target))
 		}
 	}
+	lines = append(lines, ss.s.ListExtra[verb+" "+path.Clean("/"+dir)]...)
 	dc, err := ss.dataConn()
 	if err != nil {
 		ss.reply("425 Use PORT or PASV first.")

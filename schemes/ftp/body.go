@@ -289,6 +289,11 @@ func (l *listing) entry(line string) (schemes.Entry, bool) {
 		if b := path.Base(line); b == "." || b == ".." {
 			return schemes.Entry{}, false
 		}
+		if !nlstName(line) {
+			// A name that is not a path below the directory ("..",
+			// "a/../../b", "/etc") is shown, never given a URL.
+			return schemes.Entry{Name: line, Kind: schemes.KindInfo, Size: -1, Raw: line}, true
+		}
 		return schemes.Entry{URL: l.base + uri.EscapePath(line), Name: line, Kind: schemes.KindOther, Size: -1, Raw: line}, true
 	}
 	var le listEntry
@@ -303,6 +308,11 @@ func (l *listing) entry(line string) (schemes.Entry, bool) {
 	}
 	if le.skip {
 		return schemes.Entry{}, false
+	}
+	if !schemes.IsEntryName(le.name) {
+		// "..", "a/b", a name with CR or LF: not an entry of this
+		// directory, whatever the server says. Shown, never walked.
+		return schemes.Entry{Name: le.name, Kind: schemes.KindInfo, Size: -1, Raw: line}, true
 	}
 	u := l.base + uri.EscapeSegment(le.name)
 	if le.kind == schemes.KindDirectory {
@@ -327,4 +337,17 @@ func (l *listing) Close() error {
 		l.final = io.EOF
 	}
 	return l.t.Close()
+}
+
+// nlstName reports whether an NLST line names something below the listed
+// directory: RFC 959 §4.1.3 lets a server give names relative to it with
+// their subdirectories ("sub/file"), so "/" may separate components, but
+// none may be empty, "." or "..", nor hold NUL, CR or LF.
+func nlstName(line string) bool {
+	for _, c := range strings.Split(line, "/") {
+		if !schemes.IsEntryName(c) {
+			return false
+		}
+	}
+	return true
 }

@@ -293,3 +293,28 @@ func TestNLSTEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileListNames checks that names no directory can hold ("..",
+// "../../etc", "a/../../b", an absolute path) are shown but given no URL,
+// in NLST, MLSD and LIST alike: a walk that took them would leave the
+// listed directory.
+func TestHostileListNames(t *testing.T) {
+	nlst := &listing{base: "ftp://h/d/", nlst: true}
+	for _, line := range []string{"../../etc", "a/../../b", "/etc/passwd", "a//b", "./x"} {
+		if e, ok := nlst.entry(line); ok && (e.URL != "" || e.Kind != schemes.KindInfo) {
+			t.Errorf("NLST %q: %+v, want no URL", line, e)
+		}
+	}
+	mlsd := &listing{base: "ftp://h/d/", mlsd: true}
+	for _, line := range []string{"type=dir; ..", "type=dir; ../../etc", "type=file;size=1; a/../../b", "type=file;size=1; /etc/passwd", "type=file;size=1; a\x00b"} {
+		if e, ok := mlsd.entry(line); ok && (e.URL != "" || e.Kind != schemes.KindInfo) {
+			t.Errorf("MLSD %q: %+v, want no URL", line, e)
+		}
+	}
+	list := &listing{base: "ftp://h/d/"}
+	for _, line := range []string{"drwxr-xr-x 2 u g 4096 Mar 01 2025 ../../etc", "-rw-r--r-- 1 u g 1 Mar 01 2025 a/../../b"} {
+		if e, ok := list.entry(line); ok && (e.URL != "" || e.Kind != schemes.KindInfo) {
+			t.Errorf("LIST %q: %+v, want no URL", line, e)
+		}
+	}
+}
