@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -303,5 +304,36 @@ func TestTimeoutIsAlways28(t *testing.T) {
 		if code != exitTimeout || !strings.Contains(errOut, want) {
 			t.Errorf("run %d (%v): exit %d, want %d and %q: %s", i, args, code, exitTimeout, want, errOut)
 		}
+	}
+}
+
+// TestInterruptKeepsEveryByte: Ctrl-C during a -C - transfer keeps every
+// byte that arrived in the partial file, for the next -C - to resume
+// from, and exits 130. The server sends 1 KiB and trickles, then stalls;
+// the signal comes once the file holds all it sent.
+func TestInterruptKeepsEveryByte(t *testing.T) {
+	for _, scheme := range []string{"http", "gopher"} {
+		t.Run(scheme, func(t *testing.T) {
+			t.Parallel()
+			srv := &trickler{gopher: scheme == "gopher", first: 1024, step: 100, steps: 10, gap: 50 * time.Millisecond}
+			url := scheme + "://" + srv.start(t) + "/slow"
+			dir := t.TempDir()
+			cmd, errOut := startCommand(t, dir, "-s", "-S", "-C", "-", "-o", "out", url)
+			target := filepath.Join(dir, "out")
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				if fi, err := os.Stat(target); err == nil && fi.Size() == 1024+10*100 {
+					break
+				}
+			}
+			cmd.Process.Signal(syscall.SIGINT)
+			if code := waitExit(t, cmd); code != 130 {
+				t.Errorf("exit %d, want 130: %s", code, errOut)
+			}
+			if s := errOut.String(); !strings.Contains(s, "interrupted") || strings.Contains(s, "write error") {
+				t.Errorf("stderr %q, want it to say interrupted", s)
+			}
+			got, _ := os.ReadFile(target)
+			wantBody(t, url, got, srv.sent.Load())
+		})
 	}
 }

@@ -71,8 +71,10 @@ type Client struct {
 	// --speed-time: a transfer that receives fewer than LowSpeedLimit
 	// bytes a second for LowSpeedTime ends with schemes.ErrTimeout. As in
 	// curl, LowSpeedTime alone means a limit of 1 byte a second, and
-	// LowSpeedLimit alone means over 30 seconds. A listing counts the
-	// bytes of its entries as they arrive.
+	// LowSpeedLimit alone means over 30 seconds. The count starts with
+	// the attempt, as curl's does: the bytes of a greeting, a login and a
+	// reply's head count, and a server that says nothing is below any
+	// limit. A listing counts the bytes of its entries as they arrive.
 	LowSpeedLimit int64
 	LowSpeedTime  time.Duration
 
@@ -83,7 +85,8 @@ type Client struct {
 	IdleTimeout time.Duration
 
 	// Timeout bounds each URL's whole transfer, body included (curl's
-	// --max-time); 0 means no limit.
+	// --max-time); 0 means no limit. Body.WriteTo has written every byte
+	// that arrived before it when it returns the timeout.
 	Timeout time.Duration
 
 	// TLSConfig is the base TLS configuration; nil means the system roots.
