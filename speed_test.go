@@ -21,7 +21,8 @@ import (
 
 // trickler is a loopback server that answers each connection's request
 // with its reply head, then first body bytes at once, then step bytes every
-// gap, steps times, then last bytes at once. With end set it then closes
+// gap, steps times (none after until, when set), then last bytes at once.
+// With end set it then closes
 // the connection (the body is whole); without, it says nothing more until
 // the client goes. It counts the body bytes its writes handed to the
 // kernel, so that a test can compare what the client kept byte for byte.
@@ -33,6 +34,7 @@ type trickler struct {
 	gap    time.Duration
 	last   int
 	end    bool
+	until  time.Time
 
 	sent atomic.Int64
 	wg   sync.WaitGroup
@@ -112,6 +114,9 @@ func (s *trickler) serve(c net.Conn) {
 	}
 	for range s.steps {
 		time.Sleep(s.gap)
+		if !s.until.IsZero() && time.Now().After(s.until) {
+			break
+		}
 		if !send(s.step) {
 			return
 		}
@@ -223,13 +228,16 @@ func TestSpeedLimitCountsFromTheRequest(t *testing.T) {
 // -C -, and a standard output redirected to a file or a pipe. The server
 // sends 1 KiB, trickles for two seconds and then stalls; -m 3 ends it, and
 // the output must hold exactly what the server sent, over HTTP (a body of
-// known length) and gopher (a body that ends with the connection).
+// known length) and gopher (a body that ends with the connection). The
+// trickle stops half a second before the earliest the client's -m can
+// end, however late a loaded machine starts the client, so that every
+// byte sent had time to arrive.
 func TestTimeoutKeepsEveryByte(t *testing.T) {
 	for _, scheme := range []string{"http", "gopher"} {
 		for _, to := range []string{"resume", "stdout", "pipe"} {
 			t.Run(scheme+"/"+to, func(t *testing.T) {
 				t.Parallel()
-				srv := &trickler{gopher: scheme == "gopher", first: 1024, step: 100, steps: 20, gap: 100 * time.Millisecond}
+				srv := &trickler{gopher: scheme == "gopher", first: 1024, step: 100, steps: 20, gap: 100 * time.Millisecond, until: time.Now().Add(2500 * time.Millisecond)}
 				url := scheme + "://" + srv.start(t) + "/slow"
 				dir := t.TempDir()
 				out := filepath.Join(dir, "out")
