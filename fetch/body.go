@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
-	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -67,47 +67,35 @@ func (b *Body) Read(p []byte) (int, error) {
 // still read from the source, so truncation and the limit are seen as with
 // Read.
 //
-// Into a destination nobody watches fill (a regular file, /dev/null) and
-// with no progress to report, a body that is the rest of a socket is read
-// in large batches (batchReceive) once its first batchAfter bytes are out:
-// the copy then sleeps and wakes a few thousand times per gigabyte instead
-// of at every few segments. Not through a proxy: a relay (squid, dante)
-// sends as it receives, and holding the reads back for a batch stalled it
-// (1 GiB through a local dante: 1.18 times curl's time batched, 0.95 not).
+// The socket is read as its bytes come, whatever the destination: a copy
+// that held its reads back for a batch (a receive low-water mark) hid the
+// bytes waiting in the socket from the speed check, and lost them when a
+// deadline or an interrupt closed the connection (see docs/performance.md).
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
-	d := describe(w)
-	s := newSink(w, d)
+	s := newSink(w, describe(w))
 	defer s.release()
-	batch := b.progress == nil && d.quiet() && b.rate == nil && b.req.Proxy == ""
-	if br, ok := b.rc.(bulk.BatchReceiver); ok && batch {
-		// The body knows where it ends in its connection (an HTTP
-		// Content-Length) and keeps the mark below that itself.
-		br.BatchReceive(receiveBatch)
-		batch = false
-	}
 	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
-		return b.delegate(wt, s, w, batch)
+		return b.delegate(wt, s, w)
 	}
 	var written int64
-	bt := batcher{on: batch}
-	eof := false
-	defer func() { bt.stop(eof) }()
 	src, kernel, unwatch := b.watchedSource(b.rc)
 	defer unwatch()
 	for {
-		n, werr, err := b.copyWatched(s, src, kernel, b.chunk(&bt, src, written))
+		n, werr, err := b.copyWatched(s, src, kernel, b.chunk())
 		written += n
 		b.n += n
 		if b.max > 0 && b.n > b.max {
 			return written, b.tooLarge()
 		}
 		if err == io.EOF {
-			eof = true
 			b.report(true)
 			return written, nil
 		}
 		if err != nil {
 			b.report(true)
+			if ended := b.ended(); ended != nil {
+				return written, ended
+			}
 			if werr {
 				// The destination failed: the caller classifies it
 				// (a full disk, a closed pipe), not as the transfer's.
@@ -124,8 +112,8 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 // count once the data connection ends) yet can offer the raw connection:
 // the fetcher hands it to chunkWriter.ReadFrom, which moves it with the
 // same sink, limit and progress as the loop in WriteTo.
-func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer, batch bool) (int64, error) {
-	cw := &chunkWriter{b: b, s: s, w: w, batch: batch}
+func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
+	cw := &chunkWriter{b: b, s: s, w: w}
 	// The fetcher's WriteTo reads its source itself: all of it is a wait
 	// on the source, save what the sink's own writes take.
 	b.watch.begin()
@@ -137,6 +125,8 @@ func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer, batch bool) (int64,
 		return n, cw.limit
 	case err == nil:
 		return n, nil
+	case b.ended() != nil:
+		return n, b.ended()
 	case cw.werr != nil && errors.Is(err, cw.werr):
 		// The destination failed: the caller classifies it.
 		return n, err
@@ -154,7 +144,6 @@ type chunkWriter struct {
 	w     io.Writer
 	werr  error // the destination's error, if it failed
 	limit error // the size limit was passed
-	batch bool  // read a raw source in large batches (see Body.WriteTo)
 }
 
 func (c *chunkWriter) Write(p []byte) (int, error) {
@@ -191,9 +180,7 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 // HTTP body of known length, on a connection that outlives it) is copied
 // from the connection itself, at most N bytes, with N counted down, as
 // (*os.File).ReadFrom treats one: the sink can still splice from the
-// socket, and nothing past the body is read. Such a source gets no
-// low-water mark from the copy: its body, which knows where it ends, sets
-// its own (bulk.BatchReceiver).
+// socket, and nothing past the body is read.
 func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	b := c.b
 	lr, limited := r.(*io.LimitedReader)
@@ -206,11 +193,8 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	r, kernel, unwatch := b.watchedSource(r)
 	defer unwatch()
 	var total int64
-	bt := batcher{on: c.batch && !limited}
-	eof := false
-	defer func() { bt.stop(eof) }()
 	for {
-		chunk := b.chunk(&bt, r, total)
+		chunk := b.chunk()
 		if limited {
 			if lr.N <= 0 {
 				return total, nil
@@ -228,11 +212,10 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 			return total, c.limit
 		}
 		if err == io.EOF {
-			eof = true
 			return total, nil
 		}
 		if err != nil {
-			if werr {
+			if werr && b.ended() == nil {
 				c.werr = err
 			}
 			return total, err
@@ -241,47 +224,15 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// chunk is how much the next copy call of a copy that has moved copied
-// bytes from r may move: copyChunk, less while the batcher leads up to its
-// mark or under a rate limit (which first waits its turn), and at most one byte past the size limit (enough to see it passed).
-func (b *Body) chunk(bt *batcher, r io.Reader, copied int64) int64 {
-	chunk := b.rate.chunk(b.n, bt.chunk(r, copied))
+// chunk is how much the next copy call may move: copyChunk, less under a
+// rate limit (which first waits its turn), and at most one byte past the
+// size limit (enough to see it passed).
+func (b *Body) chunk() int64 {
+	chunk := b.rate.chunk(b.n, copyChunk)
 	if b.max > 0 && b.max+1-b.n < chunk {
 		chunk = b.max + 1 - b.n
 	}
 	return chunk
-}
-
-// batcher sets the low-water mark on a copy's socket (batchReceive) once
-// the copy's first batchAfter bytes are out, and puts it back if the copy
-// stops before the peer's close.
-type batcher struct {
-	on   bool   // the mark is still to be set, or tried again
-	undo func() // puts the mark back; nil while none is set
-}
-
-// chunk returns how much may move before the mark is due, setting it on r
-// once copied reaches batchAfter. A body may expose its socket only once
-// the bytes it read ahead are out (see fileSink.copyN): the mark is tried
-// again at each chunk while batchReceive says it may.
-func (bt *batcher) chunk(r io.Reader, copied int64) int64 {
-	if bt.on {
-		if copied < batchAfter {
-			return batchAfter - copied
-		}
-		bt.undo, bt.on = batchReceive(r)
-	}
-	return copyChunk
-}
-
-// stop ends the batching. With eof the peer has closed the socket (the
-// only way batchReceive's sources end): nothing reads it again, and the
-// mark stays.
-func (bt *batcher) stop(eof bool) {
-	if bt.undo != nil && !eof {
-		bt.undo()
-	}
-	bt.undo = nil
 }
 
 // watchedSource returns r as a copy should read it: a source the kernel
@@ -345,15 +296,43 @@ func (b *Body) tooLarge() error {
 	return b.req.Fail(schemes.ErrTooLarge, "", 0, "", fmt.Errorf("the body exceeds the limit of %d bytes", b.max))
 }
 
-// wrap classifies a read error: the transfer's deadline becomes a timeout;
-// a write error (from WriteTo's destination) stays what it is for the caller
-// to classify; anything unclassified goes through Request.NetError.
-func (b *Body) wrap(err error) error {
-	if werr := b.watch.fired(); werr != nil {
-		return werr
+// ended returns why the transfer ended early, once it has (see ended).
+func (b *Body) ended() error { return ended(b.ctx, b.watch, b.req) }
+
+// ended returns why a transfer's context ended, or nil while it runs: the
+// watchdog's timeout, the Client's Timeout or the caller's deadline as a
+// timeout, the caller's cancellation (an interrupt) as context.Canceled. A
+// copy that fails once it has ended failed because of it: its connection
+// was closed, or the deadline cut a write short, which is no fault of the
+// server's or of the destination's, so that a timeout is always reported
+// as one and an interrupt never as a write error.
+func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
+	if err := w.fired(); err != nil {
+		return err
 	}
-	if errors.Is(b.ctx.Err(), context.DeadlineExceeded) {
-		return timeoutError(b.ctx, b.req, err)
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		// A fetcher gives its connection the context's deadline (gopher,
+		// FTP), and the runtime's poller may end a read at it a moment
+		// before the context's own timer ends the context: wait for that
+		// moment, so that the read's end is known for the timeout it is.
+		<-ctx.Done()
+	}
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return timeoutError(ctx, req, err)
+	default:
+		return err
+	}
+}
+
+// wrap classifies a read error: the transfer's end (ended) says what it
+// is; a write error (from WriteTo's destination) stays what it is for the
+// caller to classify; anything unclassified goes through Request.NetError.
+func (b *Body) wrap(err error) error {
+	if e := b.ended(); e != nil {
+		return e
 	}
 	var se *schemes.Error
 	if errors.As(err, &se) {
@@ -381,10 +360,8 @@ func (l *listing) Next() (schemes.Entry, error) {
 	e, err := l.Listing.Next()
 	l.watch.end(entryWeight(e), err)
 	if err != nil && err != io.EOF {
-		if werr := l.watch.fired(); werr != nil {
-			err = werr
-		} else if errors.Is(l.ctx.Err(), context.DeadlineExceeded) {
-			err = timeoutError(l.ctx, l.req, err)
+		if e := ended(l.ctx, l.watch, l.req); e != nil {
+			err = e
 		} else {
 			var se *schemes.Error
 			if !errors.As(err, &se) {

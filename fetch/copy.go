@@ -3,6 +3,7 @@ package fetch
 import (
 	"errors"
 	"io"
+	"net"
 	"os"
 	"sync"
 	"syscall"
@@ -19,24 +20,6 @@ const (
 	copyBufferSize  = 1 << 20
 	smallBufferSize = 64 << 10
 )
-
-// receiveBatch is the SO_RCVLOWAT a copy into a quiet destination asks
-// for (socket(7)): the kernel wakes the copy once this much waits in the
-// socket, or the peer closes it, instead of at every segment. On the
-// benchmark machine a 1 GiB gopher body into /dev/null took 0.29 s of CPU
-// and 0.53 s with the default of one byte, 12,000 context switches; 0.22 s
-// and 0.30 s at 64 KiB; 0.13 s and 0.24 s at 256 KiB, 3,800 switches; at
-// 1 MiB the CPU fell further but the sender stalled (0.40 s).
-const receiveBatch = 256 << 10
-
-// batchAfter is how much of a body is copied before the low-water mark is
-// set. Most bodies of a run of many URLs are smaller, and are whole in the
-// socket, or nearly, when the copy starts; for them the four system calls
-// that set, check and put back the mark bought nothing (a 4 KiB gopher item
-// made 25 system calls with them, 21 without; 1000 of them took 5 % less
-// CPU). A large body is woken at every few segments for its first 64 KiB
-// only.
-const batchAfter = 64 << 10
 
 // copyBuffers and smallBuffers hold the buffers of finished copies, so that
 // a run of many bodies reuses one buffer instead of allocating one per URL.
@@ -56,8 +39,7 @@ type sink interface {
 }
 
 // destination is what a body is written into, told apart once per body
-// with one fstat(2): newSink picks the copy by it, and it says whether
-// anyone watches the bytes arrive (quiet).
+// with one fstat(2): newSink picks the copy by it.
 type destination struct {
 	file    *os.File // w itself, when it is one
 	regular bool     // a regular file: w, or a writer over one that can Stat itself
@@ -201,12 +183,25 @@ func (s *fileSink) readFrom(r io.Reader, n int64) (int64, bool, error) {
 		return written + m, true, err
 	}
 	var pe *os.PathError
-	if errors.As(err, &pe) && !IsWriteError(err) {
-		// ReadFrom names the destination in every error, but this one is
-		// the source's (a reset, a timeout).
+	if errors.As(err, &pe) && (!IsWriteError(err) || sourceError(pe.Err)) {
+		// ReadFrom names the destination in every error, "write" as the
+		// operation, but this one is the source's (a reset, a timeout).
 		err = pe.Err
 	}
 	return written, IsWriteError(err), err
+}
+
+// sourceError reports whether err, from a kernel copy into a file, can only
+// have come from a socket it read: a connection closed, reset or aborted,
+// or its read deadline passed (a regular file or /dev/null has none; a
+// pipe's deadline is the command's, which tells that case apart itself).
+func sourceError(err error) bool {
+	for _, e := range []error{net.ErrClosed, os.ErrDeadlineExceeded, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.ETIMEDOUT} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *fileSink) release() {

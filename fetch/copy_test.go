@@ -283,8 +283,8 @@ func TestWriteToPipe(t *testing.T) {
 // TestWriteToRegularFile copies every kind of source into a regular file.
 func TestWriteToRegularFile(t *testing.T) {
 	for name, open := range bodySources(t, copyData) {
-		// Without progress to report, a socket source is read in
-		// batches (batchReceive); the bytes must not differ.
+		// With and without progress to report: the bytes must not
+		// differ.
 		for _, report := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/progress=%v", name, report), func(t *testing.T) {
 				var last *Progress

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/urlget/urlget/schemes"
@@ -70,8 +71,10 @@ type Client struct {
 	// --speed-time: a transfer that receives fewer than LowSpeedLimit
 	// bytes a second for LowSpeedTime ends with schemes.ErrTimeout. As in
 	// curl, LowSpeedTime alone means a limit of 1 byte a second, and
-	// LowSpeedLimit alone means over 30 seconds. A listing counts the
-	// bytes of its entries as they arrive.
+	// LowSpeedLimit alone means over 30 seconds. The count starts with
+	// the attempt, as curl's does: the bytes of a greeting, a login and a
+	// reply's head count, and a server that says nothing is below any
+	// limit. A listing counts the bytes of its entries as they arrive.
 	LowSpeedLimit int64
 	LowSpeedTime  time.Duration
 
@@ -82,7 +85,8 @@ type Client struct {
 	IdleTimeout time.Duration
 
 	// Timeout bounds each URL's whole transfer, body included (curl's
-	// --max-time); 0 means no limit.
+	// --max-time); 0 means no limit. Body.WriteTo has written every byte
+	// that arrived before it when it returns the timeout.
 	Timeout time.Duration
 
 	// TLSConfig is the base TLS configuration; nil means the system roots.
@@ -395,14 +399,15 @@ func (c *Client) retryWait(attempt int) time.Duration {
 // read.
 func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Request) (*schemes.Resource, error) {
 	tctx, cancelTime := ctx, context.CancelFunc(func() {})
+	took := &tookTooLong{limit: c.Timeout}
 	if c.Timeout > 0 {
 		tctx, cancelTime = context.WithTimeoutCause(ctx, c.Timeout, &schemes.Error{
-			Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Temporary: true,
-			Err: fmt.Errorf("the transfer took longer than %s", seconds(c.Timeout)),
+			Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Temporary: true, Err: took,
 		})
 	}
 	wctx, cancelWatch := context.WithCancelCause(tctx)
 	w := c.newWatchdog(req, cancelWatch)
+	took.w.Store(w)
 	cancel := func() {
 		w.stop()
 		cancelWatch(nil)
@@ -441,6 +446,23 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		cancel()
 	}
 	return res, nil
+}
+
+// tookTooLong is the cause of a transfer that the Client's Timeout (curl's
+// -m) ended, in curl's words, with the bytes of the body or listing that
+// had arrived by then: read once the transfer has stopped, when the count
+// no longer moves.
+type tookTooLong struct {
+	limit time.Duration
+	w     atomic.Pointer[watchdog]
+}
+
+func (e *tookTooLong) Error() string {
+	var n int64
+	if w := e.w.Load(); w != nil {
+		n = w.n.Load()
+	}
+	return fmt.Sprintf("operation timed out after %d milliseconds with %d bytes received", e.limit.Milliseconds(), n)
 }
 
 func closeResource(res *schemes.Resource) {

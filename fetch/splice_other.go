@@ -3,7 +3,6 @@
 package fetch
 
 import (
-	"io"
 	"os"
 	"syscall"
 )
@@ -23,10 +22,3 @@ func fileSplicer(d destination) sink { return nil }
 
 // isNullDevice is false here, where nothing depends on it.
 func isNullDevice(fi os.FileInfo) bool { return false }
-
-// batchReceive has no SO_RCVLOWAT to set on this platform.
-func batchReceive(src io.Reader) (undo func(), retry bool) { return nil, false }
-
-// quiet is false here: with no batching to gain, no destination needs
-// telling apart.
-func (d destination) quiet() bool { return false }

@@ -45,10 +45,13 @@ const (
 // watchdog bounds one attempt at a URL by time, whatever its scheme: until
 // the fetcher returns, by the connect timeout; then, while the caller waits
 // on the body or listing, by the connect timeout until its first byte and
-// by the idle bound or the speed limit after it. When a bound passes it
-// cancels the attempt's context with a timeout error as the cause: every
-// fetcher closes its connections when its context ends (see
-// schemes.Fetcher), so a silent server cannot hold a transfer.
+// by the idle bound or the speed limit after it. A speed limit counts from
+// the attempt's start, as curl's -Y/-y do: a server that accepts and says
+// nothing is slower than any limit, and ends at -y rather than at the
+// connect timeout. When a bound passes it cancels the attempt's context
+// with a timeout error as the cause: every fetcher closes its connections
+// when its context ends (see schemes.Fetcher), so a silent server cannot
+// hold a transfer.
 //
 // Time spent while the caller is not reading (writing the bytes out, or
 // busy elsewhere) does not count against the server.
@@ -67,18 +70,20 @@ type watchdog struct {
 	first   atomic.Bool  // the resource's first byte (or its end) arrived
 	dialed  atomic.Bool  // a connection was made for this attempt
 	src     atomic.Pointer[kernelSource]
+	conns   dialedConns // the connections dialed, for the bytes before the body
 
 	// proxying counts the proxy handshakes under way (proxyDialer).
 	proxying atomic.Int32
 
 	mu        sync.Mutex
 	timer     *time.Timer
-	body      bool      // the fetcher returned; the timer ticks
-	done      bool      // stopped or fired
-	err       error     // the timeout, once fired
-	lastN     int64     // n at the last tick
-	lastTick  time.Time // when the last tick ran
-	slowSince time.Time // since when the transfer has been too slow
+	early     *time.Timer // the speed limit's ticks until the fetcher returns
+	body      bool        // the fetcher returned; the timer ticks
+	done      bool        // stopped or fired
+	err       error       // the timeout, once fired
+	lastN     int64       // n at the last tick
+	lastTick  time.Time   // when the last tick ran
+	slowSince time.Time   // since when the transfer has been too slow
 }
 
 type watchKey struct{}
@@ -112,7 +117,13 @@ func (c *Client) newWatchdog(req *schemes.Request, cancel context.CancelCauseFun
 			w.every = max(d/4, 10*time.Millisecond)
 		}
 	}
+	w.lastTick, w.slowSince = w.start, w.start
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.timer = time.AfterFunc(w.connect, w.connectExpired)
+	if w.limit > 0 {
+		w.early = time.AfterFunc(w.every, w.earlyTick)
+	}
 	return w
 }
 
@@ -127,6 +138,12 @@ func (w *watchdog) connectExpired() {
 	if w.done || w.body {
 		return
 	}
+	w.fireConnect()
+}
+
+// fireConnect ends the attempt for want of a reply within the connect
+// timeout; w.mu is held.
+func (w *watchdog) fireConnect() {
 	what := "no reply from the server"
 	switch {
 	case w.proxying.Load() > 0:
@@ -146,9 +163,53 @@ func (w *watchdog) fetched() {
 		return
 	}
 	w.body = true
-	w.lastTick, w.slowSince = time.Now(), w.start
+	if w.early != nil {
+		// The speed limit's count goes on from where earlyTick left it.
+		w.early.Stop()
+	} else {
+		w.lastTick, w.slowSince = time.Now(), w.start
+	}
 	w.timer.Stop()
 	w.timer = time.AfterFunc(w.every, w.tick)
+}
+
+// earlyTick applies the speed limit while the fetcher works (connecting,
+// a greeting, a login, the request and the reply's head): the fetcher
+// reads those bytes itself, unseen, so the sockets dialed for the attempt
+// are asked how many came (dialedConns).
+func (w *watchdog) earlyTick() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.body {
+		return
+	}
+	now := time.Now()
+	got := w.conns.arrived()
+	elapsed := now.Sub(w.lastTick)
+	w.lastTick = now
+	if w.speedOK(got, elapsed) {
+		w.slowSince = now
+	} else if now.Sub(w.slowSince) >= w.window {
+		w.fireSlow(now)
+		return
+	}
+	w.early.Reset(w.every)
+}
+
+// speedOK reports whether got bytes in elapsed meet the speed limit.
+func (w *watchdog) speedOK(got int64, elapsed time.Duration) bool {
+	return float64(got) >= float64(w.limit)*elapsed.Seconds()
+}
+
+// fireSlow ends the attempt for being below the speed limit for its time;
+// w.mu is held. When the connect timeout has passed too with no byte of
+// the resource yet, that is what is reported: the server has not replied.
+func (w *watchdog) fireSlow(now time.Time) {
+	if !w.first.Load() && now.Sub(w.start) >= w.connect {
+		w.fireConnect()
+		return
+	}
+	w.fire(fmt.Errorf("transfer slower than %d bytes/s for %s", w.limit, seconds(w.window)))
 }
 
 // tick looks at what arrived since the last one and fires once the
@@ -179,25 +240,38 @@ func (w *watchdog) tick() {
 		w.first.Store(true)
 	}
 	ok := !waiting || behind
-	var bound time.Duration
-	var why string
 	switch {
-	case ok:
-	case !w.first.Load():
-		ok, bound = got > 0, w.connect
-		why = "no reply from the server within " + seconds(bound)
 	case w.limit > 0:
-		ok, bound = float64(got) >= float64(w.limit)*elapsed.Seconds(), w.window
-		why = fmt.Sprintf("transfer slower than %d bytes/s for %s", w.limit, seconds(bound))
+		// The speed limit counts from the start, the first byte's wait
+		// included; the connect timeout still bounds that wait.
+		if ok || w.speedOK(got, elapsed) {
+			w.slowSince = now
+		} else if now.Sub(w.slowSince) >= w.window {
+			w.fireSlow(now)
+			return
+		}
+		if !ok && !w.first.Load() && now.Sub(w.start) >= w.connect {
+			w.fireConnect()
+			return
+		}
 	default:
-		ok, bound = got > 0, w.idle
-		why = "no data from the server for " + seconds(bound)
-	}
-	if ok {
-		w.slowSince = now
-	} else if bound > 0 && now.Sub(w.slowSince) >= bound {
-		w.fire(errors.New(why))
-		return
+		var bound time.Duration
+		var why string
+		switch {
+		case ok:
+		case !w.first.Load():
+			ok, bound = got > 0, w.connect
+			why = "no reply from the server within " + seconds(bound)
+		default:
+			ok, bound = got > 0, w.idle
+			why = "no data from the server for " + seconds(bound)
+		}
+		if ok {
+			w.slowSince = now
+		} else if bound > 0 && now.Sub(w.slowSince) >= bound {
+			w.fire(errors.New(why))
+			return
+		}
 	}
 	w.timer.Reset(w.every)
 }
@@ -215,6 +289,9 @@ func (w *watchdog) stop() {
 	defer w.mu.Unlock()
 	w.done = true
 	w.timer.Stop()
+	if w.early != nil {
+		w.early.Stop()
+	}
 }
 
 // fired returns the timeout w ended the attempt with, or nil.
@@ -337,8 +414,7 @@ func (w *watchdog) look() {
 // sample; whether it has received any at all, which on a connection made
 // for the transfer means its first byte came; and whether bytes wait in it
 // unread: then the reader, not the server, is behind (a slow
-// destination), or a low-water mark holds them back, which socketCounts
-// lowers so that they are read.
+// destination).
 func (s *kernelSource) sample() (arrived int64, started, behind bool) {
 	rc := s.rc.Load()
 	if rc == nil {
@@ -363,8 +439,53 @@ func (d watchedDialer) DialContext(ctx context.Context, network, address string)
 	c, err := d.d.DialContext(ctx, network, address)
 	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok && err == nil {
 		w.dialed.Store(true)
+		if w.limit > 0 {
+			w.conns.add(c)
+		}
 	}
 	return c, err
+}
+
+// dialedConns are the sockets dialed for an attempt under a speed limit,
+// with the count of bytes each had received at the last look: before the
+// fetcher returns, the bytes it reads (a greeting, a login's replies, a
+// reply's head) count towards the limit as curl counts them, without a
+// wrapper around the connection that would hide it from the kernel's copy
+// paths. Where the kernel's counts are not at hand, none count.
+type dialedConns struct {
+	mu    sync.Mutex
+	conns []syscall.RawConn
+	seen  []uint64
+}
+
+func (d *dialedConns) add(c net.Conn) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.conns = append(d.conns, rc)
+	d.seen = append(d.seen, 0)
+}
+
+// arrived returns how many bytes the sockets received since the last call.
+func (d *dialedConns) arrived() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n int64
+	for i, rc := range d.conns {
+		received, _, ok := socketCounts(rc)
+		if ok && received > d.seen[i] {
+			n += int64(received - d.seen[i])
+			d.seen[i] = received
+		}
+	}
+	return n
 }
 
 // seconds formats d as curl's options give it: "5s", "1.5s", "300s".

@@ -8,10 +8,7 @@ import (
 
 // socketCounts returns how many bytes a TCP socket has received in all
 // (tcp(7) TCP_INFO, tcpi_bytes_received, Linux 4.1) and how many wait in
-// it unread (SIOCINQ). With bytes waiting, it also lowers the socket's
-// low-water mark to one byte, so that a reader held back by one (a copy
-// reading in batches) is woken for them: a slow source is then read as it
-// comes.
+// it unread (SIOCINQ).
 func socketCounts(rc syscall.RawConn) (received uint64, queued int, ok bool) {
 	err := rc.Control(func(fd uintptr) {
 		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
@@ -21,9 +18,6 @@ func socketCounts(rc syscall.RawConn) (received uint64, queued int, ok bool) {
 		q, err := unix.IoctlGetInt(int(fd), unix.SIOCINQ)
 		if err != nil {
 			return
-		}
-		if q > 0 {
-			_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
 		}
 		received, queued, ok = info.Bytes_received, q, true
 	})

@@ -13,7 +13,3 @@ func GrowPipe(f *os.File) bool { return false }
 
 // SetPipeSize does nothing on this platform, and reports false.
 func SetPipeSize(rc syscall.RawConn) bool { return false }
-
-// SetReceiveLowWater does nothing on this platform, and reports false: the
-// batching it serves is measured and used on Linux only.
-func SetReceiveLowWater(rc syscall.RawConn, n int) bool { return false }

@@ -23,10 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -497,7 +495,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 			if err := undecodable(req, resp, cs); err != nil {
 				return nil, err
 			}
-			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}, cs, serr)
+			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req}, cs, serr)
 			return res, nil
 		}
 		discard(resp.Body)
@@ -533,7 +531,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		resp.Body.Close()
 		return res, nil
 	}
-	b := &body{rc: resp.Body, ctx: ctx, req: req, lowat: 1}
+	b := &body{rc: resp.Body, ctx: ctx, req: req}
 	if len(cs) > 0 {
 		if err := undecodable(req, resp, cs); err != nil {
 			return nil, err
@@ -544,11 +542,9 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	if resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
 		// A body of known length alone on a plain TCP connection: the
 		// socket carries the body's bytes and nothing else until its
-		// end, which BatchReceive can then keep the mark below.
+		// end, which WriteTo can then take from the socket itself.
 		if sc, ok := conn.(*sockConn); ok {
-			if rc, err := sc.SyscallConn(); err == nil {
-				b.raw, b.remain, b.sock = rc, resp.ContentLength, sc
-			}
+			b.remain, b.sock = resp.ContentLength, sc
 		}
 	}
 	res.Body = b
@@ -873,13 +869,9 @@ type body struct {
 	ctx context.Context
 	req *schemes.Request
 
-	// For BatchReceive: the connection's plain TCP socket when the
-	// body's length is known (nil otherwise), the bytes of the body not
-	// yet read, the batch asked for and the SO_RCVLOWAT now set.
-	raw    syscall.RawConn
+	// The bytes of the body not yet read, when its length is known on a
+	// plain connection (sock).
 	remain int64
-	batch  int
-	lowat  int
 
 	last *Fetcher // closed with the body: the request was the run's last
 
@@ -926,11 +918,7 @@ const spliceAfter = 1 << 20
 // (sockConn), then hands w the socket itself as an *io.LimitedReader of
 // the bytes still to come, which the copy can splice into a pipe, a file
 // or /dev/null without passing them through user space. The Transport
-// then sees the body closed early and closes the connection. While a
-// low-water mark is set (BatchReceive), the last mark's worth of bytes go
-// in a copy of their own with the mark back at one byte, so that they
-// never wait for bytes that will not come: the server keeps the
-// connection open after the body (RFC 9112 §9.3).
+// then sees the body closed early and closes the connection.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	rf, ok := w.(io.ReaderFrom)
 	if !ok || b.sock == nil || b.remain < spliceAfter {
@@ -963,17 +951,6 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 		return written + m, err
 	}
 	b.sock.taken = true
-	if b.lowat > 1 {
-		if head := b.remain - int64(b.lowat); head > 0 {
-			m, err := b.copyRest(rf, head)
-			written += m
-			if err != nil {
-				return written, err
-			}
-		}
-		b.batch = 0
-		b.lowWater()
-	}
 	m, err := b.copyRest(rf, b.remain)
 	return written + m, err
 }
@@ -1007,43 +984,10 @@ const readBufferSize = 4 << 10
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.remain -= int64(n)
-	if b.lowat > 1 {
-		b.lowWater()
-	}
 	if err != nil && err != io.EOF {
 		err = b.classify(err)
 	}
 	return n, err
-}
-
-// BatchReceive asks that reads be woken only once n bytes wait on the
-// connection (bulk.BatchReceiver), for as long as the rest of the body
-// holds that many; a body without a known length on a plain TCP connection
-// ignores it. Over TLS the socket carries records, and crypto/tls reads
-// ahead of its reader by an amount it does not tell: no mark there could
-// be kept below what is still to come.
-func (b *body) BatchReceive(n int) {
-	if b.raw != nil {
-		b.batch = n
-		b.lowWater()
-	}
-}
-
-// lowWater keeps the socket's low-water mark at the batch while the socket
-// has at least that much of the body still to receive, and at one byte
-// after: the connection stays open after the body (RFC 9112 §9.3), so
-// nothing but the body's own bytes would reach a higher mark, and the
-// connection goes back to the pool with the mark at one byte for the next
-// response. The socket still has to receive at least remain minus what the
-// Transport's buffer may hold (readBufferSize).
-func (b *body) lowWater() {
-	want := 1
-	if b.batch > 1 && b.remain-readBufferSize >= int64(b.batch) {
-		want = b.batch
-	}
-	if want != b.lowat && bulk.SetReceiveLowWater(b.raw, want) {
-		b.lowat = want
-	}
 }
 
 func (b *body) classify(err error) error {
@@ -1060,10 +1004,6 @@ func (b *body) classify(err error) error {
 // the body was read to the end, or closing the Fetcher's connections after
 // a run's last request.
 func (b *body) Close() error {
-	if b.lowat > 1 {
-		b.batch = 0
-		b.lowWater()
-	}
 	err := b.rc.Close()
 	if b.last != nil {
 		b.last.Close()
