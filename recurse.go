@@ -282,7 +282,11 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 				writeJobReport(c.stdout, jobReport{URL: r.URL, Path: r.Path, Status: reportInterrupted, Exit: c.interruptedStatus(), Err: err})
 			}
 			if !c.opts.silent || c.opts.showError {
-				fmt.Fprintf(c.stderr, "urlget: %s: %v; what arrived is kept for the next run\n", maskedText(r.URL), err)
+				kept := ""
+				if r.Kept {
+					kept = "; what arrived is kept for the next run"
+				}
+				fmt.Fprintf(c.stderr, "urlget: %s: %v%s\n", maskedText(r.URL), err, kept)
 			}
 			return
 		}

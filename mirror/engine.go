@@ -910,7 +910,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		if fetch.IsWriteError(err) {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err}
 		}
-		e.fail(masked, rel, err)
+		e.failPart(masked, rel, err, f.Kept())
 		return
 	}
 	// The listing's time first: the next run compares the local file's
@@ -1317,14 +1317,20 @@ func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri
 // fail records a failed URL: the first failure is the run's, a full disk
 // ends the run.
 func (e *engine) fail(masked, rel string, err error) {
+	e.failPart(masked, rel, err, false)
+}
+
+// failPart is fail for a file whose part was kept (kept) for the next
+// run to resume, or not.
+func (e *engine) failPart(masked, rel string, err error, kept bool) {
 	e.mu.Lock()
 	if e.stopped() && e.fatal == nil {
 		// The caller stopped the run (Ctrl-C): whatever error the
 		// transfer ended with came of that, a write error of a body cut
-		// off included. Not a failure of this URL's own; its part, if
-		// any arrived, is kept for the next run.
+		// off included. Not a failure of this URL's own; its part is
+		// kept for the next run where it can be resumed (Report.Kept).
 		e.mu.Unlock()
-		e.report(Report{URL: masked, Path: rel, Status: Interrupted, Err: context.Canceled})
+		e.report(Report{URL: masked, Path: rel, Status: Interrupted, Err: context.Canceled, Kept: kept})
 		return
 	}
 	if errors.Is(err, context.Canceled) && e.stopped() {

@@ -84,7 +84,8 @@ const (
 	Linked    Status = "linked"    // a symbolic link, made again locally
 	// Interrupted: the run was stopped (Ctrl-C) while the URL was being
 	// fetched; what arrived is kept as its part for the next run to
-	// resume. Not a failure: Stats.Failed does not count it.
+	// resume where the server gave a validator to resume it on
+	// (Report.Kept). Not a failure: Stats.Failed does not count it.
 	Interrupted Status = "interrupted"
 )
 
@@ -96,6 +97,9 @@ type Report struct {
 	Status Status
 	Reason string // why a URL was skipped ("robots.txt")
 	Err    error
+	// Kept tells, for a file interrupted or failed, that what arrived is
+	// kept as its part for the next run to resume.
+	Kept bool
 }
 
 // Stats sums up a run so far.

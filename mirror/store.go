@@ -141,6 +141,7 @@ type File struct {
 	done    bool     // committed or aborted
 	url     string   // recorded with a kept part (SetResume)
 	valid   string   // the validator recorded with a kept part
+	kept    bool     // Abort kept the part for a later run
 	record  bool     // a record of the part may be there: removed at Commit
 	replace bool     // the file replaces one this run wrote (ReplaceOwn)
 }
@@ -330,10 +331,15 @@ func (f *File) Abort(keep bool) error {
 	}
 	if !keep || f.valid == "" || err != nil {
 		f.s.parts.remove(f.part)
+	} else {
+		f.kept = true
 	}
 	f.s.dirs.release(f.d)
 	return err
 }
+
+// Kept reports whether Abort kept the part for a later run to resume.
+func (f *File) Kept() bool { return f.kept }
 
 // linkSuffix ends the temporary name a symbolic link is made under
 // before it is renamed to its own.
