@@ -309,11 +309,17 @@ func (q *urlQueue) take(wait bool) bool {
 
 // maskedText returns raw, a URL's text that need not parse, with its
 // password masked: as the library names it in its error for the text, or
-// as a parsed URL masks it.
+// the URL the library reads in it, masked.
 func maskedText(raw string) string {
 	var se *schemes.Error
-	if _, err := fetch.ParseURL(raw); errors.As(err, &se) {
+	u, err := fetch.ParseURL(raw)
+	if errors.As(err, &se) {
 		return se.URL
+	}
+	if err == nil {
+		// The URL as it was fetched: raw may wrap it in blanks or
+		// <URL:…>, which uri.Parse would refuse, and show it whole.
+		return u.Redacted()
 	}
 	return maskedURL(raw)
 }
