@@ -215,14 +215,13 @@ func FuzzSOCKS5Reply(f *testing.F) {
 		if len(data) < 2 || data[0] != 5 {
 			t.Fatalf("granted on %q without a method choice", data)
 		}
-		// x/net does not check that the method chosen is one offered
-		// (RFC 1928 §3): without a user it goes on to the request
-		// whatever the choice. With a user it takes only the two offered.
+		// Only a method offered (RFC 1928 §3): none, and RFC 1929's
+		// with a user.
 		off := 2
-		if auth && data[1] != 0 && data[1] != 2 {
+		if data[1] != 0 && !(auth && data[1] == 2) {
 			t.Fatalf("granted on %q after method %d, which was not offered", data, data[1])
 		}
-		if auth && data[1] == 2 {
+		if data[1] == 2 {
 			if len(data) < off+2 || data[off+1] != 0 {
 				t.Fatalf("granted on %q after a failed authentication", data)
 			}
@@ -419,4 +418,18 @@ func FuzzParseResolve(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSOCKS5MethodNotOffered: a proxy that chooses username and password
+// authentication (RFC 1929) when the client offered none gets no request.
+func TestSOCKS5MethodNotOffered(t *testing.T) {
+	c := newScriptConn([]byte{5, 2, 1, 0, 5, 0, 0, 1, 127, 0, 0, 1, 0, 80})
+	_, err := handshakeWith(proxyDialerFor("socks5h://proxy.example"), c, "example.com:80")
+	var e *schemes.Error
+	if !errors.As(err, &e) || e.Kind != schemes.ErrProxyHandshake || !strings.Contains(err.Error(), "method 2, which was not offered") {
+		t.Fatalf("handshake: %v", err)
+	}
+	if sent := c.sent.Bytes(); !bytes.Equal(sent, []byte{5, 1, 0}) {
+		t.Fatalf("sent %q; want the greeting alone", sent)
+	}
 }
