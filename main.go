@@ -382,6 +382,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 // parseSize reads a byte count with an optional k, M or G suffix (powers of
 // 1024, as curl's --max-filesize).
 func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, errors.New("not a size: empty")
+	}
 	mult := int64(1)
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":

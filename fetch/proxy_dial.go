@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -289,7 +290,11 @@ func (d *proxyDialer) socks5(ctx context.Context, conn net.Conn, address string,
 	if !ok {
 		return nil, d.handshakeErr(step, schemes.ErrProxyHandshake, errors.New("the SOCKS5 client cannot use a connection already made"))
 	}
-	if _, err := wc.DialWithConn(ctx, conn, "tcp", target); err != nil {
+	offered := []byte{0} // no authentication
+	if auth != nil {
+		offered = append(offered, 2) // RFC 1929
+	}
+	if _, err := wc.DialWithConn(ctx, &offeredOnly{Conn: conn, offered: offered}, "tcp", target); err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Err != nil {
 			err = op.Err // the proxy's words, without the addresses step names
@@ -303,6 +308,31 @@ func (d *proxyDialer) socks5(ctx context.Context, conn net.Conn, address string,
 	}
 	tr.TraceLine(schemes.Info, "SOCKS5 request granted")
 	return conn, nil
+}
+
+// offeredOnly carries a SOCKS5 handshake. RFC 1928 §3 lets the proxy
+// choose only a method the client offered; x/net's client, offering none
+// but "no authentication", goes on whatever the choice, so here the write
+// that would follow a choice not offered fails instead.
+type offeredOnly struct {
+	net.Conn
+	offered []byte // the methods offered
+	head    []byte // the first two bytes read: the version and the method chosen
+}
+
+func (c *offeredOnly) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if k := min(n, 2-len(c.head)); k > 0 {
+		c.head = append(c.head, p[:k]...)
+	}
+	return n, err
+}
+
+func (c *offeredOnly) Write(p []byte) (int, error) {
+	if len(c.head) == 2 && bytes.IndexByte(c.offered, c.head[1]) < 0 {
+		return 0, fmt.Errorf("the proxy chose authentication method %d, which was not offered", c.head[1])
+	}
+	return c.Conn.Write(p)
 }
 
 // withConn is the method of x/net's SOCKS5 client (proxy.SOCKS5's

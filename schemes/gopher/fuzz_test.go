@@ -86,16 +86,7 @@ func FuzzMenu(f *testing.F) {
 	f.Add([]byte(".\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const max = 50
-		l := &menuListing{
-			br:  bufio.NewReaderSize(bytes.NewReader(data), 64),
-			srv: server{scheme: "gopher", host: "h", port: "70"},
-			max: max,
-			fail: func(op string, err error) error {
-				return &schemes.Error{Kind: schemes.ErrProtocol, Op: op, Err: err}
-			},
-			tooLarge: func(err error) error { return &schemes.Error{Kind: schemes.ErrTooLarge, Err: err} },
-			closer:   io.NopCloser(nil),
-		}
+		l := fuzzMenuListing(data, 64, max)
 		if _, _, err := l.lookahead(); err != nil {
 			var e *schemes.Error
 			if !errors.As(err, &e) {
@@ -121,6 +112,21 @@ func FuzzMenu(f *testing.F) {
 		}
 		errorMenu(data)
 	})
+}
+
+// fuzzMenuListing reads data as a menu from server h:70 through a buffer
+// of size bytes, at most max lines, its errors those of the taxonomy.
+func fuzzMenuListing(data []byte, size, max int) *menuListing {
+	return &menuListing{
+		br:  bufio.NewReaderSize(bytes.NewReader(data), size),
+		srv: server{scheme: "gopher", host: "h", port: "70"},
+		max: max,
+		fail: func(op string, err error) error {
+			return &schemes.Error{Kind: schemes.ErrProtocol, Op: op, Err: err}
+		},
+		tooLarge: func(err error) error { return &schemes.Error{Kind: schemes.ErrTooLarge, Err: err} },
+		closer:   io.NopCloser(nil),
+	}
 }
 
 // FuzzPlusHeader checks the Gopher+ header reader: what it accepts it

@@ -1,0 +1,136 @@
+package http
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// FuzzParseHeader checks -H's reader: a field it accepts has a token for
+// a name (RFC 9110 §5.1), no CR, LF or NUL anywhere (which would split the
+// request, RFC 9112 §2.2), and reads back the same from "Name: value".
+func FuzzParseHeader(f *testing.F) {
+	for _, s := range []string{
+		"X-A: b", "Accept:", "X-Empty;", "Host: h:8080", "User-Agent:", " Spaced : value ",
+		"X: a\r\nInjected: 1", "X: a\x00b", "Bad Name: v", ": v", "X-A;b", "no colon",
+		"Authorization: Bearer tok", "X:\tv\t",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		name, value, remove, err := ParseHeader(line)
+		if err != nil {
+			return
+		}
+		if !isToken(name) || strings.ContainsAny(name+value, "\r\n\x00") {
+			t.Fatalf("%q: name %q value %q", line, name, value)
+		}
+		if value != strings.TrimSpace(value) || remove && value != "" {
+			t.Fatalf("%q: value %q, remove %v", line, value, remove)
+		}
+		if remove {
+			return
+		}
+		// An empty value is written "Name;" (curl's way to send one).
+		again := name + ": " + value
+		if value == "" {
+			again = name + ";"
+		}
+		n2, v2, r2, err := ParseHeader(again)
+		if err != nil || n2 != name || v2 != value || r2 {
+			t.Fatalf("%q: %q %q read back as %q %q %v, %v", line, name, value, n2, v2, r2, err)
+		}
+	})
+}
+
+// FuzzDispositionName checks the file name -J takes from
+// Content-Disposition (RFC 6266): whatever the value, it is one path
+// segment, with no '/' or '\', or "" when there is none.
+func FuzzDispositionName(f *testing.F) {
+	for _, s := range []string{
+		`attachment; filename="report.pdf"`,
+		`attachment; filename*=UTF-8''%E2%82%AC%20rates.txt`,
+		`attachment; filename="../../etc/passwd"`,
+		`attachment; filename="..\\..\\boot.ini"`,
+		`attachment; filename*=UTF-8''..%2F..%2F.bashrc`,
+		`attachment; filename*=UTF-8''a%00b`,
+		`attachment; filename=".."`,
+		`attachment; filename="/"`,
+		`inline; filename=`,
+		`attachment; filename="a"; filename*=UTF-8''b`,
+		`attachment; filename*=ISO-8859-1''%E9t%E9.txt`,
+		`attachment; filename*0="a/b"; filename*1="/c"`,
+		`attachment; filename="x.urlget-part"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		name := DispositionName(v)
+		if strings.ContainsAny(name, `/\`) {
+			t.Fatalf("%q: name %q holds a path separator", v, name)
+		}
+	})
+}
+
+// FuzzRedirect follows a Location as the fetcher does: resolved against
+// the request's URL (RFC 9110 §10.2.2, RFC 3986 §5), its host brought to
+// ASCII, its origin compared for the credentials and its Referer made.
+// The origin does not depend on the host's case, the host is ASCII after
+// asciiHost, and the Referer never carries userinfo or a fragment
+// (RFC 9110 §10.1.3).
+func FuzzRedirect(f *testing.F) {
+	for _, s := range []string{
+		"/next", "next?x=1", "//other.example/", "https://OTHER.example:443/p#f",
+		"http://bücher.example/", "http://xn--bcher-kva.example/", "file:///etc/passwd",
+		"ftp://u:p@h/", "http://evil@example.com:8080/", "http://example.com:8080@evil/",
+		"HTTP://Example.COM:08080/", "http://[::1]:80/", "../../..", "?", "#frag", "",
+		"http://a%40b:c@d/", "http:\\\\evil\\", "http://example.com:8080\t/",
+	} {
+		f.Add(s)
+	}
+	const start = "http://alice:secret@example.com:8080/a/b?q#top"
+	f.Fuzz(func(t *testing.T, loc string) {
+		base, err := url.Parse(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, err := base.Parse(loc)
+		if err != nil {
+			return
+		}
+		if err := asciiHost(next); err == nil {
+			for _, c := range []byte(next.Hostname()) {
+				if c >= 0x80 {
+					t.Fatalf("%q: host %q not ASCII after asciiHost", loc, next.Hostname())
+				}
+			}
+		}
+		upper := *next
+		upper.Host = strings.ToUpper(next.Host)
+		if originOf(&upper) != originOf(next) {
+			t.Fatalf("%q: origin %q, upper-cased %q", loc, originOf(next), originOf(&upper))
+		}
+		req := &schemes.Request{URL: uri.MustParse(start)}
+		req.HTTP.AutoReferer = true
+		from := &http.Request{URL: next}
+		to := &http.Request{URL: base}
+		for _, hop := range [][2]*http.Request{{from, to}, {to, from}} {
+			ref := referer(req, "", hop[0], hop[1])
+			if ref == "" {
+				continue
+			}
+			// A host net/http cannot dial ("//::") may not parse again;
+			// the text still must not hold the password or a fragment.
+			if strings.Contains(ref, "secret") || strings.Contains(ref, "#") {
+				t.Fatalf("%q: Referer %q", loc, ref)
+			}
+			if r, err := url.Parse(ref); err == nil && r.User != nil {
+				t.Fatalf("%q: Referer %q carries userinfo", loc, ref)
+			}
+		}
+	})
+}
