@@ -37,6 +37,9 @@ type dirCache struct {
 	mu    sync.Mutex
 	dirs  map[string]*dirRoot
 	clock uint64
+	// made, when not nil, is told each directory acquire creates, for
+	// the manifest: --delete removes only directories urlget made.
+	made func(dir string)
 }
 
 // acquire returns dir's Root, opened through root; with create, the
@@ -55,7 +58,19 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 
 	r, err := root.OpenRoot(dir)
 	if err != nil && create && errors.Is(err, fs.ErrNotExist) {
+		var missing []string
+		if c.made != nil {
+			for d := dir; d != "." && d != "/" && d != ""; d = path.Dir(d) {
+				if _, lerr := root.Lstat(d); lerr == nil {
+					break
+				}
+				missing = append(missing, d)
+			}
+		}
 		if err = root.MkdirAll(dir, 0o755); err == nil {
+			for _, d := range missing {
+				c.made(d)
+			}
 			r, err = root.OpenRoot(dir)
 		}
 	}

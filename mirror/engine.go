@@ -77,6 +77,7 @@ type engine struct {
 	pages  *os.File // pages to convert: "kind\trel\tbase" lines
 
 	reportMu sync.Mutex
+	del      deleter // --delete and the manifest
 
 	// sentValidators holds the validators worked out for URLs whose
 	// requests were sent ahead, by URL, until their turn.
@@ -110,6 +111,9 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		e.mu.Unlock()
 	})
 	defer stop()
+	if e.o.Delete || e.recording() {
+		e.startDeleter(start)
+	}
 	for i, u := range start {
 		e.consider(item{depth: 0, start: i, kind: schemes.KindOther, size: -1}, u, true)
 	}
@@ -129,6 +133,7 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks {
 		e.convertAll()
 	}
+	derr := e.finishDeleter()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.stats
@@ -138,6 +143,8 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		return st, e.fatal
 	case e.first == nil && ctx.Err() != nil:
 		return st, ctx.Err()
+	case e.first == nil:
+		return st, derr
 	}
 	return st, e.first
 }
@@ -198,6 +205,9 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		return nil, err
 	}
 	e.store = s
+	if e.recording() {
+		s.OnMkdir(e.madeDir)
+	}
 	if o.ConvertLinks {
 		f, err := os.CreateTemp("", "urlget-pages-")
 		if err != nil {
@@ -652,6 +662,9 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.duplicate(u, rel)
 		return
 	}
+	if e.o.DryRun && e.dryRun(ctx, it, u, rel) {
+		return
+	}
 	if e.o.Timestamping && e.upToDate(it, rel) {
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
@@ -792,6 +805,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			// A redirect: the copy goes where the final URL's would,
 			// links resolve against it, and it counts as seen.
 			final = f
+			e.noteRedirect(it, u, f)
 			e.mu.Lock()
 			e.seen.add(visitKey(f.WithoutFragment()))
 			e.mu.Unlock()
@@ -805,6 +819,11 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		}
 	}
 	masked := final.Redacted()
+	if e.o.DryRun {
+		// A body that came all the same (a start URL): not written.
+		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
+		return
+	}
 	f, off, err := e.store.Create(rel)
 	if err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + rel, Err: err})
@@ -849,6 +868,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err})
 		return
 	}
+	e.recordFile(it, final, rel, res.ETag, mod)
 	e.mu.Lock()
 	e.stats.Bytes += n
 	e.mu.Unlock()
@@ -945,7 +965,10 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	var cw *countWriter
 	if pageKind(u) == PageGopherMenu {
 		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
-		if err == nil {
+		if err == nil && e.o.DryRun {
+			// Read, not written: the menu's name stays the local one.
+			menu = nil
+		} else if err == nil {
 			menu, _, err = e.store.Create(menuRel)
 			if err == nil {
 				err = menu.Restart()
@@ -955,8 +978,10 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
 			return
 		}
-		cw = &countWriter{w: menu.File}
-		mw = bufio.NewWriterSize(cw, 32<<10)
+		if menu != nil {
+			cw = &countWriter{w: menu.File}
+			mw = bufio.NewWriterSize(cw, 32<<10)
+		}
 	}
 	group := isGroup(u)
 	var names map[string]bool
@@ -1025,6 +1050,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		} else if err := menu.Commit(time.Time{}); err != nil {
 			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
 		} else {
+			e.recordFile(it, u, menuRel, "", time.Time{})
 			e.notePage('g', menuRel, u)
 		}
 	}
@@ -1040,16 +1066,11 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	if names != nil {
 		// Only a listing read to its end says what is gone: one cut
 		// short would have the rest deleted.
+		empty := len(names) == 0
 		if menuRel != "" {
 			names[path.Base(menuRel)] = true
 		}
-		removed, err := e.store.Prune(dir, func(name string) bool { return names[name] })
-		for _, p := range removed {
-			e.report(Report{URL: masked, Path: p, Status: Deleted})
-		}
-		if err != nil {
-			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "deleting in " + dir, Err: err})
-		}
+		e.pruneListing(it, u, dir, names, empty)
 	}
 }
 

@@ -1,74 +1,368 @@
 package mirror
 
 import (
-	"io"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"path"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
-// sweep removes, below the local directory of each http(s) start URL, the
-// files this run neither saved nor found unchanged (--delete). HTML pages
-// are not listings: a page names some of its directory's files, and others
-// come through other pages, so only the whole run tells what the server
-// still has. It runs only after a run in which nothing failed: a page that
-// could not be fetched would otherwise take the files below it along.
-func (e *engine) sweep(start []uri.URL) {
+// --delete removes only what an earlier run of urlget wrote into the tree
+// and recorded in its manifest (manifest.go), never what merely lies
+// there: the user's own files beside a mirror, another mirror's sharing
+// an -nH tree, a file the user changed since. And it does so only on the
+// word of a listing that is whole and trustworthy: one read to its end
+// (a gopher menu to its "." line, RFC 1436; an FTP listing to its 226,
+// RFC 959 §4.2; an NNTP block to its ".", RFC 3977 §3.1.1), not empty
+// where the manifest says the directory had files, and not from another
+// server than the start URL's after a redirect.
+
+// DefaultMaxDelete is how many files one run deletes at most when
+// Options.MaxDelete is 0: enough for the files a real archive drops
+// between two runs, and a bound on what a server that suddenly lists
+// nothing, or a mistaken start URL, can take.
+const DefaultMaxDelete = 100
+
+// ErrMaxDelete is what Run returns when --delete stopped at its bound
+// (Options.MaxDelete) with more files to delete.
+var ErrMaxDelete = errors.New("more files to delete than --max-delete allows; the rest were kept")
+
+// The reasons a deletion or a kept file is reported with.
+const (
+	reasonPageless  = "no page of the run links to it"
+	reasonChanged   = "changed since urlget wrote it (size, time or inode differ)"
+	reasonThrough   = "a directory on its path is a symbolic link"
+	reasonMaxDelete = "past the --max-delete bound"
+)
+
+// deleter is --delete's state in a run.
+type deleter struct {
+	mf      *manifest
+	ok      bool     // the manifest was read: deletions may happen
+	scopes  []string // each start URL as the manifest records it
+	dirs    []string // each start URL's local directory
+	moved   []bool   // the start URL redirected to another server
+	max     int      // the bound; < 0 none
+	count   int      // files deleted (or that a dry run would delete)
+	stopped bool     // the bound was reached with more to delete
+}
+
+// scopeOf is the form of a start URL the manifest records: normalized
+// (RFC 3986 §6), its password removed.
+func scopeOf(u uri.URL) string { return noPassword(u.Normalize()) }
+
+// noPassword is u's text without its password, when it has one.
+func noPassword(u uri.URL) string {
+	s := u.Redacted()
+	if info, ok := u.RawUserinfo(); ok && strings.Contains(info, ":") {
+		s = strings.Replace(s, ":****@", "@", 1)
+	}
+	return s
+}
+
+// startDeleter loads the manifest and says, once, why nothing will be
+// deleted when it cannot be used.
+func (e *engine) startDeleter(start []uri.URL) {
+	mf := loadManifest(e.store.root)
+	e.del.mf = mf
+	if mf.bad != nil {
+		mf.old, mf.dirs = map[string]*record{}, map[string]string{}
+	}
 	for _, u := range start {
-		if s := u.Scheme(); s != "http" && s != "https" {
-			continue
-		}
-		dir, err := e.o.Layout.Dir(u)
+		e.del.scopes = append(e.del.scopes, scopeOf(u))
+		d, err := e.o.Layout.Dir(u)
 		if err != nil {
-			continue
+			d = "\x00" // no local directory: nothing is below it
 		}
-		if _, err := e.sweepDir(dir); err != nil {
-			e.fail(u.Redacted(), dir, err)
-		}
+		e.del.dirs = append(e.del.dirs, d)
+	}
+	e.del.moved = make([]bool, len(start))
+	e.del.max = e.o.MaxDelete
+	if e.del.max == 0 {
+		e.del.max = DefaultMaxDelete
+	}
+	if !e.recording() {
+		mf.bad = nil
+	} else if err := mf.settle(); err != nil && mf.bad == nil {
+		e.notice("", fmt.Sprintf("the journal of an earlier run could not be merged into the manifest: %v", err))
+	}
+	if !e.o.Delete {
+		return
+	}
+	switch {
+	case mf.bad != nil:
+		e.notice("", fmt.Sprintf("%v; --delete deletes nothing this run", mf.bad))
+	case !mf.found:
+		e.notice("", fmt.Sprintf("no manifest of an earlier run in %s (%s/%s): --delete deletes nothing this run, and the manifest is written for the next", e.o.Dir, StateDir, manifestName))
+	default:
+		e.del.ok = true
 	}
 }
 
-// sweepDir sweeps one directory and reports whether anything is left in it.
-func (e *engine) sweepDir(dir string) (bool, error) {
-	d, err := e.store.Open(dir)
-	if err != nil {
-		return true, nil
+// recording reports whether the run keeps the manifest: a --mirror (or
+// -N) run does, so that a later --delete knows what it wrote; a dry run
+// changes nothing.
+func (e *engine) recording() bool {
+	return (e.o.Delete || e.o.Timestamping) && !e.o.DryRun
+}
+
+// finishDeleter writes the manifest once the run is over, Ctrl-C
+// included, and returns ErrMaxDelete when the bound held deletions back.
+func (e *engine) finishDeleter() error {
+	if e.del.mf == nil {
+		return nil
 	}
-	var subdirs []string
-	for {
-		ents, err := d.ReadDir(pruneBatch)
-		for _, ent := range ents {
-			if ent.IsDir() {
-				subdirs = append(subdirs, ent.Name())
+	if !e.recording() {
+		e.del.mf.close()
+	} else if err := e.del.mf.write(); err != nil {
+		e.notice("", fmt.Sprintf("the manifest %s/%s could not be written: %v", StateDir, manifestName, err))
+	}
+	if e.del.stopped {
+		e.notice("", fmt.Sprintf("%v (%d deleted)", ErrMaxDelete, e.del.max))
+		return ErrMaxDelete
+	}
+	return nil
+}
+
+// notice reports a word on the whole run.
+func (e *engine) notice(masked, text string) {
+	e.report(Report{URL: masked, Status: Notice, Reason: text})
+}
+
+// recordFile adds a file just committed to the manifest.
+func (e *engine) recordFile(it item, final uri.URL, rel, etag string, mod time.Time) {
+	if e.del.mf == nil || !e.recording() {
+		return
+	}
+	fi, err := e.store.Stat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	e.del.mf.add(newRecord(fi, rel, noPassword(final), e.del.scopes[it.start], etag, mod))
+}
+
+// madeDir records a directory the Store made.
+func (e *engine) madeDir(dir string) {
+	if e.del.mf != nil && e.recording() && validRel(dir) {
+		e.del.mf.addDir(dir, "")
+	}
+}
+
+// below reports whether p is dir or lies below it.
+func below(p, dir string) bool {
+	return dir == "." || dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// candidates returns the recorded files of start si below dir whose first
+// name below dir gone does not hold (nil: every one), sorted.
+func (e *engine) candidates(si int, dir string, kept func(first string) bool) []*record {
+	m := e.del.mf
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*record
+	prefix := dir + "/"
+	if dir == "." || dir == "" {
+		prefix = ""
+	}
+	for p, r := range m.old {
+		if m.drop[p] || r.scope != e.del.scopes[si] || !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		if _, again := m.news[p]; again {
+			continue
+		}
+		first, _, _ := strings.Cut(p[len(prefix):], "/")
+		if kept != nil && kept(first) {
+			continue
+		}
+		out = append(out, r)
+	}
+	sortRecords(out)
+	return out
+}
+
+func sortRecords(rs []*record) {
+	slices.SortFunc(rs, func(a, b *record) int { return strings.Compare(a.path, b.path) })
+}
+
+// pruneListing deletes the recorded files of directory dir that its
+// listing, read whole, no longer names. names holds the names the listing
+// keeps; empty tells whether it named nothing at all.
+func (e *engine) pruneListing(it item, u uri.URL, dir string, names map[string]bool, empty bool) {
+	if !e.del.ok || e.isMoved(it.start) {
+		return
+	}
+	masked := u.Redacted()
+	gone := e.candidates(it.start, dir, func(first string) bool { return names[first] })
+	if len(gone) == 0 {
+		return
+	}
+	if empty && !e.o.DeleteEmptied {
+		// vsftpd answers 226 and no data for a directory it cannot
+		// read: an empty listing is no proof the files are gone.
+		for _, r := range gone {
+			e.report(Report{URL: r.url, Path: r.path, Status: Kept,
+				Reason: "the listing of " + masked + " is empty where the last run saw files (--delete-emptied deletes them)"})
+		}
+		return
+	}
+	e.deleteAll(it.start, dir, gone, "no longer listed by "+masked)
+}
+
+// isMoved reports whether start si was redirected to another server.
+func (e *engine) isMoved(si int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.del.moved[si]
+}
+
+// noteRedirect marks a start URL whose fetch ended on another server:
+// its old files are not judged on the new server's pages.
+func (e *engine) noteRedirect(it item, u, final uri.URL) {
+	if it.depth != 0 || hostKey(u) == hostKey(final) {
+		return
+	}
+	e.mu.Lock()
+	e.del.moved[it.start] = true
+	e.mu.Unlock()
+}
+
+// sweep deletes, for each http(s) start URL, the recorded files no page
+// of the run led to. HTML pages are not listings: a page names some of
+// its directory's files, and others come through other pages, so only
+// the whole run tells what the server still has. It runs only after a
+// run in which nothing failed: a page that could not be fetched would
+// otherwise take the files below it along.
+func (e *engine) sweep(start []uri.URL) {
+	if !e.del.ok {
+		return
+	}
+	for si, u := range start {
+		if s := u.Scheme(); s != "http" && s != "https" {
+			continue
+		}
+		if e.isMoved(si) {
+			e.notice(u.Redacted(), u.Redacted()+" redirected to another server: nothing under it is deleted")
+			continue
+		}
+		gone := e.candidates(si, e.del.dirs[si], nil)
+		var left []*record
+		for _, r := range gone {
+			e.mu.Lock()
+			ok := e.saved.has(r.path)
+			e.mu.Unlock()
+			if !ok && (strings.HasPrefix(r.url, "http://") || strings.HasPrefix(r.url, "https://")) {
+				left = append(left, r)
 			}
 		}
-		if err == io.EOF || err != nil {
-			break
+		e.deleteAll(si, e.del.dirs[si], left, reasonPageless)
+	}
+}
+
+// deleteAll deletes the files of gone that are still as urlget wrote
+// them, then the directories urlget made that this left empty, up to
+// top.
+func (e *engine) deleteAll(si int, top string, gone []*record, reason string) {
+	parents := map[string]bool{}
+	for _, r := range gone {
+		if e.deleteOne(si, r, reason) {
+			parents[path.Dir(r.path)] = true
 		}
 	}
-	d.Close()
-	full := map[string]bool{}
-	for _, s := range subdirs {
-		left, err := e.sweepDir(path.Join(dir, s))
-		if err != nil {
-			return true, err
-		}
-		full[s] = left
+	for d := range parents {
+		e.removeEmpty(d, top)
 	}
-	kept := false
-	removed, err := e.store.Prune(dir, func(name string) bool {
-		p := path.Join(dir, name)
-		e.mu.Lock()
-		ok := e.saved.has(p)
-		e.mu.Unlock()
-		if left, isDir := full[name]; isDir {
-			ok = left
-		}
-		kept = kept || ok
-		return ok
-	})
-	for _, p := range removed {
-		e.report(Report{Path: p, Status: Deleted})
+}
+
+// deleteOne deletes one recorded file and reports what became of it.
+func (e *engine) deleteOne(si int, r *record, reason string) bool {
+	m := e.del.mf
+	if !below(r.path, e.del.dirs[si]) {
+		return false
 	}
-	return kept, err
+	fi, err := e.store.lstatReal(r.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !e.store.realPath(r.path):
+		e.report(Report{URL: r.url, Path: r.path, Status: Kept, Reason: reasonThrough})
+		return false
+	case errors.Is(err, fs.ErrNotExist):
+		m.forget(r.path) // gone already
+		return false
+	case err != nil:
+		e.report(Report{URL: r.url, Path: r.path, Status: Kept, Reason: err.Error()})
+		return false
+	case !r.unchanged(fi):
+		// No longer urlget's: never deleted, now or later.
+		m.forget(r.path)
+		e.report(Report{URL: r.url, Path: r.path, Status: Kept, Reason: reasonChanged})
+		return false
+	}
+	e.mu.Lock()
+	over := e.del.max >= 0 && e.del.count >= e.del.max
+	if over {
+		e.del.stopped = true
+	} else {
+		e.del.count++
+	}
+	e.mu.Unlock()
+	if over {
+		e.report(Report{URL: r.url, Path: r.path, Status: Kept, Reason: fmt.Sprintf("%s (%d)", reasonMaxDelete, e.del.max)})
+		return false
+	}
+	if e.o.DryRun {
+		e.report(Report{URL: r.url, Path: r.path, Status: WouldDelete, Reason: reason})
+		return false
+	}
+	if err := e.store.removeFile(r.path); err != nil {
+		e.fail(r.url, r.path, &schemes.Error{Kind: schemes.ErrWrite, URL: r.url, Op: "deleting " + r.path, Err: err})
+		return false
+	}
+	m.forget(r.path)
+	e.report(Report{URL: r.url, Path: r.path, Status: Deleted, Reason: reason})
+	return true
+}
+
+// removeEmpty removes dir and the directories above it, up to top (not
+// included), while each is one urlget made and is empty.
+func (e *engine) removeEmpty(dir, top string) {
+	m := e.del.mf
+	for d := dir; d != "." && d != "" && d != top && below(d, top); d = path.Dir(d) {
+		m.mu.Lock()
+		_, made := m.dirs[d]
+		if !made {
+			_, made = m.ndirs[d]
+		}
+		m.mu.Unlock()
+		if !made || e.store.removeDir(d) != nil {
+			return
+		}
+		m.forgetDir(d)
+	}
+}
+
+// reasonDryRun is why --dry-run skips a file.
+const reasonDryRun = "--dry-run: not transferred"
+
+// dryRun handles an item of a dry run without a transfer, and reports
+// whether it did: listings (FTP and local directories, gopher menus,
+// newsgroups) are read, for they tell what --delete would remove; an
+// http page's links are taken from its local copy, as a 304's are.
+func (e *engine) dryRun(ctx context.Context, it item, u uri.URL, rel string) bool {
+	if namesListing(u, it.kind) || pageKind(u) == PageGopherMenu {
+		return false
+	}
+	e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: reasonDryRun})
+	if s := u.Scheme(); s == "http" || s == "https" {
+		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
+			e.pageLinks(ctx, it, u, rel, "")
+		}
+	}
+	return true
 }
