@@ -100,6 +100,22 @@ func ftpDeleteTree() fstest.MapFS {
 	}
 }
 
+// ftpMirrored starts an FTP server on ftpDeleteTree and mirrors it once
+// with --delete, which writes the manifest.
+func ftpMirrored(t *testing.T) (fstest.MapFS, *ftptest.Server, *fetch.Client, string) {
+	t.Helper()
+	fsys := ftpDeleteTree()
+	srv := ftptest.NewServer(fsys)
+	t.Cleanup(srv.Close)
+	c := &fetch.Client{}
+	t.Cleanup(func() { c.Close() })
+	out := t.TempDir()
+	if reports, err := deleteRun(t, c, deleteOptions(out), srv.URL+"/"); err != nil {
+		t.Fatalf("%v %+v", err, reports)
+	}
+	return fsys, srv, c, out
+}
+
 func exists(out, p string) bool {
 	_, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
 	return err == nil
@@ -216,15 +232,7 @@ func TestMirrorDeleteSharedTree(t *testing.T) {
 // inode: a copy with the same size and time) is kept, reported, and
 // never deleted later either.
 func TestMirrorDeleteKeepsChangedFiles(t *testing.T) {
-	fsys := ftpDeleteTree()
-	srv := ftptest.NewServer(fsys)
-	t.Cleanup(srv.Close)
-	var c fetch.Client
-	defer c.Close()
-	out := t.TempDir()
-	if reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/"); err != nil {
-		t.Fatalf("%v %+v", err, reports)
-	}
+	fsys, srv, c, out := ftpMirrored(t)
 	edited := filepath.Join(out, "pub", "gone.txt")
 	fi, _ := os.Stat(edited)
 	os.WriteFile(edited, []byte("gone, but edited\n"), 0o644)
@@ -238,7 +246,7 @@ func TestMirrorDeleteKeepsChangedFiles(t *testing.T) {
 	delete(fsys, "pub/gone.txt")
 	delete(fsys, "pub/sub/c.txt")
 	for run := range 2 {
-		reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/")
+		reports, err := deleteRun(t, c, deleteOptions(out), srv.URL+"/")
 		if err != nil {
 			t.Fatalf("%v %+v", err, reports)
 		}
@@ -262,17 +270,9 @@ func TestMirrorDeleteKeepsChangedFiles(t *testing.T) {
 // empty listing where the manifest has files deletes nothing, unless
 // --delete-emptied.
 func TestMirrorDeleteEmptyListing(t *testing.T) {
-	fsys := ftpDeleteTree()
-	srv := ftptest.NewServer(fsys)
-	t.Cleanup(srv.Close)
-	var c fetch.Client
-	defer c.Close()
-	out := t.TempDir()
-	if reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/"); err != nil {
-		t.Fatalf("%v %+v", err, reports)
-	}
+	_, srv, c, out := ftpMirrored(t)
 	srv.EmptyList = map[string]bool{"/pub/sub": true}
-	reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/")
+	reports, err := deleteRun(t, c, deleteOptions(out), srv.URL+"/")
 	if err != nil {
 		t.Fatalf("%v %+v", err, reports)
 	}
@@ -288,7 +288,7 @@ func TestMirrorDeleteEmptyListing(t *testing.T) {
 
 	o := deleteOptions(out)
 	o.DeleteEmptied = true
-	reports, err = deleteRun(t, &c, o, srv.URL+"/")
+	reports, err = deleteRun(t, c, o, srv.URL+"/")
 	if err != nil {
 		t.Fatalf("%v %+v", err, reports)
 	}
@@ -303,17 +303,9 @@ func TestMirrorDeleteEmptyListing(t *testing.T) {
 func TestMirrorDeleteCutListing(t *testing.T) {
 	for _, reply := range []string{"426 Connection closed; transfer aborted.", ""} {
 		t.Run(reply, func(t *testing.T) {
-			fsys := ftpDeleteTree()
-			srv := ftptest.NewServer(fsys)
-			t.Cleanup(srv.Close)
-			var c fetch.Client
-			defer c.Close()
-			out := t.TempDir()
-			if reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/"); err != nil {
-				t.Fatalf("%v %+v", err, reports)
-			}
+			_, srv, c, out := ftpMirrored(t)
 			srv.CutList, srv.CutListReply = 1, reply
-			reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/pub/")
+			reports, err := deleteRun(t, c, deleteOptions(out), srv.URL+"/pub/")
 			if !errors.Is(err, schemes.ErrTruncated) && !errors.Is(err, schemes.ErrProtocol) && !errors.Is(err, schemes.ErrConnect) {
 				t.Errorf("err = %v, want the listing's failure", err)
 			}
@@ -427,15 +419,7 @@ func TestMirrorDeleteRedirectElsewhere(t *testing.T) {
 // and the run ends with ErrMaxDelete. --dry-run transfers nothing and
 // deletes nothing, and says what it would delete.
 func TestMirrorDeleteBoundAndDryRun(t *testing.T) {
-	fsys := ftpDeleteTree()
-	srv := ftptest.NewServer(fsys)
-	t.Cleanup(srv.Close)
-	var c fetch.Client
-	defer c.Close()
-	out := t.TempDir()
-	if reports, err := deleteRun(t, &c, deleteOptions(out), srv.URL+"/"); err != nil {
-		t.Fatalf("%v %+v", err, reports)
-	}
+	fsys, srv, c, out := ftpMirrored(t)
 	for _, p := range []string{"pub/a.txt", "pub/gone.txt", "pub/sub/b.txt", "pub/sub/c.txt"} {
 		delete(fsys, p)
 	}
@@ -445,7 +429,7 @@ func TestMirrorDeleteBoundAndDryRun(t *testing.T) {
 	o := deleteOptions(out)
 	o.DryRun = true
 	srv.ResetCommands()
-	reports, err := deleteRun(t, &c, o, srv.URL+"/")
+	reports, err := deleteRun(t, c, o, srv.URL+"/")
 	if err != nil {
 		t.Fatalf("dry run: %v %+v", err, reports)
 	}
@@ -466,7 +450,7 @@ func TestMirrorDeleteBoundAndDryRun(t *testing.T) {
 
 	o = deleteOptions(out)
 	o.MaxDelete = 3
-	reports, err = deleteRun(t, &c, o, srv.URL+"/")
+	reports, err = deleteRun(t, c, o, srv.URL+"/")
 	if !errors.Is(err, mirror.ErrMaxDelete) {
 		t.Errorf("err = %v, want %v", err, mirror.ErrMaxDelete)
 	}
@@ -479,7 +463,7 @@ func TestMirrorDeleteBoundAndDryRun(t *testing.T) {
 			t.Errorf("kept %s: %s", p, why)
 		}
 	}
-	reports, err = deleteRun(t, &c, deleteOptions(out), srv.URL+"/")
+	reports, err = deleteRun(t, c, deleteOptions(out), srv.URL+"/")
 	if err != nil || len(byStatus(reports, mirror.Deleted)) != 1 {
 		t.Errorf("the next run: %v, deleted %v", err, byStatus(reports, mirror.Deleted))
 	}
