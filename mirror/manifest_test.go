@@ -1,0 +1,247 @@
+package mirror
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The manifest is read as hostile input: whoever could write it could
+// try to have --delete remove files outside the tree, through links, or
+// urlget's own state. These tests tamper with it as such a writer would.
+
+// manifestSetup mirrors a local directory (file:) into out, the output
+// directory inside a parent of its own, with --mirror --delete, and
+// returns the source, out, the options and the start URL.
+func manifestSetup(t *testing.T, files map[string]string) (src, out string, o Options, start string) {
+	t.Helper()
+	src = t.TempDir()
+	writeTree(t, src, files)
+	out = filepath.Join(t.TempDir(), "out")
+	cut := len(strings.Split(strings.Trim(src, "/"), "/"))
+	o = Options{Dir: out, Level: -1, Timestamping: true, Delete: true, Layout: Layout{NoHostDirs: true, CutDirs: cut}}
+	start = "file://" + src + "/"
+	if _, rec, err := run(t, o, start); err != nil {
+		t.Fatalf("first run: %v %+v", err, rec.reports)
+	}
+	if _, err := os.Stat(filepath.Join(out, "a.txt")); err != nil {
+		t.Fatalf("the layout put the copy elsewhere: %v", err)
+	}
+	return src, out, o, start
+}
+
+// reports returns the paths of one status, with their reasons.
+func (r *recorder) paths(s Status) map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := map[string]string{}
+	for _, rep := range r.reports {
+		if rep.Status == s {
+			m[rep.Path] = rep.Reason
+		}
+	}
+	return m
+}
+
+// forged returns a manifest line for rel as it is on disk now, as a
+// writer who knows the format would make it.
+func forged(t *testing.T, out, rel, scope string) string {
+	t.Helper()
+	fi, err := os.Lstat(filepath.Join(out, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newRecord(fi, rel, "file:///x/"+rel, scope, "", fi.ModTime()).line()
+}
+
+func appendFile(t *testing.T, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Entries with "..", absolute paths, the state directory's own files, or
+// written twice are ignored; the honest entries still work.
+func TestManifestTampered(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "b.txt": "b", "keep.txt": "k"})
+	victim := filepath.Join(filepath.Dir(out), "victim")
+	os.WriteFile(victim, []byte("outside"), 0o644)
+	scope := "file://" + src + "/"
+	mf := filepath.Join(out, StateDir, manifestName)
+	fi, _ := os.Lstat(victim)
+	evil := newRecord(fi, "../victim", "file:///x/victim", scope, "", fi.ModTime()).line()
+	abs := newRecord(fi, victim, "file:///x/victim", scope, "", fi.ModTime()).line()
+	state := forged(t, out, StateDir+"/"+manifestName, scope)
+	dup := forged(t, out, "b.txt", scope)
+	appendFile(t, mf, evil+abs+state+dup)
+	os.Remove(filepath.Join(src, "a.txt"))
+	os.Remove(filepath.Join(src, "b.txt"))
+	_, rec, err := run(t, o, start)
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if d := rec.paths(Deleted); len(d) != 1 || d["a.txt"] == "" {
+		t.Errorf("deleted %v, want a.txt only", d)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "outside" {
+		t.Errorf("the file outside the tree: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "b.txt")); err != nil {
+		t.Errorf("b.txt, recorded twice, was deleted: %v", err)
+	}
+	if _, err := os.Stat(mf); err != nil {
+		t.Errorf("the manifest: %v", err)
+	}
+}
+
+// A state directory that is a symbolic link is neither read nor written
+// through: nothing is deleted, and the link's target is left as it was.
+func TestManifestSymlinkedStateDir(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "keep.txt": "k"})
+	elsewhere := filepath.Join(filepath.Dir(out), "elsewhere")
+	if err := os.Rename(filepath.Join(out, StateDir), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(out, StateDir)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(elsewhere, manifestName))
+	os.Remove(filepath.Join(src, "a.txt"))
+	_, rec, err := run(t, o, start)
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if d := rec.paths(Deleted); len(d) != 0 {
+		t.Errorf("deleted %v", d)
+	}
+	if n := rec.paths(Notice); !strings.Contains(n[""], "symbolic link") {
+		t.Errorf("notices: %v", n)
+	}
+	if after, _ := os.ReadFile(filepath.Join(elsewhere, manifestName)); string(after) != string(before) {
+		t.Error("the manifest was written through the link")
+	}
+}
+
+// A file reached through a directory that has become a symbolic link is
+// not deleted, wherever the link leads.
+func TestManifestPathThroughSymlink(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "sub/x.txt": "x", "sub/keep.txt": "k"})
+	real := filepath.Join(out, "real")
+	if err := os.Rename(filepath.Join(out, "sub"), real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(out, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(src, "sub", "x.txt"))
+	_, rec, err := run(t, o, start)
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if d := rec.paths(Deleted); len(d) != 0 {
+		t.Errorf("deleted %v", d)
+	}
+	if k := rec.paths(Kept); k["sub/x.txt"] != reasonThrough {
+		t.Errorf("kept: %v", k)
+	}
+	if _, err := os.Stat(filepath.Join(real, "x.txt")); err != nil {
+		t.Errorf("the file behind the link: %v", err)
+	}
+}
+
+// A manifest that cannot be parsed deletes nothing and says so; a
+// journal or manifest that is a link, or hard-linked to another file, is
+// not read, and is replaced rather than written through.
+func TestManifestUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tamper func(t *testing.T, out, victim string)
+	}{
+		{"garbage", func(t *testing.T, out, victim string) {
+			os.WriteFile(filepath.Join(out, StateDir, manifestName), []byte("f\tgarbage\n"), 0o644)
+		}},
+		{"cut short", func(t *testing.T, out, victim string) {
+			mf := filepath.Join(out, StateDir, manifestName)
+			b, _ := os.ReadFile(mf)
+			os.WriteFile(mf, b[:len(b)-3], 0o644)
+		}},
+		{"journal link", func(t *testing.T, out, victim string) {
+			os.Symlink(victim, filepath.Join(out, StateDir, journalName))
+		}},
+		{"manifest hard link", func(t *testing.T, out, victim string) {
+			mf := filepath.Join(out, StateDir, manifestName)
+			os.Remove(mf)
+			if err := os.Link(victim, mf); err != nil {
+				t.Skipf("no hard links here: %v", err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "keep.txt": "k"})
+			victim := filepath.Join(filepath.Dir(out), "victim")
+			// A well-formed manifest of its own, naming a.txt.
+			good, _ := os.ReadFile(filepath.Join(out, StateDir, manifestName))
+			os.WriteFile(victim, good, 0o644)
+			tc.tamper(t, out, victim)
+			os.Remove(filepath.Join(src, "a.txt"))
+			_, rec, err := run(t, o, start)
+			if err != nil {
+				t.Fatalf("%v %+v", err, rec.reports)
+			}
+			if d := rec.paths(Deleted); len(d) != 0 {
+				t.Errorf("deleted %v", d)
+			}
+			if n := rec.paths(Notice); !strings.Contains(n[""], "cannot be read") {
+				t.Errorf("notices: %v", n)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != string(good) {
+				t.Errorf("the file a link led to was written: %q", b)
+			}
+			if fi, err := os.Lstat(filepath.Join(out, StateDir, manifestName)); err != nil || !fi.Mode().IsRegular() || linkCount(fi) != 1 {
+				t.Errorf("the manifest was not written anew: %v", err)
+			}
+		})
+	}
+}
+
+// A run killed after committing files leaves its journal; the next run
+// merges it, so that what was written is never lost from the record. A
+// journal line cut short by the kill is left out, the rest kept.
+func TestManifestJournalAfterKill(t *testing.T) {
+	_, out, _, start := manifestSetup(t, map[string]string{"a.txt": "a", "keep.txt": "k"})
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	writeTree(t, out, map[string]string{"late.txt": "written just before the kill"})
+	m := loadManifest(root)
+	if m.bad != nil || !m.found || m.old["a.txt"] == nil {
+		t.Fatalf("manifest: %v, %v, %v", m.bad, m.found, m.old)
+	}
+	fi, _ := os.Lstat(filepath.Join(out, "late.txt"))
+	m.add(newRecord(fi, "late.txt", start+"late.txt", start, `"tag"`, fi.ModTime()))
+	m.close() // killed: no write
+	appendFile(t, filepath.Join(out, StateDir, journalName), "f\t\"half")
+
+	m = loadManifest(root)
+	if m.bad != nil || m.old["late.txt"] == nil || m.old["late.txt"].etag != `"tag"` || m.old["a.txt"] == nil {
+		t.Fatalf("after the kill: %v, %v", m.bad, m.old)
+	}
+	if err := m.settle(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(out, StateDir, journalName)); !os.IsNotExist(err) {
+		t.Errorf("the journal is still there: %v", err)
+	}
+	if m = loadManifest(root); m.old["late.txt"] == nil {
+		t.Errorf("merged manifest: %v", m.old)
+	}
+}
