@@ -636,3 +636,51 @@ func TestMirrorINN(t *testing.T) {
 		t.Errorf("second run: %d ARTICLE and BODY commands: %v", n, again)
 	}
 }
+
+// TestMirrorVsftpdUnreadableDir: vsftpd answers the listing of a
+// directory it cannot open with 226 and no data ("226 Transfer done (but
+// failed to open directory)."), which reads as an empty directory. The
+// directory is made mode 0111: vsftpd may enter it (a mode 000 one fails
+// CWD with 550, a failure no one would take for an empty listing) but
+// not read it. --delete must not take that for a directory
+// emptied on the server: nothing below it is deleted.
+func TestMirrorVsftpdUnreadableDir(t *testing.T) {
+	v := realServer(t, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_ROOT")
+	name := mirrorName("unreadable")
+	dir := filepath.Join(v[1], "mirror", name)
+	files := []mirrorFile{{"top.txt", []byte("top\n")}, {"sub/a.txt", []byte("a\n")}, {"sub/deeper/b.txt", []byte("b\n")}}
+	writeMirrorFiles(t, dir, files)
+	start := "ftp://" + v[0] + "/mirror/" + name + "/"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(out, hostDir(t, start), "mirror", name)
+	opts := mirrorOptions(out)
+	opts.Delete = true
+	mirrorRun(t, &c, opts, start)
+	checkMirrored(t, local, files, "")
+
+	sub := filepath.Join(dir, "sub")
+	if err := os.Chmod(sub, 0o111); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(sub, 0o755) })
+	reports := mirrorRun(t, &c, opts, start)
+	outside()
+	checkMirrored(t, local, files, "")
+	kept := 0
+	for _, r := range reports {
+		switch r.Status {
+		case mirror.Deleted:
+			t.Errorf("deleted %s (%s)", r.Path, r.Reason)
+		case mirror.Kept:
+			if !strings.Contains(r.Reason, "empty") {
+				t.Errorf("kept %s: %s", r.Path, r.Reason)
+			}
+			kept++
+		}
+	}
+	if kept != 2 {
+		t.Errorf("%d files reported kept, want sub/a.txt and sub/deeper/b.txt: %+v", kept, reports)
+	}
+}
