@@ -662,7 +662,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.duplicate(u, rel)
 		return
 	}
-	if e.o.DryRun && e.dryRun(ctx, it, u, rel) {
+	if e.o.DryRun && e.dryRun(it, u, rel) {
 		return
 	}
 	if e.o.Timestamping && e.upToDate(it, rel) {
@@ -820,8 +820,12 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	}
 	masked := final.Redacted()
 	if e.o.DryRun {
-		// A body that came all the same (a start URL): not written.
+		// Not written: a page is read for its links (dryRun), any
+		// other body left unread.
 		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
+		if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+			e.readLinks(ctx, it, final, rel, res.Body)
+		}
 		return
 	}
 	f, off, err := e.store.Create(rel)
@@ -925,8 +929,13 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 		return
 	}
 	defer f.Close()
+	e.readLinks(ctx, it, base, rel, f)
+}
+
+// readLinks queues the links of the HTML page r, whose URL is base.
+func (e *engine) readLinks(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err = HTMLLinks(bufio.NewReaderSize(f, 32<<10), base, func(ref uri.URL) {
+	err := HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}

@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -352,17 +351,17 @@ const reasonDryRun = "--dry-run: not transferred"
 
 // dryRun handles an item of a dry run without a transfer, and reports
 // whether it did: listings (FTP and local directories, gopher menus,
-// newsgroups) are read, for they tell what --delete would remove; an
-// http page's links are taken from its local copy, as a 304's are.
-func (e *engine) dryRun(ctx context.Context, it item, u uri.URL, rel string) bool {
+// newsgroups) are read, for they tell what --delete would remove, and so
+// are http(s) pages, known by their local names (a directory's
+// index.html, NAME.html), whose links are read as they arrive and not
+// saved (save); other files are not fetched.
+func (e *engine) dryRun(it item, u uri.URL, rel string) bool {
 	if namesListing(u, it.kind) || pageKind(u) == PageGopherMenu {
 		return false
 	}
-	e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: reasonDryRun})
-	if s := u.Scheme(); s == "http" || s == "https" {
-		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
-			e.pageLinks(ctx, it, u, rel, "")
-		}
+	if s := u.Scheme(); (s == "http" || s == "https") && IsHTML("", rel) {
+		return false
 	}
+	e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: reasonDryRun})
 	return true
 }

@@ -53,8 +53,9 @@ type Options struct {
 	// nothing more is deleted and Run returns ErrMaxDelete.
 	MaxDelete int
 	// DryRun transfers no file and deletes nothing: listings are read,
-	// pages' links are taken from their local copies, and what --delete
-	// would remove is reported as WouldDelete.
+	// and http(s) pages (known by their local names) for their links,
+	// without being saved; what --delete would remove is reported as
+	// WouldDelete.
 	DryRun bool
 	// Robots honours robots.txt for http(s) and gopher.
 	Robots bool
