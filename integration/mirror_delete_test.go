@@ -413,6 +413,11 @@ func TestMirrorDeleteRedirectElsewhere(t *testing.T) {
 			t.Errorf("%s deleted", p)
 		}
 	}
+	// A plain -r, which keeps no manifest, follows the redirect too.
+	plain := mirror.Options{Dir: t.TempDir(), Level: 1}
+	if reports, err := deleteRun(t, &c, plain, site.URL+"/"); err != nil || !exists(plain.Dir, strings.TrimPrefix(other.URL, "http://")+"/index.html") {
+		t.Errorf("-r: %v %+v", err, reports)
+	}
 }
 
 // --max-delete bounds a run's deletions: past it the rest is kept, said,

@@ -217,6 +217,9 @@ func (e *engine) pruneListing(it item, u uri.URL, dir string, names map[string]b
 
 // isMoved reports whether start si was redirected to another server.
 func (e *engine) isMoved(si int) bool {
+	if e.del.moved == nil {
+		return false
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.del.moved[si]
@@ -225,7 +228,7 @@ func (e *engine) isMoved(si int) bool {
 // noteRedirect marks a start URL whose fetch ended on another server:
 // its old files are not judged on the new server's pages.
 func (e *engine) noteRedirect(it item, u, final uri.URL) {
-	if it.depth != 0 || hostKey(u) == hostKey(final) {
+	if it.depth != 0 || e.del.moved == nil || hostKey(u) == hostKey(final) {
 		return
 	}
 	e.mu.Lock()
