@@ -69,7 +69,12 @@ func noPassword(u uri.URL) string {
 // startDeleter loads the manifest and says, once, why nothing will be
 // deleted when it cannot be used.
 func (e *engine) startDeleter(start []uri.URL) {
-	mf := loadManifest(e.store.root)
+	var mf *manifest
+	if e.o.Delete {
+		mf = loadManifest(e.store.root)
+	} else {
+		mf = lazyManifest(e.store.root)
+	}
 	e.del.mf = mf
 	if mf.bad != nil {
 		mf.old, mf.dirs = map[string]*record{}, map[string]string{}
@@ -88,7 +93,7 @@ func (e *engine) startDeleter(start []uri.URL) {
 		e.del.max = DefaultMaxDelete
 	}
 	if !e.recording() {
-		mf.bad = nil
+		// A dry run writes nothing, and merges no journal either.
 	} else if err := mf.settle(); err != nil && mf.bad == nil {
 		e.notice("", fmt.Sprintf("the journal of an earlier run could not be merged into the manifest: %v", err))
 	}
@@ -114,13 +119,15 @@ func (e *engine) recording() bool {
 
 // finishDeleter writes the manifest once the run is over, Ctrl-C
 // included, and returns ErrMaxDelete when the bound held deletions back.
+// A manifest that could not be read is replaced by this run's records,
+// so that the next run can delete again what this one wrote.
 func (e *engine) finishDeleter() error {
 	if e.del.mf == nil {
 		return nil
 	}
 	if !e.recording() {
 		e.del.mf.close()
-	} else if err := e.del.mf.write(); err != nil {
+	} else if err := e.del.mf.write(e.del.mf.bad != nil); err != nil {
 		e.notice("", fmt.Sprintf("the manifest %s/%s could not be written: %v", StateDir, manifestName, err))
 	}
 	if e.del.stopped {
@@ -170,8 +177,16 @@ func (e *engine) candidates(si int, dir string, kept func(first string) bool) []
 	if dir == "." || dir == "" {
 		prefix = ""
 	}
-	for p, r := range m.old {
-		if m.drop[p] || r.scope != e.del.scopes[si] || !strings.HasPrefix(p, prefix) {
+	// The records below dir are one run of the sorted list: a listing
+	// costs the files below it, not the whole manifest's.
+	sorted := m.byPath()
+	i, _ := slices.BinarySearchFunc(sorted, prefix, func(r *record, p string) int { return strings.Compare(r.path, p) })
+	for _, r := range sorted[i:] {
+		p := r.path
+		if !strings.HasPrefix(p, prefix) {
+			break
+		}
+		if m.drop[p] || r.scope != e.del.scopes[si] {
 			continue
 		}
 		if _, again := m.news[p]; again {
@@ -183,12 +198,7 @@ func (e *engine) candidates(si int, dir string, kept func(first string) bool) []
 		}
 		out = append(out, r)
 	}
-	sortRecords(out)
 	return out
-}
-
-func sortRecords(rs []*record) {
-	slices.SortFunc(rs, func(a, b *record) int { return strings.Compare(a.path, b.path) })
 }
 
 // pruneListing deletes the recorded files of directory dir that its

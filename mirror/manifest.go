@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,17 +66,22 @@ type record struct {
 // itself is never half written. One write per file keeps a tree of
 // 10,000 files at some milliseconds.
 type manifest struct {
-	mu    sync.Mutex
-	old   map[string]*record // read at the start (manifest, then journal)
-	dirs  map[string]string  // directories urlget made: path → scope
-	found bool               // a manifest or journal was there
-	bad   error              // it could not be read: nothing is deleted
-	news  map[string]*record // committed by this run
-	ndirs map[string]string
-	drop  map[string]bool // deleted, or no longer urlget's
-	jr    *os.File        // the journal, nil until the first record
-	jerr  error           // the journal could not be made
-	root  *os.Root
+	mu     sync.Mutex
+	old    map[string]*record // read at the start (manifest, then journal)
+	dirs   map[string]string  // directories urlget made: path → scope
+	found  bool               // a manifest or journal was there
+	bad    error              // it could not be read: nothing is deleted
+	news   map[string]*record // committed by this run
+	ndirs  map[string]string
+	drop   map[string]bool // deleted, or no longer urlget's
+	sorted []*record       // old's records by path, made when first asked
+	jr     *os.File        // the journal, nil until the first record
+	jerr   error           // the journal could not be made
+	root   *os.Root
+	// lazy: not read yet. A run without --delete reads the manifest only
+	// when it has something to add to it, so that an unchanged --mirror
+	// run of a large tree costs no parse and no rewrite.
+	lazy bool
 }
 
 // validRel reports whether p may name a file of the manifest: a clean
@@ -128,6 +134,17 @@ func loadManifest(root *os.Root) *manifest {
 		}
 	}
 	return m
+}
+
+// lazyManifest is the manifest of a run that only adds to it: read when
+// the run ends with something to add (write), or at once when a killed
+// run left its journal, which settle merges first.
+func lazyManifest(root *os.Root) *manifest {
+	if _, err := root.Lstat(StateDir + "/" + journalName); err == nil {
+		return loadManifest(root)
+	}
+	return &manifest{root: root, lazy: true, old: map[string]*record{}, dirs: map[string]string{},
+		news: map[string]*record{}, ndirs: map[string]string{}, drop: map[string]bool{}}
 }
 
 // openPlain opens rel for reading only when it is a regular file of one
@@ -258,13 +275,28 @@ func parseLine(s string) (byte, *record, string, error) {
 	return 0, nil, "", bad
 }
 
-func (r *record) line() string {
-	return fmt.Sprintf("f\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", strconv.Quote(r.path), strconv.Quote(r.url),
-		strconv.Quote(r.scope), r.size, r.mtime, r.dev, r.ino, strconv.Quote(r.etag), strconv.Quote(r.lmod))
+func (r *record) line() string { return string(r.appendLine(nil)) }
+
+// appendLine appends r's line to b, without fmt: the manifest of a large
+// tree is written in one go at the end of every run.
+func (r *record) appendLine(b []byte) []byte {
+	b = append(b, "f\t"...)
+	for _, v := range []string{r.path, r.url, r.scope} {
+		b = strconv.AppendQuote(b, v)
+		b = append(b, '\t')
+	}
+	for _, v := range []uint64{uint64(r.size), uint64(r.mtime), r.dev, r.ino} {
+		b = strconv.AppendUint(b, v, 10)
+		b = append(b, '\t')
+	}
+	b = strconv.AppendQuote(b, r.etag)
+	b = append(b, '\t')
+	b = strconv.AppendQuote(b, r.lmod)
+	return append(b, '\n')
 }
 
 func dirLine(dir, scope string) string {
-	return fmt.Sprintf("d\t%s\t%s\n", strconv.Quote(dir), strconv.Quote(scope))
+	return "d\t" + strconv.Quote(dir) + "\t" + strconv.Quote(scope) + "\n"
 }
 
 // stateDir makes the state directory when missing; one that is not a
@@ -316,6 +348,19 @@ func (m *manifest) forget(p string) {
 	delete(m.news, p)
 }
 
+// byPath returns the records read at the start, sorted by path; m.mu is
+// held. They change only when the manifest is written.
+func (m *manifest) byPath() []*record {
+	if m.sorted == nil {
+		m.sorted = make([]*record, 0, len(m.old))
+		for _, r := range m.old {
+			m.sorted = append(m.sorted, r)
+		}
+		slices.SortFunc(m.sorted, func(a, b *record) int { return strings.Compare(a.path, b.path) })
+	}
+	return m.sorted
+}
+
 // forgetDir drops a directory removed.
 func (m *manifest) forgetDir(p string) {
 	m.mu.Lock()
@@ -362,16 +407,28 @@ func (m *manifest) settle() error {
 	if m.bad != nil {
 		return m.bad
 	}
-	return m.write()
+	return m.write(true)
 }
 
 // write writes the merged manifest under a new name (O_EXCL: never into
 // a file that was there) and renames it over the old one, then removes
 // the journal. No fsync: a crash leaves the old manifest and the journal,
-// which the next run merges.
-func (m *manifest) write() error {
+// which the next run merges. Unless force, a run that changed nothing
+// leaves the manifest as it is.
+func (m *manifest) write(force bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !force && len(m.news) == 0 && len(m.drop) == 0 && len(m.ndirs) == 0 && m.jr == nil {
+		return nil
+	}
+	if m.lazy {
+		// One that cannot be read is replaced by this run's records:
+		// fewer files known is the safe side.
+		if l := loadManifest(m.root); l.bad == nil {
+			m.old, m.dirs = l.old, l.dirs
+		}
+		m.lazy = false
+	}
 	if err := m.stateDir(); err != nil {
 		return err
 	}
@@ -384,13 +441,16 @@ func (m *manifest) write() error {
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
 	w.WriteString(manifestHead + "\n")
+	var buf []byte
 	for p, r := range m.old {
 		if _, ok := m.news[p]; !ok && !m.drop[p] {
-			w.WriteString(r.line())
+			buf = r.appendLine(buf[:0])
+			w.Write(buf)
 		}
 	}
 	for _, r := range m.news {
-		w.WriteString(r.line())
+		buf = r.appendLine(buf[:0])
+		w.Write(buf)
 	}
 	for d, s := range m.dirs {
 		w.WriteString(dirLine(d, s))
@@ -427,6 +487,7 @@ func (m *manifest) write() error {
 		m.dirs[d] = s
 	}
 	m.news, m.ndirs, m.drop = map[string]*record{}, map[string]string{}, map[string]bool{}
+	m.sorted = nil
 	m.found = true
 	return nil
 }

@@ -245,3 +245,35 @@ func TestManifestJournalAfterKill(t *testing.T) {
 		t.Errorf("merged manifest: %v", m.old)
 	}
 }
+
+// A --mirror run that writes nothing leaves the manifest as it is (no
+// parse, no rewrite); one that writes a file adds it to the records of
+// the earlier runs, which it keeps.
+func TestManifestUnchangedRun(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "keep.txt": "k"})
+	o.Delete = false
+	mf := filepath.Join(out, StateDir, manifestName)
+	before, _ := os.Stat(mf)
+	if _, rec, err := run(t, o, start); err != nil || rec.count(Fetched) != 1 {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if after, _ := os.Stat(mf); !os.SameFile(before, after) {
+		t.Error("an unchanged run wrote the manifest anew")
+	}
+	writeTree(t, src, map[string]string{"new.txt": "n"})
+	if _, rec, err := run(t, o, start); err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	m := loadManifest(root)
+	if m.bad != nil || m.old["a.txt"] == nil || m.old["keep.txt"] == nil || m.old["new.txt"] == nil {
+		t.Errorf("manifest: %v %v", m.bad, m.old)
+	}
+	if _, err := os.Lstat(filepath.Join(out, StateDir, journalName)); !os.IsNotExist(err) {
+		t.Errorf("journal left: %v", err)
+	}
+}
