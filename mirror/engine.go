@@ -680,7 +680,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 			c := v.(validator)
 			req.IfModifiedSince, req.IfNoneMatch = c.mod, c.etag
 		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
-			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.store.ETag(rel)
+			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.etagOf(rel, fi)
 		}
 		req.GopherAttributes = true
 		req.AheadConditions = e.validators
@@ -750,7 +750,7 @@ func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
 	if rel, err := e.o.Layout.Path(u, pageKind(u)); err == nil {
 		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
-			c = validator{fi.ModTime(), e.store.ETag(rel)}
+			c = validator{fi.ModTime(), e.etagOf(rel, fi)}
 		}
 	}
 	// Kept for the URL's own turn, whose request must carry the same

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -152,6 +153,20 @@ func (e *engine) recordFile(it item, final uri.URL, rel, etag string, mod time.T
 		return
 	}
 	e.del.mf.add(newRecord(fi, rel, noPassword(final), e.del.scopes[it.start], etag, mod))
+}
+
+// etagOf returns the entity tag the local copy rel (fi) came with, for
+// -N's If-None-Match: from the file's user.etag extended attribute, or,
+// where the file system keeps none, from the manifest, when the file is
+// still the one recorded there.
+func (e *engine) etagOf(rel string, fi os.FileInfo) string {
+	if t := e.store.ETag(rel); t != "" || e.del.mf == nil {
+		return t
+	}
+	if r := e.del.mf.lookup(rel); r != nil && r.unchanged(fi) {
+		return r.etag
+	}
+	return ""
 }
 
 // madeDir records a directory the Store made.

@@ -361,6 +361,28 @@ func (m *manifest) byPath() []*record {
 	return m.sorted
 }
 
+// lookup returns the record of the file rel: this run's, or an earlier
+// run's (read now when it was not yet); nil when none.
+func (m *manifest) lookup(rel string) *record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.news[rel]; r != nil {
+		return r
+	}
+	m.readLazy()
+	return m.old[rel]
+}
+
+// readLazy reads the manifest a lazy one left unread; m.mu is held.
+func (m *manifest) readLazy() {
+	if m.lazy {
+		if l := loadManifest(m.root); l.bad == nil {
+			m.old, m.dirs = l.old, l.dirs
+		}
+		m.lazy = false
+	}
+}
+
 // forgetDir drops a directory removed.
 func (m *manifest) forgetDir(p string) {
 	m.mu.Lock()
@@ -421,14 +443,9 @@ func (m *manifest) write(force bool) error {
 	if !force && len(m.news) == 0 && len(m.drop) == 0 && len(m.ndirs) == 0 && m.jr == nil {
 		return nil
 	}
-	if m.lazy {
-		// One that cannot be read is replaced by this run's records:
-		// fewer files known is the safe side.
-		if l := loadManifest(m.root); l.bad == nil {
-			m.old, m.dirs = l.old, l.dirs
-		}
-		m.lazy = false
-	}
+	// One that cannot be read is replaced by this run's records: fewer
+	// files known is the safe side.
+	m.readLazy()
 	if err := m.stateDir(); err != nil {
 		return err
 	}

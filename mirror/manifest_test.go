@@ -1,6 +1,9 @@
 package mirror
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,5 +278,47 @@ func TestManifestUnchangedRun(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(out, StateDir, journalName)); !os.IsNotExist(err) {
 		t.Errorf("journal left: %v", err)
+	}
+}
+
+// -N's If-None-Match comes from the manifest where the file has no
+// user.etag extended attribute (a file system without them), and only
+// while the file is the one recorded.
+func TestManifestETag(t *testing.T) {
+	var inm []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inm = append(inm, r.URL.Path+" "+r.Header.Get("If-None-Match"))
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		io.WriteString(w, "body")
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	o := Options{Dir: out, Level: 0, Timestamping: true, Parallel: 1, Layout: Layout{NoHostDirs: true}}
+	for i := range 3 {
+		if i > 0 {
+			s, err := OpenStore(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetETag("f.txt", ""); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+		}
+		if i == 2 {
+			// Changed by hand since: the recorded tag is not its own.
+			os.WriteFile(filepath.Join(out, "f.txt"), []byte("edited"), 0o644)
+		}
+		if _, rec, err := run(t, o, srv.URL+"/f.txt"); err != nil {
+			t.Fatalf("%v %+v", err, rec.reports)
+		}
+	}
+	want := []string{"/f.txt ", `/f.txt "v1"`, "/f.txt "}
+	if strings.Join(inm, "|") != strings.Join(want, "|") {
+		t.Errorf("requests %q, want %q", inm, want)
 	}
 }
