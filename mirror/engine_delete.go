@@ -37,7 +37,7 @@ var ErrMaxDelete = errors.New("more files to delete than --max-delete allows; th
 // The reasons a deletion or a kept file is reported with.
 const (
 	reasonPageless  = "no page of the run links to it"
-	reasonChanged   = "changed since urlget wrote it (size, time or inode differ)"
+	reasonChanged   = "changed since urlget wrote it (size, time, inode or link target differ)"
 	reasonThrough   = "a directory on its path is a symbolic link"
 	reasonMaxDelete = "past the --max-delete bound"
 )
@@ -167,6 +167,20 @@ func (e *engine) etagOf(rel string, fi os.FileInfo) string {
 		return r.etag
 	}
 	return ""
+}
+
+// recordLink adds a symbolic link just made to the manifest.
+func (e *engine) recordLink(it item, ref uri.URL, rel, target string) {
+	if e.del.mf == nil || !e.recording() {
+		return
+	}
+	fi, err := e.store.Stat(rel)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return
+	}
+	r := newRecord(fi, rel, noPassword(ref), e.del.scopes[it.start], "", time.Time{})
+	r.size, r.link = 0, target
+	e.del.mf.add(r)
 }
 
 // madeDir records a directory the Store made.
@@ -325,7 +339,7 @@ func (e *engine) deleteOne(si int, r *record, reason string) bool {
 	case err != nil:
 		e.report(Report{URL: r.url, Path: r.path, Status: Kept, Reason: err.Error()})
 		return false
-	case !r.unchanged(fi):
+	case !r.unchanged(fi) || r.link != "" && !e.sameLink(r):
 		// No longer urlget's: never deleted, now or later.
 		m.forget(r.path)
 		e.report(Report{URL: r.url, Path: r.path, Status: Kept, Reason: reasonChanged})
@@ -354,6 +368,12 @@ func (e *engine) deleteOne(si int, r *record, reason string) bool {
 	m.forget(r.path)
 	e.report(Report{URL: r.url, Path: r.path, Status: Deleted, Reason: reason})
 	return true
+}
+
+// sameLink reports whether the link r recorded still holds its target.
+func (e *engine) sameLink(r *record) bool {
+	t, err := e.store.Readlink(r.path)
+	return err == nil && t == r.link
 }
 
 // removeEmpty removes dir and the directories above it, up to top (not

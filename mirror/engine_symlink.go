@@ -119,6 +119,7 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "linking " + rel, Err: err})
 		return true
 	}
+	e.recordLink(it, ref, rel, text)
 	e.report(Report{URL: masked, Path: rel, Status: Linked})
 	return true
 }

@@ -51,6 +51,7 @@ type record struct {
 	ino   uint64
 	etag  string // the HTTP entity tag it came with
 	lmod  string // its Last-Modified (or listing time), RFC 3339
+	link  string // a symbolic link's target; "" for a file
 }
 
 // manifest is the manifest as read at the start of a run, and what the
@@ -212,8 +213,9 @@ func (m *manifest) parse(r io.Reader, journal bool, dup map[string]bool) error {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 		p := dir
-		if kind == 'f' {
-			p = rec.path
+		if kind != 'd' {
+			// A file or a link: one name, one record.
+			kind, p = 'f', rec.path
 		}
 		if !validRel(p) {
 			continue
@@ -237,6 +239,7 @@ func (m *manifest) parse(r io.Reader, journal bool, dup map[string]bool) error {
 // A line is tab-separated fields, strings quoted as Go quotes them:
 //
 //	f PATH URL SCOPE SIZE MTIME DEV INO ETAG LASTMOD   a file urlget wrote
+//	l PATH URL SCOPE MTIME DEV INO TARGET              a symbolic link it made
 //	d PATH SCOPE                                       a directory it made
 func parseLine(s string) (byte, *record, string, error) {
 	fields := strings.Split(s, "\t")
@@ -267,6 +270,13 @@ func parseLine(s string) (byte, *record, string, error) {
 			bad = errors.New("a file without its URL")
 		}
 		return 'f', r, "", bad
+	case len(fields) == 8 && fields[0] == "l":
+		bad = nil
+		r := &record{path: q(1), url: q(2), scope: q(3), mtime: int64(num(4)), dev: num(5), ino: num(6), link: q(7)}
+		if bad == nil && (r.url == "" || r.scope == "" || r.link == "") {
+			bad = errors.New("a link without its URL or target")
+		}
+		return 'l', r, "", bad
 	case len(fields) == 3 && fields[0] == "d":
 		bad = nil
 		dir, scope := q(1), q(2)
@@ -280,6 +290,19 @@ func (r *record) line() string { return string(r.appendLine(nil)) }
 // appendLine appends r's line to b, without fmt: the manifest of a large
 // tree is written in one go at the end of every run.
 func (r *record) appendLine(b []byte) []byte {
+	if r.link != "" {
+		b = append(b, "l\t"...)
+		for _, v := range []string{r.path, r.url, r.scope} {
+			b = strconv.AppendQuote(b, v)
+			b = append(b, '\t')
+		}
+		for _, v := range []uint64{uint64(r.mtime), r.dev, r.ino} {
+			b = strconv.AppendUint(b, v, 10)
+			b = append(b, '\t')
+		}
+		b = strconv.AppendQuote(b, r.link)
+		return append(b, '\n')
+	}
 	b = append(b, "f\t"...)
 	for _, v := range []string{r.path, r.url, r.scope} {
 		b = strconv.AppendQuote(b, v)
@@ -530,12 +553,14 @@ func newRecord(fi os.FileInfo, rel, url, scope, etag string, lmod time.Time) *re
 }
 
 // unchanged reports whether fi is the file r recorded: same size, time,
-// device and inode. Anything else was changed or put there by someone
-// else, and is not urlget's to delete.
+// device and inode (a link: same time, device and inode; its target is
+// compared by the caller). Anything else was changed or put there by
+// someone else, and is not urlget's to delete.
 func (r *record) unchanged(fi os.FileInfo) bool {
-	if !fi.Mode().IsRegular() {
-		return false
-	}
 	dev, ino := devIno(fi)
-	return fi.Size() == r.size && fi.ModTime().UnixNano() == r.mtime && dev == r.dev && ino == r.ino
+	same := fi.ModTime().UnixNano() == r.mtime && dev == r.dev && ino == r.ino
+	if r.link != "" {
+		return same && fi.Mode()&fs.ModeSymlink != 0
+	}
+	return same && fi.Mode().IsRegular() && fi.Size() == r.size
 }

@@ -322,3 +322,37 @@ func TestManifestETag(t *testing.T) {
 		t.Errorf("requests %q, want %q", inm, want)
 	}
 }
+
+// A symbolic link urlget made is deleted when the listing drops it, as a
+// file is; one the user pointed elsewhere since is kept.
+func TestManifestLinks(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "real.txt": "r"})
+	for _, l := range []string{"alias.txt", "other.txt"} {
+		if err := os.Symlink("real.txt", filepath.Join(src, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, rec, err := run(t, o, start); err != nil || rec.count(Linked) != 2 {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	os.Remove(filepath.Join(out, "other.txt"))
+	os.Symlink("a.txt", filepath.Join(out, "other.txt"))
+	os.Remove(filepath.Join(src, "alias.txt"))
+	os.Remove(filepath.Join(src, "other.txt"))
+	_, rec, err := run(t, o, start)
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if d := rec.paths(Deleted); len(d) != 1 || d["alias.txt"] == "" {
+		t.Errorf("deleted %v, want alias.txt", d)
+	}
+	if k := rec.paths(Kept); !strings.Contains(k["other.txt"], "changed") {
+		t.Errorf("kept %v", k)
+	}
+	if got, err := os.Readlink(filepath.Join(out, "other.txt")); err != nil || got != "a.txt" {
+		t.Errorf("other.txt -> %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "real.txt")); err != nil {
+		t.Errorf("the link's target: %v", err)
+	}
+}
