@@ -473,3 +473,69 @@ func TestMirrorDeleteBoundAndDryRun(t *testing.T) {
 		t.Errorf("the next run: %v, deleted %v", err, byStatus(reports, mirror.Deleted))
 	}
 }
+
+// Gopher menus are no directory listings: a menu names items anywhere on
+// its server, so a file is deleted when no menu of a whole run names it
+// any more, never because the menu of its local directory does not. A
+// menu that comes back empty deletes nothing, unless --delete-emptied.
+func TestMirrorDeleteGopherMenus(t *testing.T) {
+	mux := gophertest.NewMux()
+	srv := gophertest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	host, port := "127.0.0.1", srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+	line := func(typ byte, name, sel string) string {
+		return string(typ) + name + "\t" + sel + "\t" + host + "\t" + port + "\r\n"
+	}
+	index := []string{line('0', "y", "/x/y.txt"), line('0', "z", "/x/z.txt")}
+	mux.Handle("", gophertest.HandlerFunc(func(w io.Writer, r *gophertest.Request) {
+		io.WriteString(w, line('1', "index of x", "/x-index")+line('0', "top", "/top.txt")+".\r\n")
+	}))
+	mux.Handle("/x-index", gophertest.HandlerFunc(func(w io.Writer, r *gophertest.Request) {
+		io.WriteString(w, strings.Join(index, "")+".\r\n")
+	}))
+	for _, n := range []string{"/top.txt", "/x/y.txt", "/x/z.txt"} {
+		mux.Handle(n, gophertest.Text(n+"\n"))
+	}
+	var c fetch.Client
+	defer c.Close()
+	out := t.TempDir()
+	o := deleteOptions(out)
+	for run := range 2 {
+		reports, err := deleteRun(t, &c, o, srv.URL+"/")
+		if err != nil {
+			t.Fatalf("run %d: %v %+v", run, err, reports)
+		}
+		if d := byStatus(reports, mirror.Deleted); len(d) != 0 {
+			t.Errorf("run %d deleted %v", run, d)
+		}
+	}
+	for _, p := range []string{"top.txt", "x/y.txt", "x/z.txt", "x-index/gophermap"} {
+		if !exists(out, p) {
+			t.Errorf("%s missing", p)
+		}
+	}
+	index = index[:1]
+	reports, err := deleteRun(t, &c, o, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := byStatus(reports, mirror.Deleted); len(d) != 1 || d["x/z.txt"] != "no menu of the run links to it" {
+		t.Errorf("deleted %v, want x/z.txt: %+v", d, reports)
+	}
+	index = nil
+	reports, err = deleteRun(t, &c, o, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := byStatus(reports, mirror.Deleted); len(d) != 0 || !exists(out, "x/y.txt") {
+		t.Errorf("an empty menu deleted %v", d)
+	}
+	o.DeleteEmptied = true
+	reports, err = deleteRun(t, &c, o, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := byStatus(reports, mirror.Deleted); len(d) != 1 || exists(out, "x/y.txt") || exists(out, "x") {
+		t.Errorf("--delete-emptied deleted %v", d)
+	}
+}

@@ -998,7 +998,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		names = map[string]bool{}
 	}
 	var lerr error
-	n := 0
+	n, items := 0, 0 // lines, and the items among them
 	for ctx.Err() == nil {
 		en, err := res.Listing.Next()
 		if err == io.EOF {
@@ -1019,6 +1019,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		if en.URL == "" || en.Kind == schemes.KindInfo {
 			continue
 		}
+		items++
 		ref, err := uri.Parse(en.URL)
 		if err != nil {
 			continue
@@ -1049,12 +1050,13 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	if ctx.Err() != nil && lerr == nil {
 		lerr = ctx.Err()
 	}
+	keepOld := lerr == nil && names != nil && items == 0 && e.keepEmptiedMenu(it, u, menuRel)
 	if menu != nil {
 		mw.WriteString(".\r\n")
 		if err := mw.Flush(); err != nil && lerr == nil {
 			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
 		}
-		if lerr != nil {
+		if lerr != nil || keepOld {
 			menu.Abort(false)
 		} else if err := menu.Commit(time.Time{}); err != nil {
 			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
@@ -1075,11 +1077,10 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 	if names != nil {
 		// Only a listing read to its end says what is gone: one cut
 		// short would have the rest deleted.
-		empty := len(names) == 0
 		if menuRel != "" {
 			names[path.Base(menuRel)] = true
 		}
-		e.pruneListing(it, u, dir, names, empty)
+		e.pruneListing(it, u, dir, names, items == 0)
 	}
 }
 

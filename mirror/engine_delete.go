@@ -37,6 +37,7 @@ var ErrMaxDelete = errors.New("more files to delete than --max-delete allows; th
 // The reasons a deletion or a kept file is reported with.
 const (
 	reasonPageless  = "no page of the run links to it"
+	reasonMenuless  = "no menu of the run links to it"
 	reasonChanged   = "changed since urlget wrote it (size, time, inode or link target differ)"
 	reasonThrough   = "a directory on its path is a symbolic link"
 	reasonMaxDelete = "past the --max-delete bound"
@@ -45,13 +46,14 @@ const (
 // deleter is --delete's state in a run.
 type deleter struct {
 	mf      *manifest
-	ok      bool     // the manifest was read: deletions may happen
-	scopes  []string // each start URL as the manifest records it
-	dirs    []string // each start URL's local directory
-	moved   []bool   // the start URL redirected to another server
-	max     int      // the bound; < 0 none
-	count   int      // files deleted (or that a dry run would delete)
-	stopped bool     // the bound was reached with more to delete
+	ok      bool      // the manifest was read: deletions may happen
+	scopes  []string  // each start URL as the manifest records it
+	dirs    []string  // each start URL's local directory
+	moved   []bool    // the start URL redirected to another server
+	max     int       // the bound; < 0 none
+	count   int       // files deleted (or that a dry run would delete)
+	stopped bool      // the bound was reached with more to delete
+	emptied []emptied // gopher menus that came back empty
 }
 
 // scopeOf is the form of a start URL the manifest records: normalized
@@ -232,12 +234,18 @@ func (e *engine) candidates(si int, dir string, kept func(first string) bool) []
 
 // pruneListing deletes the recorded files of directory dir that its
 // listing, read whole, no longer names. names holds the names the listing
-// keeps; empty tells whether it named nothing at all.
+// keeps; empty tells whether it named nothing at all. A gopher menu is
+// no directory listing (a menu may name items anywhere on its server, and
+// an item may be named by any menu): its files are swept once the run is
+// over, as http pages' are, and an empty one is only noted.
 func (e *engine) pruneListing(it item, u uri.URL, dir string, names map[string]bool, empty bool) {
 	if !e.del.ok || e.isMoved(it.start) {
 		return
 	}
 	masked := u.Redacted()
+	if pageKind(u) == PageGopherMenu {
+		return // swept at the end (keepEmptiedMenu)
+	}
 	gone := e.candidates(it.start, dir, func(first string) bool { return names[first] })
 	if len(gone) == 0 {
 		return
@@ -246,12 +254,45 @@ func (e *engine) pruneListing(it item, u uri.URL, dir string, names map[string]b
 		// vsftpd answers 226 and no data for a directory it cannot
 		// read: an empty listing is no proof the files are gone.
 		for _, r := range gone {
-			e.report(Report{URL: r.url, Path: r.path, Status: Kept,
-				Reason: "the listing of " + masked + " is empty where the last run saw files (--delete-emptied deletes them)"})
+			e.keptEmpty(r, masked)
 		}
 		return
 	}
 	e.deleteAll(it.start, dir, gone, "no longer listed by "+masked)
+}
+
+// emptied is a gopher menu that came back empty where the last run saw
+// items in it: its URL, and the start URL it was reached from.
+type emptied struct {
+	si  int
+	url string
+}
+
+// keepEmptiedMenu reports whether the gopher menu u, which came back with
+// no item, is to be taken for a failure to read it rather than for a
+// menu emptied on the server: when the manifest says the last run saw
+// items in it, and --delete-emptied was not given. Its old gophermap is
+// kept then (the record of what it named) and the run's sweep deletes
+// nothing of u's start URL: which of the files were u's, a menu (which
+// may name items anywhere on its server) does not tell.
+func (e *engine) keepEmptiedMenu(it item, u uri.URL, menuRel string) bool {
+	if pageKind(u) != PageGopherMenu || !e.del.ok || e.o.DeleteEmptied {
+		return false
+	}
+	r := e.del.mf.lookup(menuRel)
+	if r == nil || r.size <= int64(len(".\r\n")) {
+		return false
+	}
+	e.mu.Lock()
+	e.del.emptied = append(e.del.emptied, emptied{it.start, u.Redacted()})
+	e.mu.Unlock()
+	return true
+}
+
+// keptEmpty reports a file kept because the listing url came back empty.
+func (e *engine) keptEmpty(r *record, url string) {
+	e.report(Report{URL: r.url, Path: r.path, Status: Kept,
+		Reason: "the listing of " + url + " is empty where the last run saw files (--delete-emptied deletes them)"})
 }
 
 // isMoved reports whether start si was redirected to another server.
@@ -275,18 +316,24 @@ func (e *engine) noteRedirect(it item, u, final uri.URL) {
 	e.mu.Unlock()
 }
 
-// sweep deletes, for each http(s) start URL, the recorded files no page
-// of the run led to. HTML pages are not listings: a page names some of
-// its directory's files, and others come through other pages, so only
-// the whole run tells what the server still has. It runs only after a
-// run in which nothing failed: a page that could not be fetched would
-// otherwise take the files below it along.
+// sweep deletes, for each http(s) and gopher start URL, the recorded
+// files of its scheme that no page or menu of the run led to. HTML pages
+// and gopher menus are not directory listings: a page names some of its
+// directory's files, and others come through other pages, so only the
+// whole run tells what the server still has. It runs only after a run in
+// which nothing failed: a page that could not be fetched, or a menu cut
+// short, would otherwise take the files below it along.
 func (e *engine) sweep(start []uri.URL) {
 	if !e.del.ok {
 		return
 	}
 	for si, u := range start {
-		if s := u.Scheme(); s != "http" && s != "https" {
+		reason := reasonPageless
+		switch family(u.Scheme()) {
+		case "http":
+		case "gopher":
+			reason = reasonMenuless
+		default:
 			continue
 		}
 		if e.isMoved(si) {
@@ -299,12 +346,31 @@ func (e *engine) sweep(start []uri.URL) {
 			e.mu.Lock()
 			ok := e.saved.has(r.path)
 			e.mu.Unlock()
-			if !ok && (strings.HasPrefix(r.url, "http://") || strings.HasPrefix(r.url, "https://")) {
-				left = append(left, r)
+			scheme, _, _ := strings.Cut(r.url, ":")
+			if ok || family(strings.ToLower(scheme)) != family(u.Scheme()) {
+				continue
 			}
+			if m, in := e.inEmptied(si); in {
+				e.keptEmpty(r, m)
+				continue
+			}
+			left = append(left, r)
 		}
-		e.deleteAll(si, e.del.dirs[si], left, reasonPageless)
+		e.deleteAll(si, e.del.dirs[si], left, reason)
 	}
+}
+
+// inEmptied returns a gopher menu of start si that came back empty
+// (keepEmptiedMenu), if any.
+func (e *engine) inEmptied(si int) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, m := range e.del.emptied {
+		if m.si == si {
+			return m.url, true
+		}
+	}
+	return "", false
 }
 
 // deleteAll deletes the files of gone that are still as urlget wrote
