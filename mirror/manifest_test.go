@@ -1,13 +1,20 @@
 package mirror
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/uri"
 )
 
 // The manifest is read as hostile input: whoever could write it could
@@ -354,5 +361,63 @@ func TestManifestLinks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "real.txt")); err != nil {
 		t.Errorf("the link's target: %v", err)
+	}
+}
+
+// Ctrl-C (the run's context cancelled) mid-run: the files committed before
+// it are in the manifest once Run returns, and no journal is left.
+func TestManifestInterrupted(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="a.txt">a</a> <a href="b.txt">b</a> <a href="slow.txt">s</a>`)
+		case "/slow.txt":
+			w.Header().Set("Content-Length", "10")
+			io.WriteString(w, "part")
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		default:
+			io.WriteString(w, r.URL.Path)
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	fetched := 0
+	o := Options{Dir: out, Level: -1, Timestamping: true, Delete: true, Parallel: 1, Layout: Layout{NoHostDirs: true}}
+	o.Report = func(r Report) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Status == Fetched && strings.HasSuffix(r.Path, ".txt") {
+			if fetched++; fetched == 2 {
+				// a.txt and b.txt are in; slow.txt is under way.
+				time.AfterFunc(50*time.Millisecond, cancel)
+			}
+		}
+	}
+	c := &fetch.Client{Proxy: fetch.NoProxy}
+	defer c.Close()
+	if _, err := Run(ctx, c, o, []uri.URL{uri.MustParse(srv.URL + "/")}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the interruption", err)
+	}
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	m := loadManifest(root)
+	if m.bad != nil || m.old["a.txt"] == nil || m.old["b.txt"] == nil || m.old["index.html"] == nil || m.old["slow.txt"] != nil {
+		t.Errorf("manifest after the interruption: %v %v", m.bad, m.old)
+	}
+	if _, err := os.Lstat(filepath.Join(out, StateDir, journalName)); !os.IsNotExist(err) {
+		t.Errorf("journal left: %v", err)
 	}
 }
