@@ -534,7 +534,7 @@ func TestMirrorGophernicus(t *testing.T) {
 	mirrorRun(t, &c, mirrorOptions(out), start)
 	checkMirrored(t, local, files, "gophermap")
 	outside()
-	if es, _ := os.ReadDir(out); len(es) != 1 {
+	if es, _ := os.ReadDir(out); len(es) != 2 || es[0].Name() != mirror.StateDir && es[1].Name() != mirror.StateDir {
 		t.Errorf("the h item's http: URL was followed by default: %q", listFiles(out))
 	}
 	lines := log.linesAfter(t, &c, marker, name+"-marker/m")
