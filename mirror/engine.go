@@ -130,7 +130,7 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 	if e.fatal == nil && ctx.Err() == nil && e.o.Delete && e.stats.Failed == 0 {
 		e.sweep(start)
 	}
-	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks {
+	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks && !e.o.DryRun {
 		e.convertAll()
 	}
 	derr := e.finishDeleter()

@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -419,5 +420,43 @@ func TestManifestInterrupted(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(out, StateDir, journalName)); !os.IsNotExist(err) {
 		t.Errorf("journal left: %v", err)
+	}
+}
+
+// --dry-run changes nothing in the tree: no file, link, directory or
+// manifest is written, no page converted, nothing deleted; what --delete
+// would remove is reported.
+func TestDryRunChangesNothing(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "gone.txt": "g", "page.html": `<a href="a.txt">a</a>`})
+	os.Remove(filepath.Join(src, "gone.txt"))
+	writeTree(t, src, map[string]string{"new.txt": "n", "newdir/x.txt": "x"})
+	os.Symlink("a.txt", filepath.Join(src, "link.txt"))
+	snapshot := func() string {
+		var b strings.Builder
+		filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				data, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "%s %v %d %q\n", p, fi.Mode(), fi.ModTime().UnixNano(), data)
+			}
+			return nil
+		})
+		return b.String()
+	}
+	before := snapshot()
+	o.DryRun, o.ConvertLinks = true, true
+	_, rec, err := run(t, o, start)
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if after := snapshot(); after != before {
+		t.Errorf("the dry run changed the tree:\n%s\nwas\n%s", after, before)
+	}
+	if w := rec.paths(WouldDelete); len(w) != 1 || w["gone.txt"] == "" {
+		t.Errorf("would delete %v", w)
+	}
+	for _, r := range rec.reports {
+		if r.Status == Deleted || r.Status == Linked || r.Status == Fetched && r.Path != "" {
+			t.Errorf("dry run: %s %s", r.Status, r.Path)
+		}
 	}
 }
