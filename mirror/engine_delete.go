@@ -95,10 +95,10 @@ func (e *engine) startDeleter(start []uri.URL) {
 	if e.del.max == 0 {
 		e.del.max = DefaultMaxDelete
 	}
-	if !e.recording() {
-		// A dry run writes nothing, and merges no journal either.
-	} else if err := mf.settle(); err != nil && mf.bad == nil {
-		e.notice("", fmt.Sprintf("the journal of an earlier run could not be merged into the manifest: %v", err))
+	if e.recording() { // a dry run merges no journal either
+		if err := mf.settle(); err != nil && mf.bad == nil {
+			e.notice("", fmt.Sprintf("the journal of an earlier run could not be merged into the manifest: %v", err))
+		}
 	}
 	if !e.o.Delete {
 		return
@@ -237,14 +237,14 @@ func (e *engine) candidates(si int, dir string, kept func(first string) bool) []
 // keeps; empty tells whether it named nothing at all. A gopher menu is
 // no directory listing (a menu may name items anywhere on its server, and
 // an item may be named by any menu): its files are swept once the run is
-// over, as http pages' are, and an empty one is only noted.
+// over, as http pages' are (an empty one: keepEmptiedMenu).
 func (e *engine) pruneListing(it item, u uri.URL, dir string, names map[string]bool, empty bool) {
 	if !e.del.ok || e.isMoved(it.start) {
 		return
 	}
 	masked := u.Redacted()
 	if pageKind(u) == PageGopherMenu {
-		return // swept at the end (keepEmptiedMenu)
+		return
 	}
 	gone := e.candidates(it.start, dir, func(first string) bool { return names[first] })
 	if len(gone) == 0 {
