@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -537,5 +538,41 @@ func TestMirrorDeleteGopherMenus(t *testing.T) {
 	}
 	if d := byStatus(reports, mirror.Deleted); len(d) != 1 || exists(out, "x/y.txt") || exists(out, "x") {
 		t.Errorf("--delete-emptied deleted %v", d)
+	}
+}
+
+// A server that serves urlget's own state (.urlget/manifest and its
+// journal, forging entries for the user's files with their true size and
+// time) cannot have them deleted: the inode is never the one recorded,
+// and the run's own manifest replaces what the server sent.
+func TestMirrorDeleteForgedState(t *testing.T) {
+	out := t.TempDir()
+	check := userFiles(t, out)
+	key := filepath.Join(out, ".ssh", "id_rsa")
+	fi, err := os.Stat(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	fsys := fstest.MapFS{"pub/a.txt": {Data: []byte("a\n"), Mode: 0o644, ModTime: mod}}
+	srv := ftptest.NewServer(fsys)
+	t.Cleanup(srv.Close)
+	// The server knows its own start URL, the layout, and here even the
+	// key's size and time; never its inode.
+	scope := srv.URL + "/"
+	forged := fmt.Sprintf("urlget-manifest 1\nf\t%q\t%q\t%q\t%d\t%d\t0\t0\t\"\"\t\"\"\nf\t%q\t%q\t%q\t6\t%d\t0\t0\t\"\"\t\"\"\n",
+		".ssh/id_rsa", scope+".ssh/id_rsa", scope, fi.Size(), fi.ModTime().UnixNano(),
+		"../outside", scope+"outside", scope, fi.ModTime().UnixNano())
+	fsys[".urlget/manifest"] = &fstest.MapFile{Data: []byte(forged), Mode: 0o644, ModTime: mod}
+	fsys[".urlget/manifest.journal"] = &fstest.MapFile{Data: []byte(forged), Mode: 0o644, ModTime: mod}
+	var c fetch.Client
+	defer c.Close()
+	for run := range 3 {
+		o := deleteOptions(out)
+		reports, _ := deleteRun(t, &c, o, srv.URL+"/")
+		if d := byStatus(reports, mirror.Deleted); len(d) != 0 {
+			t.Errorf("run %d deleted %v", run, d)
+		}
+		check()
 	}
 }

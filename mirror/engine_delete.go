@@ -147,7 +147,7 @@ func (e *engine) notice(masked, text string) {
 
 // recordFile adds a file just committed to the manifest.
 func (e *engine) recordFile(it item, final uri.URL, rel, etag string, mod time.Time) {
-	if e.del.mf == nil || !e.recording() {
+	if e.del.mf == nil || !e.recording() || !validRel(rel) {
 		return
 	}
 	fi, err := e.store.Stat(rel)
@@ -173,7 +173,7 @@ func (e *engine) etagOf(rel string, fi os.FileInfo) string {
 
 // recordLink adds a symbolic link just made to the manifest.
 func (e *engine) recordLink(it item, ref uri.URL, rel, target string) {
-	if e.del.mf == nil || !e.recording() {
+	if e.del.mf == nil || !e.recording() || !validRel(rel) {
 		return
 	}
 	fi, err := e.store.Stat(rel)

@@ -83,6 +83,10 @@ type manifest struct {
 	// when it has something to add to it, so that an unchanged --mirror
 	// run of a large tree costs no parse and no rewrite.
 	lazy bool
+	// ident is the manifest file at the start of the run (or as this
+	// run last wrote it), nil when there was none.
+	ident os.FileInfo
+	wrote bool
 }
 
 // validRel reports whether p may name a file of the manifest: a clean
@@ -114,6 +118,7 @@ func loadManifest(root *os.Root) *manifest {
 		m.bad = fmt.Errorf("%w: %s is not a directory (a symbolic link is never followed)", ErrBadManifest, StateDir)
 		return m
 	}
+	m.identify()
 	dup := map[string]bool{}
 	for i, name := range []string{manifestName, journalName} {
 		rel := StateDir + "/" + name
@@ -137,6 +142,23 @@ func loadManifest(root *os.Root) *manifest {
 	return m
 }
 
+// identify remembers which file the manifest is at the start of a run,
+// so that one written over it during the run (replaced) is not taken for
+// it.
+func (m *manifest) identify() {
+	m.ident, _ = m.root.Lstat(StateDir + "/" + manifestName)
+}
+
+// replaced reports whether the manifest is no longer the file it was at
+// the start of the run, nor one this run wrote; m.mu is held.
+func (m *manifest) replaced() bool {
+	fi, err := m.root.Lstat(StateDir + "/" + manifestName)
+	if err != nil || m.ident == nil {
+		return err == nil && m.ident == nil && !m.wrote
+	}
+	return !os.SameFile(fi, m.ident) || fi.Size() != m.ident.Size() || !fi.ModTime().Equal(m.ident.ModTime())
+}
+
 // lazyManifest is the manifest of a run that only adds to it: read when
 // the run ends with something to add (write), or at once when a killed
 // run left its journal, which settle merges first.
@@ -144,8 +166,10 @@ func lazyManifest(root *os.Root) *manifest {
 	if _, err := root.Lstat(StateDir + "/" + journalName); err == nil {
 		return loadManifest(root)
 	}
-	return &manifest{root: root, lazy: true, old: map[string]*record{}, dirs: map[string]string{},
+	m := &manifest{root: root, lazy: true, old: map[string]*record{}, dirs: map[string]string{},
 		news: map[string]*record{}, ndirs: map[string]string{}, drop: map[string]bool{}}
+	m.identify()
+	return m
 }
 
 // openPlain opens rel for reading only when it is a regular file of one
@@ -398,6 +422,9 @@ func (m *manifest) lookup(rel string) *record {
 
 // readLazy reads the manifest a lazy one left unread; m.mu is held.
 func (m *manifest) readLazy() {
+	if m.lazy && m.replaced() {
+		m.lazy = false // not the run's to read
+	}
 	if m.lazy {
 		if l := loadManifest(m.root); l.bad == nil {
 			m.old, m.dirs = l.old, l.dirs
@@ -463,7 +490,15 @@ func (m *manifest) settle() error {
 func (m *manifest) write(force bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.replaced() {
+		// Written by something else during the run: not the record of
+		// what urlget wrote, and rewritten from what this run read, or
+		// (never read) from this run's records alone.
+		force, m.lazy = true, false
+	}
 	if !force && len(m.news) == 0 && len(m.drop) == 0 && len(m.ndirs) == 0 && m.jr == nil {
+		// A journal this run did not write is no one's record.
+		m.root.Remove(StateDir + "/" + journalName)
 		return nil
 	}
 	// One that cannot be read is replaced by this run's records: fewer
@@ -509,6 +544,8 @@ func (m *manifest) write(force bool) error {
 		m.root.Remove(tmp)
 		return err
 	}
+	m.identify()
+	m.wrote = true
 	if m.jr != nil {
 		m.jr.Close()
 		m.jr = nil
