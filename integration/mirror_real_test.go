@@ -684,3 +684,44 @@ func TestMirrorVsftpdUnreadableDir(t *testing.T) {
 		t.Errorf("%d files reported kept, want sub/a.txt and sub/deeper/b.txt: %+v", kept, reports)
 	}
 }
+
+// TestMirrorGophernicusDelete: gophernicus's generated menus end with
+// their "." line (RFC 1436), so a --mirror --delete run reads them whole
+// and deletes, once the run is over, the file no menu names any more, and
+// nothing else.
+func TestMirrorGophernicusDelete(t *testing.T) {
+	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
+	addr, root := env[0], env[1]
+	name := mirrorName("gdelete")
+	dir := filepath.Join(root, "mirror", name)
+	files := []mirrorFile{{"a.txt", []byte("a\n")}, {"sub/b.txt", []byte("b\n")}, {"sub/c.txt", []byte("c\n")}}
+	writeMirrorFiles(t, dir, files)
+	start := "gopher://" + addr + "/1/mirror/" + name + "/"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(hostDir(t, start), "mirror", name)
+	opts := mirrorOptions(out)
+	opts.Delete = true
+	mirrorRun(t, &c, opts, start)
+	for _, f := range files {
+		if !exists(out, filepath.ToSlash(filepath.Join(local, f.path))) {
+			t.Fatalf("%s not mirrored: %q", f.path, listFiles(out))
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "sub", "c.txt")); err != nil {
+		t.Fatal(err)
+	}
+	reports := mirrorRun(t, &c, opts, start)
+	outside()
+	d := byStatus(reports, mirror.Deleted)
+	want := filepath.ToSlash(filepath.Join(local, "sub", "c.txt"))
+	if len(d) != 1 || d[want] != "no menu of the run links to it" {
+		t.Errorf("deleted %v, want %s", d, want)
+	}
+	for _, p := range []string{"a.txt", "sub/b.txt"} {
+		if !exists(out, filepath.ToSlash(filepath.Join(local, p))) {
+			t.Errorf("%s deleted", p)
+		}
+	}
+}
