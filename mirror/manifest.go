@@ -272,7 +272,13 @@ func parseLine(s string) (byte, *record, string, error) {
 		if bad != nil || i >= len(fields) {
 			return ""
 		}
-		v, err := strconv.Unquote(fields[i])
+		f := fields[i]
+		if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' && !strings.ContainsAny(f[1:len(f)-1], "\\\"") {
+			// What strconv.Quote leaves as it is: most paths and
+			// URLs, read without a copy.
+			return f[1 : len(f)-1]
+		}
+		v, err := strconv.Unquote(f)
 		if err != nil {
 			bad = err
 		}
