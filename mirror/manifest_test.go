@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -459,4 +460,34 @@ func TestDryRunChangesNothing(t *testing.T) {
 			t.Errorf("dry run: %s %s", r.Status, r.Path)
 		}
 	}
+}
+
+// FuzzManifest reads arbitrary bytes as a manifest and as a journal: no
+// panic, and no record it keeps names a path outside the tree or in the
+// state directory, or lacks its URL and scope.
+func FuzzManifest(f *testing.F) {
+	rec := &record{path: "pub/a.txt", url: "ftp://h/pub/a.txt", scope: "ftp://h/", size: 2, mtime: 1, dev: 3, ino: 4, etag: `"e"`, lmod: "2024-01-01T00:00:00Z"}
+	link := &record{path: "pub/l", url: "ftp://h/pub/l", scope: "ftp://h/", mtime: 1, dev: 3, ino: 5, link: "a.txt"}
+	f.Add([]byte(manifestHead + "\n" + rec.line() + link.line() + dirLine("pub", "")))
+	f.Add([]byte(manifestHead + "\nf\t\"../x\"\t\"u\"\t\"s\"\t1\t1\t1\t1\t\"\"\t\"\"\n"))
+	f.Add([]byte(manifestHead + "\nf\t\"/etc/passwd\"\t\"u\"\t\"s\"\t1\t1\t1\t1\t\"\"\t\"\"\n"))
+	f.Add([]byte(manifestHead + "\n" + rec.line() + rec.line()))
+	f.Add([]byte(manifestHead + "\nf\t\"a\\x00b\"\t\"u\"\t\"s\"\t1\t1\t1\t1\t\"\"\t\"\"\n"))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, journal := range []bool{false, true} {
+			m := &manifest{old: map[string]*record{}, dirs: map[string]string{}}
+			m.parse(bytes.NewReader(data), journal, map[string]bool{})
+			for p, r := range m.old {
+				if p != r.path || !validRel(p) || r.url == "" || r.scope == "" {
+					t.Fatalf("kept %q: %+v", p, r)
+				}
+			}
+			for d := range m.dirs {
+				if !validRel(d) {
+					t.Fatalf("kept directory %q", d)
+				}
+			}
+		}
+	})
 }
