@@ -17,6 +17,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/gophertest"
+	"github.com/urlget/urlget/integration/nntptest"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 )
@@ -574,5 +575,46 @@ func TestMirrorDeleteForgedState(t *testing.T) {
 			t.Errorf("run %d deleted %v", run, d)
 		}
 		check()
+	}
+}
+
+// A newsgroup's overview cut short (no terminating ".", RFC 3977 §3.1.1)
+// deletes none of the articles it did not get to; a whole one that no
+// longer holds an article deletes it. news:GROUP URLs name no server, so
+// the three runs, each against a server of its own, are one mirror.
+func TestMirrorDeleteNewsOverview(t *testing.T) {
+	out := t.TempDir()
+	start := "news:test.urlget"
+	runWith := func(cfg nntptest.Config) ([]mirror.Report, error) {
+		s := newNewsServer(t, cfg)
+		c := fetch.Client{NNTP: schemes.NNTPOptions{Server: s.Addr}}
+		defer c.Close()
+		return deleteRun(t, &c, deleteOptions(out), start)
+	}
+	if reports, err := runWith(newsConfig()); err != nil {
+		t.Fatalf("%v %+v", err, reports)
+	}
+	for _, n := range []string{"10", "11", "12"} {
+		if !exists(out, "test.urlget/"+n) {
+			t.Fatalf("article %s not mirrored", n)
+		}
+	}
+	cut := newsConfig()
+	cut.Faults = []nntptest.Fault{{Command: "OVER", Reply: "224 overview\r\n10\tfirst post\ta\td\t<first@example.test>\t\t1\t1\r\n", Close: true}}
+	reports, err := runWith(cut)
+	if !errors.Is(err, schemes.ErrTruncated) {
+		t.Errorf("err = %v, want %v", err, schemes.ErrTruncated)
+	}
+	if d := byStatus(reports, mirror.Deleted); len(d) != 0 || !exists(out, "test.urlget/11") || !exists(out, "test.urlget/12") {
+		t.Errorf("a cut overview deleted %v", d)
+	}
+	fewer := newsConfig()
+	fewer.Groups[0].Articles = fewer.Groups[0].Articles[:2]
+	reports, err = runWith(fewer)
+	if err != nil {
+		t.Fatalf("%v %+v", err, reports)
+	}
+	if d := byStatus(reports, mirror.Deleted); len(d) != 1 || !strings.HasPrefix(d["test.urlget/12"], "no longer listed by news:test.urlget") {
+		t.Errorf("deleted %v, want test.urlget/12", d)
 	}
 }
