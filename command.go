@@ -22,6 +22,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/bulk"
+	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -41,6 +42,7 @@ const (
 	exitTruncated      = 18  // the transfer ended early
 	exitHTTP           = 22  // HTTP status 400 or above
 	exitWrite          = 23  // writing the output failed
+	exitMaxDelete      = 25  // --delete stopped at --max-delete (rsync's number)
 	exitRead           = 26  // a URL list (--url @FILE) cannot be read
 	exitTimeout        = 28  // a timeout expired
 	exitRange          = 33  // the server cannot resume (-C)
@@ -67,6 +69,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, mirror.ErrMaxDelete):
+		return exitMaxDelete
 	case errors.Is(err, errRange):
 		return exitRange
 	case errors.Is(err, errList):

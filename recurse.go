@@ -36,6 +36,9 @@ type recursionOptions struct {
 	cutDirs      int
 	timestamping bool
 	delete       bool
+	deleteEmpty  bool
+	maxDelete    string
+	dryRun       bool
 	convertLinks bool
 	execute      []string
 	wait         float64
@@ -59,7 +62,10 @@ func addRecursionFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&r.noHostDirs, "no-host-directories", false, "with -r, no HOST[:PORT] directory (also -nH)")
 	fs.IntVar(&r.cutDirs, "cut-dirs", 0, "with -r, leave out the first `n` directories of each path")
 	fs.BoolVarP(&r.timestamping, "timestamping", "N", false, "with -r, fetch a file only when the remote one is newer or of another size")
-	fs.BoolVar(&r.delete, "delete", false, "with --mirror, remove local files the remote no longer has")
+	fs.BoolVar(&r.delete, "delete", false, "with --mirror, remove the files an earlier run wrote that the remote no longer has")
+	fs.BoolVar(&r.deleteEmpty, "delete-emptied", false, "with --delete, empty a local directory whose listing came back empty")
+	fs.StringVar(&r.maxDelete, "max-delete", strconv.Itoa(mirror.DefaultMaxDelete), "with --delete, delete at most `n` files in one run ('inf': no bound)")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "with -r, transfer nothing and print what --delete would remove")
 	fs.BoolVar(&r.convertLinks, "convert-links", false, "with -r, point the saved pages' and menus' links at the local copies")
 	fs.StringArrayVar(&r.execute, "execute", nil, "wget's `command`: robots=off ignores robots.txt (also -e robots=off)")
 	fs.Float64Var(&r.wait, "wait", 0, "with -r, wait `seconds` between requests to one host")
@@ -122,6 +128,17 @@ func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
 	if r.delete && !r.mirror {
 		return errors.New("--delete works with --mirror only")
 	}
+	for _, name := range []string{"delete-emptied", "max-delete"} {
+		if fs.Changed(name) && !r.delete {
+			return fmt.Errorf("--%s works with --delete", name)
+		}
+	}
+	if r.dryRun && !r.recursive {
+		return errors.New("--dry-run works with -r or --mirror")
+	}
+	if _, err := r.maxDeleteValue(); err != nil {
+		return err
+	}
 	if !r.recursive {
 		return nil
 	}
@@ -162,15 +179,32 @@ func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
 // levelValue is --level as mirror.Options.Level: "inf" and 0 (as wget
 // reads it) mean no limit, -1.
 func (r *recursionOptions) levelValue() (int, error) {
-	if r.level == "inf" {
-		return -1, nil
-	}
-	n, err := strconv.Atoi(r.level)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("--level takes a number or 'inf', not %q", r.level)
-	}
+	n, err := countOrInf("level", r.level, 0)
 	if n == 0 {
+		n = -1
+	}
+	return n, err
+}
+
+// maxDeleteValue is --max-delete as mirror.Options.MaxDelete: "inf"
+// means no bound, -1.
+func (r *recursionOptions) maxDeleteValue() (int, error) {
+	return countOrInf("max-delete", r.maxDelete, 1)
+}
+
+// countOrInf reads the value of a flag that takes a count of at least
+// least, or "inf" (-1).
+func countOrInf(name, s string, least int) (int, error) {
+	if s == "inf" {
 		return -1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < least {
+		what := "a number"
+		if least > 0 {
+			what = fmt.Sprintf("a number of at least %d", least)
+		}
+		return 0, fmt.Errorf("--%s takes %s or 'inf', not %q", name, what, s)
 	}
 	return n, nil
 }
@@ -191,23 +225,27 @@ func (c *command) mirrorOptions() mirror.Options {
 	o := c.opts
 	r := &o.rec
 	level, _ := r.levelValue()
+	maxDelete, _ := r.maxDeleteValue()
 	mo := mirror.Options{
-		Dir:          o.outputDir,
-		Layout:       mirror.Layout{NoHostDirs: r.noHostDirs, CutDirs: r.cutDirs},
-		Level:        level,
-		NoParent:     r.noParent,
-		Accept:       r.accept,
-		Reject:       r.reject,
-		SpanHosts:    r.spanHosts,
-		Domains:      r.domains,
-		Timestamping: r.timestamping,
-		Delete:       r.delete,
-		Robots:       r.robots(),
-		Wait:         seconds(r.wait),
-		RandomWait:   r.randomWait,
-		ConvertLinks: r.convertLinks,
-		Search:       o.hasSearch,
-		MaxEntries:   r.maxEntries,
+		Dir:           o.outputDir,
+		Layout:        mirror.Layout{NoHostDirs: r.noHostDirs, CutDirs: r.cutDirs},
+		Level:         level,
+		NoParent:      r.noParent,
+		Accept:        r.accept,
+		Reject:        r.reject,
+		SpanHosts:     r.spanHosts,
+		Domains:       r.domains,
+		Timestamping:  r.timestamping,
+		Delete:        r.delete,
+		DeleteEmptied: r.deleteEmpty,
+		MaxDelete:     maxDelete,
+		DryRun:        r.dryRun,
+		Robots:        r.robots(),
+		Wait:          seconds(r.wait),
+		RandomWait:    r.randomWait,
+		ConvertLinks:  r.convertLinks,
+		Search:        o.hasSearch,
+		MaxEntries:    r.maxEntries,
 	}
 	mo.Parallel, mo.PerHost = o.parallelMax, o.parallelHost
 	for _, s := range r.schemes {
@@ -292,7 +330,10 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		}
 		if c.opts.json {
 			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
-			if r.Reason != "" && err == nil {
+			switch {
+			case deleteStatus(r.Status):
+				jr.Reason = r.Reason
+			case r.Reason != "" && err == nil:
 				jr.Err = errors.New(r.Reason)
 			}
 			if err != nil {
@@ -300,12 +341,23 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 			}
 			writeJobReport(c.stdout, jr)
 		}
-		if r.Status == mirror.Failed {
+		switch r.Status {
+		case mirror.Failed:
 			c.printError(err)
-		} else if !c.opts.json && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
-			// A file fetched again because it changed, a remote name
-			// refused: said once, as a failure is.
-			fmt.Fprintf(c.stderr, "urlget: %s: %s\n", maskedText(r.URL), r.Reason)
+		case mirror.Notice:
+			c.printError(errors.New(r.Reason))
+		case mirror.Kept:
+			c.printError(fmt.Errorf("kept %s (%s): %s", r.Path, r.URL, r.Reason))
+		case mirror.WouldDelete:
+			if !c.opts.json {
+				fmt.Fprintf(c.stdout, "would delete %s (%s): %s\n", r.Path, maskedText(r.URL), r.Reason)
+			}
+		case mirror.Fetched, mirror.Skipped:
+			if !c.opts.json && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
+				// A file fetched again because it changed, a remote
+				// name refused: said once, as a failure is.
+				fmt.Fprintf(c.stderr, "urlget: %s: %s\n", maskedText(r.URL), r.Reason)
+			}
 		}
 	}
 	st, err := mirror.Run(ctx, cl, mo, starts)
@@ -333,12 +385,24 @@ func (c *command) recursionStatus(ctx context.Context, st mirror.Stats, err erro
 		if !c.opts.silent || c.opts.showError {
 			fmt.Fprintln(c.stderr, "urlget: the disk is full: the run stopped; run it again to resume once there is room")
 		}
+	case errors.Is(err, mirror.ErrMaxDelete):
+		// Said by the run's notice already.
 	case errors.Is(err, mirror.ErrStopped), st.Failed == 0:
 		// What stopped the whole run is no URL's failure, printed as
 		// they were.
 		c.printError(err)
 	}
 	return exitCode(err)
+}
+
+// deleteStatus reports whether a report is one of --delete's, whose
+// reason is no error: deleted, kept, would-delete, or a notice.
+func deleteStatus(s mirror.Status) bool {
+	switch s {
+	case mirror.Deleted, mirror.Kept, mirror.WouldDelete, mirror.Notice:
+		return true
+	}
+	return false
 }
 
 // printError prints one failure on one line, unless -s without -S.

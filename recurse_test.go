@@ -43,6 +43,10 @@ func TestRecursionFlagErrors(t *testing.T) {
 		{"-r --level x http://h/", "--level takes a number or 'inf'"},
 		{"-r --accept-regex ( http://h/", "bad regular expression"},
 		{"-r -C - http://h/", "leave -C out"},
+		{"--mirror --delete-emptied http://h/", "--delete-emptied works with --delete"},
+		{"--mirror --max-delete 5 http://h/", "--max-delete works with --delete"},
+		{"--mirror --delete --max-delete 0 http://h/", "--max-delete takes a number of at least 1 or 'inf'"},
+		{"--dry-run http://h/", "--dry-run works with -r or --mirror"},
 	} {
 		var errOut bytes.Buffer
 		code := run(strings.Fields(c.args), nil, io.Discard, &errOut)
@@ -128,6 +132,66 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 
 // A disk that fills up mid-run ends the run with curl's write error, and
 // leaves every file it wrote whole: the one being written stays a part.
+// --mirror --delete from the command: the first run in a tree with no
+// manifest deletes nothing and says so on stderr and in --json; the next
+// reports each deletion with its URL and reason, --dry-run prints what it
+// would delete, and --max-delete ends the run with 25.
+func TestRecursiveDelete(t *testing.T) {
+	pages := map[string]string{
+		"/":      `<a href="a.txt">a</a> <a href="b.txt">b</a> <a href="c.txt">c</a>`,
+		"/a.txt": "A", "/b.txt": "B", "/c.txt": "C",
+	}
+	base := pagesServer(t, pages)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine"), 0o644)
+	mirror := func(extra ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		args := append([]string{"--mirror", "--delete", "-nH", "-s", "-S", "--output-dir", dir}, extra...)
+		code := run(append(args, base+"/"), nil, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	code, out, errOut := mirror("--json")
+	if code != exitOK || !strings.Contains(errOut, "no manifest") || !strings.Contains(out, `"status":"notice"`) {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	pages["/"] = `<a href="a.txt">a</a>`
+	code, out, _ = mirror("--dry-run")
+	if code != exitOK || !strings.Contains(out, "would delete b.txt ("+base+"/b.txt): no page") || !strings.Contains(out, "would delete c.txt") {
+		t.Errorf("--dry-run: exit %d, %q", code, out)
+	}
+	code, out, errOut = mirror("--json", "--max-delete", "1")
+	if code != exitMaxDelete || !strings.Contains(errOut, "--max-delete") {
+		t.Errorf("--max-delete 1: exit %d, %q", code, errOut)
+	}
+	var deleted, kept int
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct{ URL, Path, Status, Reason string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch r.Status {
+		case "deleted":
+			deleted++
+			if !strings.HasPrefix(r.URL, base+"/") || r.Reason != "no page of the run links to it" {
+				t.Errorf("deletion: %s", line)
+			}
+		case "kept":
+			kept++
+		}
+	}
+	if deleted != 1 || kept != 1 {
+		t.Errorf("%d deleted, %d kept, want 1 and 1:\n%s", deleted, kept, out)
+	}
+	if code, _, _ = mirror(); code != exitOK {
+		t.Errorf("the next run: exit %d", code)
+	}
+	for name, want := range map[string]bool{"a.txt": true, "b.txt": false, "c.txt": false, "mine.txt": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s there: %v, want %v", name, err == nil, want)
+		}
+	}
+}
+
 func TestRecursiveDiskFull(t *testing.T) {
 	big := strings.Repeat("x", 64<<10)
 	base := pagesServer(t, map[string]string{

@@ -39,6 +39,7 @@ type jobReport struct {
 	Status string // one of the report* constants
 	Exit   int    // the URL's exit status, 0 when it came
 	Err    error  // why it failed, nil when it did not
+	Reason string // why --delete deleted or kept a file; a notice's text
 }
 
 // writeJobReport writes r to w as one JSON line: url, path, size, status,
@@ -57,6 +58,9 @@ func writeJobReport(w io.Writer, r jobReport) error {
 	}
 	o.str("status", r.Status)
 	o.int("exit", int64(r.Exit))
+	if r.Reason != "" {
+		o.str("reason", oneLine(r.Reason))
+	}
 	if r.Err != nil {
 		o.str("error", oneLine(r.Err.Error()))
 	}

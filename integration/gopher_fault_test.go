@@ -65,6 +65,37 @@ func TestGopherTruncated(t *testing.T) {
 	}
 }
 
+// A plain menu (RFC 1436) that ends without its "." line, whole lines or
+// a last line cut in two, is cut short: its items come, then
+// ErrTruncated, never io.EOF. An error menu without "." is still the
+// server's "not found".
+func TestGopherMenuWithoutDot(t *testing.T) {
+	mux := gophertest.NewMux()
+	mux.Handle("/whole", gophertest.Raw([]byte("0One\t/one\th\t70\r\n0Two\t/two\th\t70\r\n")))
+	mux.Handle("/cut", gophertest.Raw([]byte("0One\t/one\th\t70\r\n0Tw")))
+	mux.Handle("/gone", gophertest.Raw([]byte("3No such selector\terror\terror.host\t1\r\n")))
+	s := gopherServer(t, mux)
+	var f gopher.Fetcher
+	for path, want := range map[string]int{"/whole": 2, "/cut": 1} {
+		res := mustFetch(t, &f, gopherRequest(t, s.URL+"/1"+path))
+		n := 0
+		var err error
+		for {
+			if _, err = res.Listing.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		res.Listing.Close()
+		if !errors.Is(err, schemes.ErrTruncated) || n != want {
+			t.Errorf("%s: %d items, then %v; want %d, then ErrTruncated", path, n, err, want)
+		}
+	}
+	if _, err := f.Fetch(testCtx(t), gopherRequest(t, s.URL+"/1/gone")); !errors.Is(err, schemes.ErrNotFound) {
+		t.Errorf("error menu without \".\": %v, want ErrNotFound", err)
+	}
+}
+
 func TestGopherStall(t *testing.T) {
 	var s *gophertest.Server
 	mux := gophertest.NewMux()

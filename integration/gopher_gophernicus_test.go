@@ -43,8 +43,11 @@ func gophernicus(t *testing.T) gophernicusTree {
 		"sub/inner.txt":        "inner\n",
 		"sub/deeper/leaf.txt":  "leaf\n",
 		"gophermap":            "iWelcome to the urlget test tree\tfake\t(NULL)\t0\n0Hello\thello.txt\n0Spaces\tname with spaces.txt\n9Blob\tblob.bin\n1Sub\tsub\n7Search\t/cgi-bin/" + name + "\n",
-		"../cgi-bin/" + name:   "#!/bin/sh\nprintf 'iYou searched for: %s\\tfake\\t(NULL)\\t0\\r\\n' \"$SEARCHREQUEST\"\nprintf '0Hello\\t" + tr.sel + "/hello.txt\\t127.0.0.1\\t" + addr[strings.LastIndexByte(addr, ':')+1:] + "\\r\\n'\n",
-		"blob.bin":             string(tr.blob),
+		// gophernicus sends a script's output as it is: the script ends
+		// its menu with the "." line RFC 1436 asks for, without which
+		// the menu reads as cut short.
+		"../cgi-bin/" + name: "#!/bin/sh\nprintf 'iYou searched for: %s\\tfake\\t(NULL)\\t0\\r\\n' \"$SEARCHREQUEST\"\nprintf '0Hello\\t" + tr.sel + "/hello.txt\\t127.0.0.1\\t" + addr[strings.LastIndexByte(addr, ':')+1:] + "\\r\\n.\\r\\n'\n",
+		"blob.bin":           string(tr.blob),
 	}
 	for rel, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))

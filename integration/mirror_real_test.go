@@ -566,7 +566,7 @@ func TestMirrorGophernicus(t *testing.T) {
 	mirrorRun(t, &c, mirrorOptions(out), start)
 	checkMirrored(t, local, files, "gophermap")
 	outside()
-	if es, _ := os.ReadDir(out); len(es) != 1 {
+	if es, _ := os.ReadDir(out); len(es) != 2 || es[0].Name() != mirror.StateDir && es[1].Name() != mirror.StateDir {
 		t.Errorf("the h item's http: URL was followed by default: %q", listFiles(out))
 	}
 	lines := log.linesAfter(t, &c, marker, name+"-marker/m")
@@ -710,5 +710,94 @@ func TestMirrorINN(t *testing.T) {
 	again := d.counts()
 	if n := again["ARTICLE"] + again["BODY"]; n != 0 {
 		t.Errorf("second run: %d ARTICLE and BODY commands: %v", n, again)
+	}
+}
+
+// TestMirrorVsftpdUnreadableDir: vsftpd answers the listing of a
+// directory it cannot open with 226 and no data ("226 Transfer done (but
+// failed to open directory)."), which reads as an empty directory. The
+// directory is made mode 0111: vsftpd may enter it (a mode 000 one fails
+// CWD with 550, a failure no one would take for an empty listing) but
+// not read it. --delete must not take that for a directory
+// emptied on the server: nothing below it is deleted.
+func TestMirrorVsftpdUnreadableDir(t *testing.T) {
+	v := realServer(t, "URLGET_VSFTPD_ADDR", "URLGET_VSFTPD_ROOT")
+	name := mirrorName("unreadable")
+	dir := filepath.Join(v[1], "mirror", name)
+	files := []mirrorFile{{"top.txt", []byte("top\n")}, {"sub/a.txt", []byte("a\n")}, {"sub/deeper/b.txt", []byte("b\n")}}
+	writeMirrorFiles(t, dir, files)
+	start := "ftp://" + v[0] + "/mirror/" + name + "/"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(out, hostDir(t, start), "mirror", name)
+	opts := mirrorOptions(out)
+	opts.Delete = true
+	mirrorRun(t, &c, opts, start)
+	checkMirrored(t, local, files, "")
+
+	sub := filepath.Join(dir, "sub")
+	if err := os.Chmod(sub, 0o111); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(sub, 0o755) })
+	reports := mirrorRun(t, &c, opts, start)
+	outside()
+	checkMirrored(t, local, files, "")
+	kept := 0
+	for _, r := range reports {
+		switch r.Status {
+		case mirror.Deleted:
+			t.Errorf("deleted %s (%s)", r.Path, r.Reason)
+		case mirror.Kept:
+			if !strings.Contains(r.Reason, "empty") {
+				t.Errorf("kept %s: %s", r.Path, r.Reason)
+			}
+			kept++
+		}
+	}
+	if kept != 2 {
+		t.Errorf("%d files reported kept, want sub/a.txt and sub/deeper/b.txt: %+v", kept, reports)
+	}
+}
+
+// TestMirrorGophernicusDelete: gophernicus's generated menus end with
+// their "." line (RFC 1436), so a --mirror --delete run reads them whole
+// and deletes, once the run is over, the file no menu names any more, and
+// nothing else.
+func TestMirrorGophernicusDelete(t *testing.T) {
+	env := realServer(t, "URLGET_GOPHERNICUS_ADDR", "URLGET_GOPHERNICUS_ROOT")
+	addr, root := env[0], env[1]
+	name := mirrorName("gdelete")
+	dir := filepath.Join(root, "mirror", name)
+	files := []mirrorFile{{"a.txt", []byte("a\n")}, {"sub/b.txt", []byte("b\n")}, {"sub/c.txt", []byte("c\n")}}
+	writeMirrorFiles(t, dir, files)
+	start := "gopher://" + addr + "/1/mirror/" + name + "/"
+	var c fetch.Client
+	defer c.Close()
+	out, outside := mirrorOut(t)
+	local := filepath.Join(hostDir(t, start), "mirror", name)
+	opts := mirrorOptions(out)
+	opts.Delete = true
+	mirrorRun(t, &c, opts, start)
+	for _, f := range files {
+		if !exists(out, filepath.ToSlash(filepath.Join(local, f.path))) {
+			t.Fatalf("%s not mirrored: %q", f.path, listFiles(out))
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "sub", "c.txt")); err != nil {
+		t.Fatal(err)
+	}
+	reports := mirrorRun(t, &c, opts, start)
+	outside()
+	d := byStatus(reports, mirror.Deleted)
+	want := filepath.ToSlash(filepath.Join(local, "sub", "c.txt"))
+	if len(d) != 1 || d[want] != "no menu of the run links to it" {
+		t.Errorf("deleted %v, want %s", d, want)
+	}
+	for _, p := range []string{"a.txt", "sub/b.txt"} {
+		if !exists(out, filepath.ToSlash(filepath.Join(local, p))) {
+			t.Errorf("%s deleted", p)
+		}
 	}
 }

@@ -56,10 +56,13 @@ type dirCache struct {
 	mu    sync.Mutex
 	dirs  map[string]*dirRoot
 	clock uint64
+	// made, when not nil, is told each directory acquire creates, for
+	// the manifest: --delete removes only directories urlget made.
+	made func(dir string)
 }
 
 // acquire returns dir's Root, opened through root; with create, the
-// directories are made first when missing (os.Root.MkdirAll). The caller
+// directories are made first when missing (openDir). The caller
 // calls release when done with it.
 func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, error) {
 	c.mu.Lock()
@@ -72,7 +75,7 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 	}
 	c.mu.Unlock()
 
-	r, err := openDir(root, dir, create)
+	r, err := openDir(root, dir, create, c.made)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +111,9 @@ var errLinkInPath = errors.New("a symbolic link stands where a directory is need
 // beside the mirror, under -nH) would have "d/x" written into what the
 // link leads to: the tree's directories are urlget's own, never a link's
 // target. Each component is checked again once open (os.SameFile), so a
-// link swapped in between the two looks is refused as well.
-func openDir(root *os.Root, dir string, create bool) (*os.Root, error) {
+// link swapped in between the two looks is refused as well. made, when
+// not nil, is told each directory openDir makes.
+func openDir(root *os.Root, dir string, create bool, made func(dir string)) (*os.Root, error) {
 	if dir == "." {
 		return root.OpenRoot(".")
 	}
@@ -117,7 +121,12 @@ func openDir(root *os.Root, dir string, create bool) (*os.Root, error) {
 	for i, name := range strings.Split(dir, "/") {
 		fi, err := parent.Lstat(name)
 		if err != nil && create && errors.Is(err, fs.ErrNotExist) {
-			if err = parent.Mkdir(name, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+			if err = parent.Mkdir(name, 0o755); err == nil {
+				if made != nil {
+					made(strings.Join(strings.Split(dir, "/")[:i+1], "/"))
+				}
+				fi, err = parent.Lstat(name)
+			} else if errors.Is(err, fs.ErrExist) {
 				fi, err = parent.Lstat(name)
 			}
 		}

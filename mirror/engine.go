@@ -88,6 +88,7 @@ type engine struct {
 	conflicts int
 
 	reportMu sync.Mutex
+	del      deleter // --delete and the manifest
 
 	// sentValidators holds the validators worked out for URLs whose
 	// requests were sent ahead, by URL, until their turn.
@@ -121,6 +122,9 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		e.mu.Unlock()
 	})
 	defer stop()
+	if e.o.Delete || e.recording() {
+		e.startDeleter(start)
+	}
 	for i, u := range start {
 		e.consider(item{depth: 0, start: i, kind: schemes.KindOther, size: -1}, u, true)
 	}
@@ -140,9 +144,10 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 	if e.fatal == nil && ctx.Err() == nil && e.o.Delete && e.stats.Failed == 0 {
 		e.sweep(start)
 	}
-	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks {
+	if e.fatal == nil && ctx.Err() == nil && e.o.ConvertLinks && !e.o.DryRun {
 		e.convertAll()
 	}
+	derr := e.finishDeleter()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.stats
@@ -152,6 +157,8 @@ func Run(ctx context.Context, c *fetch.Client, opts Options, start []uri.URL) (S
 		return st, e.fatal
 	case e.first == nil && ctx.Err() != nil:
 		return st, ctx.Err()
+	case e.first == nil:
+		return st, derr
 	}
 	return st, e.first
 }
@@ -213,6 +220,9 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		return nil, err
 	}
 	e.store = s
+	if e.recording() {
+		s.OnMkdir(e.madeDir)
+	}
 	if o.ConvertLinks {
 		f, err := os.CreateTemp("", "urlget-pages-")
 		if err != nil {
@@ -722,6 +732,9 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		}
 		twin = true
 	}
+	if e.o.DryRun && e.dryRun(it, u, rel) {
+		return
+	}
 	if !twin && e.o.Timestamping && e.upToDate(it, rel) {
 		e.report(Report{URL: u.Redacted(), Path: rel, Status: Unchanged})
 		e.pageLinks(ctx, it, u, rel, "")
@@ -742,7 +755,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 			c := v.(validator)
 			req.IfModifiedSince, req.IfNoneMatch = c.mod, c.etag
 		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
-			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.store.ETag(rel)
+			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.etagOf(rel, fi)
 		}
 		req.GopherAttributes = true
 		req.AheadConditions = e.validators
@@ -790,7 +803,7 @@ func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
 	if rel, err := e.o.Layout.Path(u, pageKind(u)); err == nil {
 		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
-			c = validator{fi.ModTime(), e.store.ETag(rel)}
+			c = validator{fi.ModTime(), e.etagOf(rel, fi)}
 		}
 	}
 	// Kept for the URL's own turn, whose request must carry the same
@@ -847,6 +860,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			// A redirect: the copy goes where the final URL's would,
 			// links resolve against it, and it counts as seen.
 			final = f
+			e.noteRedirect(it, u, f)
 			e.mu.Lock()
 			e.seen.add(visitKey(f.WithoutFragment()))
 			e.mu.Unlock()
@@ -876,6 +890,15 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	masked := final.Redacted()
 	if twin {
 		e.saveTwin(ctx, final, rel, it, res)
+		return
+	}
+	if e.o.DryRun {
+		// Not written: a page is read for its links (dryRun), any
+		// other body left unread.
+		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
+		if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+			e.linksFrom(ctx, it, final, rel, res.Body)
+		}
 		return
 	}
 	var f *File
@@ -929,6 +952,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err})
 		return
 	}
+	e.recordFile(it, final, rel, res.ETag, mod)
 	e.mu.Lock()
 	e.stats.Bytes += n
 	e.mu.Unlock()
@@ -1058,6 +1082,9 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
 		if err == nil && isTwin {
 			twinMenu, err = twinFile()
+		} else if err == nil && e.o.DryRun {
+			// Read, not written: the menu's name stays the local one.
+			menu = nil
 		} else if err == nil {
 			menu, err = e.store.Create(menuRel)
 		}
@@ -1065,12 +1092,15 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 			e.fail(masked, menuRel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "creating " + menuRel, Err: err})
 			return
 		}
-		if twinMenu != nil {
+		switch {
+		case twinMenu != nil:
 			cw = &countWriter{w: twinMenu}
-		} else {
+		case menu != nil:
 			cw = &countWriter{w: menu.File}
 		}
-		mw = bufio.NewWriterSize(cw, 32<<10)
+		if cw != nil {
+			mw = bufio.NewWriterSize(cw, 32<<10)
+		}
 	}
 	group := isGroup(u)
 	var names map[string]bool
@@ -1078,7 +1108,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		names = map[string]bool{}
 	}
 	var lerr error
-	n := 0
+	n, items := 0, 0 // lines, and the items among them
 	for ctx.Err() == nil {
 		en, err := res.Listing.Next()
 		if err == io.EOF {
@@ -1099,6 +1129,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		if en.URL == "" || en.Kind == schemes.KindInfo {
 			continue
 		}
+		items++
 		ref, err := uri.Parse(en.URL)
 		if err != nil {
 			continue
@@ -1151,16 +1182,18 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		e.addTwin(twin{rel: menuRel, url: masked, owner: owner, tmp: twinMenu.Name(), menu: true})
 		return
 	}
+	keepOld := lerr == nil && names != nil && items == 0 && e.keepEmptiedMenu(it, u, menuRel)
 	if menu != nil {
 		mw.WriteString(".\r\n")
 		if err := mw.Flush(); err != nil && lerr == nil {
 			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
 		}
-		if lerr != nil {
+		if lerr != nil || keepOld {
 			menu.Abort(false)
 		} else if err := menu.Commit(time.Time{}); err != nil {
 			lerr = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + menuRel, Err: err}
 		} else {
+			e.recordFile(it, u, menuRel, "", time.Time{})
 			e.notePage('g', menuRel, u)
 		}
 	}
@@ -1187,13 +1220,7 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		if menuRel != "" {
 			names[path.Base(menuRel)] = true
 		}
-		removed, err := e.store.Prune(dir, func(name string) bool { return names[name] })
-		for _, p := range removed {
-			e.report(Report{URL: masked, Path: p, Status: Deleted})
-		}
-		if err != nil {
-			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "deleting in " + dir, Err: err})
-		}
+		e.pruneListing(it, u, dir, names, items == 0)
 	}
 }
 

@@ -127,10 +127,15 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 		e.report(Report{URL: masked, Path: rel, Status: Unchanged})
 		return true
 	}
+	if e.o.DryRun {
+		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
+		return true
+	}
 	if err := e.store.Symlink(rel, text); err != nil {
 		e.fail(masked, rel, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "linking " + rel, Err: err})
 		return true
 	}
+	e.recordLink(it, ref, rel, text)
 	e.report(Report{URL: masked, Path: rel, Status: Linked})
 	return true
 }

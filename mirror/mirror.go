@@ -38,9 +38,25 @@ type Options struct {
 	// Timestamping fetches a file only when the remote one is newer or of
 	// another size than the local copy (-N).
 	Timestamping bool
-	// Delete removes local files the remote no longer lists (--delete;
-	// the command allows it with --mirror only).
+	// Delete removes local files the remote no longer has (--delete; the
+	// command allows it with --mirror only), and only those an earlier
+	// run recorded in the tree's manifest (StateDir) as its own, within
+	// the same start URL, unchanged since: see docs/mirror.md.
 	Delete bool
+	// DeleteEmptied lets --delete empty a local directory whose listing
+	// came back empty where the manifest says it had files; without it
+	// an empty listing (a server that could not read the directory and
+	// said nothing) deletes nothing.
+	DeleteEmptied bool
+	// MaxDelete bounds the files one run deletes (rsync's --max-delete):
+	// 0 means DefaultMaxDelete, a negative value no bound. Past it
+	// nothing more is deleted and Run returns ErrMaxDelete.
+	MaxDelete int
+	// DryRun transfers no file and deletes nothing: listings are read,
+	// and http(s) pages (known by their local names) for their links,
+	// without being saved; what --delete would remove is reported as
+	// WouldDelete.
+	DryRun bool
 	// Robots honours robots.txt for http(s) and gopher.
 	Robots bool
 	// Wait is the pause between two requests to one host; RandomWait
@@ -87,6 +103,12 @@ const (
 	// resume where the server gave a validator to resume it on
 	// (Report.Kept). Not a failure: Stats.Failed does not count it.
 	Interrupted Status = "interrupted"
+	// --delete's other answers: a file it left alone (Reason says why),
+	// one --dry-run would have deleted, and a word on the whole run (no
+	// manifest, a manifest that cannot be read, the --max-delete bound).
+	Kept        Status = "kept"
+	WouldDelete Status = "would-delete"
+	Notice      Status = "notice"
 )
 
 // Report tells what became of one URL.
@@ -95,7 +117,7 @@ type Report struct {
 	Path   string // the local copy, relative to Dir; "" when none
 	Size   int64  // body bytes written this run
 	Status Status
-	Reason string // why a URL was skipped ("robots.txt")
+	Reason string // why a URL was skipped ("robots.txt"), deleted or kept
 	Err    error
 	// Kept tells, for a file interrupted or failed, that what arrived is
 	// kept as its part for the next run to resume.

@@ -16,7 +16,8 @@ import (
 
 // StateDir is the directory at the top of the output tree that holds
 // urlget's own state: the files being written, under StateDir/parts, with
-// what a later run needs to resume them. No remote name may land there
+// what a later run needs to resume them, and the manifest of the files it
+// wrote, with its journal (manifest.go). No remote name may land there
 // (RefusedName), and what is found there is read as hostile input: a
 // record only ever names its own part file, and a link, a hard link or a
 // file the record does not describe is removed, never written into.

@@ -536,3 +536,45 @@ func (s *Store) MkdirAll(rel string) error {
 	s.dirs.release(d)
 	return nil
 }
+
+// OnMkdir has f told each directory the Store makes from now on, relative
+// to the store. It must be called before the Store is used by others.
+func (s *Store) OnMkdir(f func(dir string)) { s.dirs.made = f }
+
+// realPath reports whether every directory above rel is a directory, not
+// a symbolic link: os.Root follows a link that stays inside the tree, and
+// a deletion must not reach a file through one.
+func (s *Store) realPath(rel string) bool {
+	dirs := strings.Split(rel, "/")
+	for i := 1; i < len(dirs); i++ {
+		fi, err := s.root.Lstat(strings.Join(dirs[:i], "/"))
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// lstatReal returns the file info of rel, not following a final symbolic link
+// and reached through no link (realPath): fs.ErrNotExist otherwise.
+func (s *Store) lstatReal(rel string) (os.FileInfo, error) {
+	if !s.realPath(rel) {
+		return nil, fs.ErrNotExist
+	}
+	return s.root.Lstat(rel)
+}
+
+// removeFile removes the file rel; removeDir the empty directory rel.
+func (s *Store) removeFile(rel string) error { return s.root.Remove(rel) }
+
+func (s *Store) removeDir(rel string) error {
+	fi, err := s.lstatReal(rel)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return errors.New("not a directory")
+	}
+	s.dirs.forget(rel)
+	return s.root.Remove(rel)
+}

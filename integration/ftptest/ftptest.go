@@ -108,6 +108,17 @@ type Server struct {
 	TruncateAt    int64
 	TruncateReply string
 
+	// EmptyList answers a listing of the directories named (absolute
+	// paths, "/pub/sub") with no data and a 226, as vsftpd answers for a
+	// directory it cannot open.
+	EmptyList map[string]bool
+
+	// CutList, when not 0, ends every listing after that many lines: the
+	// data connection closes, then CutListReply is sent ("426 …", or a
+	// lying "226 …"); with no CutListReply the control connection closes.
+	CutList      int
+	CutListReply string
+
 	// HoldTransferEnd makes the server wait, after closing a RETR's data
 	// connection, until the client's next command has arrived (at most
 	// this long) before it sends 226; EarlyCommands counts the times it
@@ -878,6 +889,13 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 	done := ss.s.track(dc)
 	defer done()
 	ss.reply("150 Here comes the directory listing.")
+	if ss.s.EmptyList[dir] {
+		lines = nil
+	}
+	cut := ss.s.CutList > 0 && len(lines) > ss.s.CutList
+	if cut {
+		lines = lines[:ss.s.CutList]
+	}
 	bw := bufio.NewWriter(dc)
 	for _, l := range lines {
 		bw.WriteString(l)
@@ -885,6 +903,13 @@ func (ss *session) list(verb, arg string, hasArg bool) bool {
 	}
 	err = bw.Flush()
 	done()
+	if cut {
+		if ss.s.CutListReply == "" {
+			return false
+		}
+		ss.reply("%s", ss.s.CutListReply)
+		return true
+	}
 	if err != nil {
 		ss.reply("426 Failure writing network stream.")
 		return true

@@ -212,7 +212,24 @@ type menuListing struct {
 	err      error
 	fail     func(op string, err error) error
 	tooLarge func(error) error
-	closer   io.Closer
+	// truncated makes the error of a menu that ends without its "."
+	// line; nil gives a plain schemes.ErrTruncated.
+	truncated func(error) error
+	closer    io.Closer
+}
+
+// errNoFinalDot is why a menu that ends without its "." line is cut short.
+var errNoFinalDot = errors.New(`the connection closed before the menu's final "." line`)
+
+// cut is the error of a menu whose connection closed before its "." line:
+// RFC 1436 §3.1 ends a menu with a line holding a lone ".", and without
+// it nothing tells a whole menu from one a dropped connection cut short.
+// --delete must not take the missing items for items gone.
+func (l *menuListing) cut() error {
+	if l.truncated != nil {
+		return l.truncated(errNoFinalDot)
+	}
+	return &schemes.Error{Kind: schemes.ErrTruncated, Op: "read menu", Err: errNoFinalDot, Temporary: true}
 }
 
 // Next returns the next entry, io.EOF after the last.
@@ -248,16 +265,13 @@ func (l *menuListing) line() (string, error) {
 	case errors.Is(err, bufio.ErrBufferFull):
 		l.err = l.fail("read menu", schemes.ErrLineTooLong)
 		return "", l.err
-	case err == io.EOF && len(line) == 0:
-		// RFC 1436 ends a menu with a "." line; many servers just close.
-		l.done = true
-		return "", io.EOF
-	case err != nil && err != io.EOF:
+	case err == io.EOF:
+		// No "." line: a partial last line, or none, was all there was.
+		l.err = l.cut()
+		return "", l.err
+	case err != nil:
 		l.err = l.fail("read menu", err)
 		return "", l.err
-	}
-	if err == io.EOF {
-		l.done = true
 	}
 	s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
 	if s == "." {
@@ -290,7 +304,9 @@ func (l *menuListing) lookahead() (errText string, isErr bool, err error) {
 	var errs []string
 	for len(l.pending) < lookaheadLines {
 		e, err := l.read()
-		if err == io.EOF {
+		if err == io.EOF || len(errs) > 0 && errors.Is(err, errNoFinalDot) {
+			// A server that says a selector does not exist may close
+			// without the "." line: its error lines are its answer.
 			return strings.Join(errs, "; "), len(errs) > 0, nil
 		}
 		if err != nil {

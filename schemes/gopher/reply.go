@@ -153,5 +153,10 @@ func (f *Fetcher) menuReader(s *session, req *schemes.Request, srv server, frami
 		tooLarge: func(err error) error {
 			return req.Fail(schemes.ErrTooLarge, "read menu", 0, "", err)
 		},
+		truncated: func(err error) error {
+			e := req.Fail(schemes.ErrTruncated, "read menu", 0, "", err)
+			e.Temporary = true
+			return e
+		},
 	}
 }
