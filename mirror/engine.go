@@ -1201,9 +1201,9 @@ func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Reso
 		e.fail(masked, menuRel, lerr)
 		return
 	}
-	if madeDir(u) {
+	if madeDir(u) && !e.o.DryRun {
 		// Made whether or not the listing held anything: an empty
-		// remote directory is a local one too.
+		// remote directory is a local one too. A dry run makes none.
 		if err := e.store.MkdirAll(dir); err != nil {
 			e.fail(masked, dir, &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "making " + dir, Err: err})
 			return

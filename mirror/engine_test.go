@@ -41,15 +41,23 @@ func readTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.IsDir() && fi.Name() == StateDir {
-			// urlget's own record of the tree, not a copy.
-			return filepath.SkipDir
-		}
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(rel, StateDir+"/") && rel != ConflictDir && !strings.HasPrefix(rel, ConflictDir+"/") {
+			// urlget's own record of the tree, not a copy; the
+			// conflicting copies kept there are.
+			if fi.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !fi.Mode().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
 		out[filepath.ToSlash(rel)] = string(b)
 		return err
 	})
