@@ -139,3 +139,29 @@ func FuzzConvertGophermap(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadRecord reads a part's record as the hostile input the state
+// directory may hold: whatever it is, a record is taken only when every
+// field is there once and well formed, of the path and URL asked for,
+// with a validator and a size; and one that is taken is what
+// formatRecord writes for it.
+func FuzzReadRecord(f *testing.F) {
+	rel, url := "pub/a.bin", "ftp://h/pub/a.bin"
+	f.Add(formatRecord(rel, url, `"v1"`, partID{dev: 2049, ino: 77, size: 15000, mtime: 1700000000000000000}))
+	f.Add(formatRecord("../../x", url, "size=1 mdtm=20250101000000", partID{size: 1}))
+	f.Add(recordMagic + "\npath \"pub/a.bin\"\npath \"pub/a.bin\"\n")
+	f.Add(recordMagic + "\npath \"pub/a.bin\"\r\nurl \"x\"\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		p, ok := readRecord(strings.NewReader(text), rel, url)
+		if !ok {
+			return
+		}
+		if p.Offset <= 0 || p.Validator == "" || p.Offset != p.id.size {
+			t.Fatalf("%q taken as %+v", text, p)
+		}
+		again, ok := readRecord(strings.NewReader(formatRecord(rel, url, p.Validator, p.id)), rel, url)
+		if !ok || again != p {
+			t.Fatalf("%q: %+v written and read back as %+v, %v", text, p, again, ok)
+		}
+	})
+}
