@@ -514,6 +514,16 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 			return nil, req.Fail(schemes.ErrProtocol, method, resp.StatusCode, resp.Status,
 				fmt.Errorf("206 response with unusable Content-Range %q", resp.Header.Get("Content-Range")))
 		}
+		if req.IfRange != "" && !sameRepresentation(req.IfRange, resp.Header) {
+			// A 206 for a representation other than the one If-Range
+			// names (RFC 9110 §13.1.5 forbids it; a server that ignores
+			// If-Range sends it): its bytes are not the rest of the part,
+			// so the whole of the new one is asked for instead.
+			discard(resp.Body)
+			whole := *req
+			whole.Offset, whole.IfRange = 0, ""
+			return f.Fetch(ctx, &whole)
+		}
 		res.Offset = start
 		res.Size = total
 	case len(cs) > 0:
@@ -574,6 +584,24 @@ func strongValidator(h http.Header) string {
 		return ""
 	}
 	return lm
+}
+
+// sameRepresentation reports whether a 206 response with header h can be
+// of the representation ifRange names: its entity tag, or for a date its
+// Last-Modified, is the same when it gives one (RFC 9110 §13.1.5, the
+// strong comparison of §8.8.3.2).
+func sameRepresentation(ifRange string, h http.Header) bool {
+	if strings.HasPrefix(ifRange, `"`) {
+		etag := h.Get("ETag")
+		return etag == "" || etag == ifRange
+	}
+	lm := h.Get("Last-Modified")
+	if lm == "" {
+		return h.Get("ETag") == ""
+	}
+	a, err1 := http.ParseTime(lm)
+	b, err2 := http.ParseTime(ifRange)
+	return err1 == nil && err2 == nil && a.Equal(b)
 }
 
 // conditional reports whether req asks for the resource only if changed.

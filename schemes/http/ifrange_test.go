@@ -103,3 +103,71 @@ func TestIfRange(t *testing.T) {
 		t.Errorf("sent %q, want %q", sent, want)
 	}
 }
+
+// A server that ignores If-Range and answers 206 for a representation
+// other than the one it names (its ETag or Last-Modified differs) has its
+// bytes refused as the rest of the part: the whole new representation is
+// asked for and returned from offset 0. A 206 that names the same one, or
+// none, is the rest.
+func TestIfRangeIgnoredByServer(t *testing.T) {
+	old := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).Format(http.TimeFormat)
+	newer := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC).Format(http.TimeFormat)
+	for _, tc := range []struct {
+		name, ifRange, etag, mod string
+		resumed                  bool
+	}{
+		{"other etag", `"v1"`, `"v2"`, "", false},
+		{"same etag", `"v1"`, `"v1"`, "", true},
+		{"no validator", `"v1"`, "", "", true},
+		{"other date", old, "", newer, false},
+		{"same date", old, "", old, true},
+		{"a date, then an etag", old, `"v2"`, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := "ABCDEFGHIJ"
+			var ranges []string
+			var mu sync.Mutex
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				ranges = append(ranges, r.Header.Get("Range"))
+				mu.Unlock()
+				if tc.etag != "" {
+					w.Header().Set("ETag", tc.etag)
+				}
+				if tc.mod != "" {
+					w.Header().Set("Last-Modified", tc.mod)
+				}
+				if r.Header.Get("Range") == "bytes=4-" {
+					// If-Range ignored: the rest of whatever it has now.
+					w.Header().Set("Content-Range", "bytes 4-9/10")
+					w.Header().Set("Content-Length", "6")
+					w.WriteHeader(http.StatusPartialContent)
+					io.WriteString(w, body[4:])
+					return
+				}
+				io.WriteString(w, body)
+			}))
+			defer srv.Close()
+			f := &Fetcher{}
+			defer f.Close()
+			res, err := f.Fetch(context.Background(), &schemes.Request{
+				URL: uri.MustParse(srv.URL + "/f"), Dialer: &net.Dialer{},
+				Offset: 4, IfRange: tc.ifRange,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if tc.resumed {
+				if res.Offset != 4 || string(b) != body[4:] {
+					t.Errorf("offset %d, %q; want the rest", res.Offset, b)
+				}
+				return
+			}
+			if res.Offset != 0 || string(b) != body || len(ranges) != 2 || ranges[1] != "" {
+				t.Errorf("offset %d, %q, requests %q; want the whole asked for again", res.Offset, b, ranges)
+			}
+		})
+	}
+}
