@@ -79,7 +79,7 @@ default login dave password davepw
 		if _, err := c.Do(context.Background(), r); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		got := f.last
+		got := f.last.Load()
 		if got.User != tc.want.user || got.Password != tc.want.pass || got.HasUser != tc.want.hasUser {
 			t.Errorf("%s: credentials %q:%q (%v), want %q:%q (%v)", tc.name, got.User, got.Password, got.HasUser, tc.want.user, tc.want.pass, tc.want.hasUser)
 		}

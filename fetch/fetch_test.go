@@ -22,12 +22,12 @@ import (
 type stubFetcher struct {
 	calls atomic.Int32
 	fn    func(ctx context.Context, req *schemes.Request, call int) (*schemes.Resource, error)
-	last  *schemes.Request
+	last  atomic.Pointer[schemes.Request] // set from many goroutines at once
 }
 
 func (s *stubFetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	n := s.calls.Add(1)
-	s.last = req
+	s.last.Store(req)
 	return s.fn(ctx, req, int(n))
 }
 
@@ -108,7 +108,7 @@ func TestOptionsReachFetcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	req := f.last
+	req := f.last.Load()
 	if req.FTP != c.FTP || req.NNTP != c.NNTP || !reflect.DeepEqual(req.HTTP, c.HTTP) {
 		t.Errorf("options %+v %+v %+v, want %+v %+v %+v", req.FTP, req.NNTP, req.HTTP, c.FTP, c.NNTP, c.HTTP)
 	}
@@ -309,7 +309,7 @@ func TestCredentialOrder(t *testing.T) {
 		if _, err := c.Fetch(context.Background(), tc.url); err != nil {
 			t.Fatal(err)
 		}
-		r := f.last
+		r := f.last.Load()
 		if r.User != tc.user || r.Password != tc.pass || r.HasUser != tc.hasUser || r.HasPassword != tc.hasPass {
 			t.Errorf("%s: got %q/%q %v/%v", tc.name, r.User, r.Password, r.HasUser, r.HasPassword)
 		}
