@@ -114,7 +114,7 @@ func loadManifest(root *os.Root) *manifest {
 		return m
 	}
 	m.identify()
-	dup := map[string]bool{}
+	dup := map[entryKey]bool{}
 	for i, name := range []string{manifestName, journalName} {
 		rel := StateDir + "/" + name
 		f, err := openPlain(root, rel)
@@ -191,9 +191,17 @@ func openPlain(root *os.Root, rel string) (*os.File, error) {
 // parse reads one manifest or journal. A line that is not of the format
 // fails the whole file; an entry whose path could lead outside the tree
 // or into the state directory is ignored.
-func (m *manifest) parse(r io.Reader, journal bool, dup map[string]bool) error {
+// entryKey names one line's entry: a file (or link), or a directory, of a
+// path. Its path is the line's own substring, so that telling duplicates
+// apart costs no copy of it.
+type entryKey struct {
+	kind byte // 'f' or 'd'
+	path string
+}
+
+func (m *manifest) parse(r io.Reader, journal bool, dup map[entryKey]bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	seen := map[string]bool{}
+	seen := map[entryKey]bool{}
 	first := true
 	for n := 1; ; n++ {
 		line, err := br.ReadSlice('\n')
@@ -239,7 +247,7 @@ func (m *manifest) parse(r io.Reader, journal bool, dup map[string]bool) error {
 		if !validRel(p) {
 			continue
 		}
-		key := string(kind) + p
+		key := entryKey{kind, p}
 		if seen[key] || dup[key] {
 			dup[key] = true
 			delete(m.old, p)

@@ -480,7 +480,7 @@ func FuzzManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, journal := range []bool{false, true} {
 			m := &manifest{old: map[string]*record{}, dirs: map[string]string{}}
-			m.parse(bytes.NewReader(data), journal, map[string]bool{})
+			m.parse(bytes.NewReader(data), journal, map[entryKey]bool{})
 			for p, r := range m.old {
 				if p != r.path || !validRel(p) || r.url == "" || r.scope == "" {
 					t.Fatalf("kept %q: %+v", p, r)
