@@ -73,9 +73,28 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 		c.mu.Unlock()
 		return d, nil
 	}
+	// The nearest directory above that is open already is where the
+	// walk down starts: a file's directory is most often a sibling of
+	// one the run has open, one component away.
+	var base *dirRoot
+	for a := path.Dir(dir); a != "." && a != "/" && base == nil; a = path.Dir(a) {
+		if base = c.dirs[a]; base != nil {
+			base.refs++
+		}
+	}
 	c.mu.Unlock()
 
-	r, err := openDir(root, dir, create, c.made)
+	from, rest, made := root, dir, c.made
+	if base != nil {
+		from, rest = base.r, dir[len(base.dir)+1:]
+		if c.made != nil {
+			made = func(d string) { c.made(base.dir + "/" + d) }
+		}
+	}
+	r, err := openDir(from, rest, create, made)
+	if base != nil {
+		c.release(base)
+	}
 	if err != nil {
 		return nil, err
 	}

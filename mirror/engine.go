@@ -83,6 +83,7 @@ type engine struct {
 	// once the transfers are over (engine_twin.go).
 	owners    *os.File
 	ownersW   *bufio.Writer
+	ownersBuf []byte // claimFor's line, kept for the next one
 	twins     []twin
 	twinCount int // twins fetched, up to maxTwins
 	conflicts int
@@ -353,7 +354,19 @@ func resolvedParentPath(u uri.URL) (string, bool) {
 		return parentPath(u)
 	}
 	_, dir := parentPath(u)
-	return u.Normalize().Path(), dir
+	return normalizedPath(u), dir
+}
+
+// normalizedPath is u's path normalized (RFC 3986 §6.2.2): as it is when
+// it holds no percent-escape to case or decode and no segment that could
+// be a dot segment, which is what nearly every listing's entry is, so
+// that the walk normalizes only the few that need it.
+func normalizedPath(u uri.URL) string {
+	p := u.Path()
+	if p != "" && !strings.Contains(p, "%") && !strings.Contains(p, "/.") && !strings.HasPrefix(p, ".") {
+		return p
+	}
+	return u.Normalize().Path()
 }
 
 // cleanSelector removes the dot segments of a gopher selector that reads
@@ -1241,7 +1254,7 @@ func entryBelow(u, ref uri.URL) bool {
 	if ref.Scheme() != u.Scheme() || !strings.EqualFold(ref.RawHost(), u.RawHost()) || portSuffix(ref) != portSuffix(u) {
 		return false
 	}
-	dir := u.Normalize().Path()
+	dir := normalizedPath(u)
 	if i := strings.LastIndex(dir, ";type="); i >= 0 && u.Scheme() != "file" {
 		dir = dir[:i]
 	}
@@ -1259,7 +1272,7 @@ func entryBelow(u, ref uri.URL) bool {
 			return false
 		}
 	}
-	rest, ok := strings.CutPrefix(ref.Normalize().Path(), dir)
+	rest, ok := strings.CutPrefix(normalizedPath(ref), dir)
 	if !ok {
 		return false
 	}

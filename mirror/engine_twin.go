@@ -69,7 +69,13 @@ func (e *engine) claimFor(rel string, u uri.URL) bool {
 		os.Remove(f.Name())
 		e.owners, e.ownersW = f, bufio.NewWriterSize(f, 32<<10)
 	}
-	fmt.Fprintf(e.ownersW, "%s\t%s\t%s\n", strconv.Quote(rel), visitKey(u.WithoutFragment()), strconv.Quote(u.Redacted()))
+	// Only the name and the URL: the key sameResource compares is worked
+	// out when a second URL wants the name, which few ever do.
+	b := strconv.AppendQuote(e.ownersBuf[:0], rel)
+	b = append(b, '\t')
+	b = strconv.AppendQuote(b, u.Redacted())
+	e.ownersBuf = append(b, '\n')
+	e.ownersW.Write(e.ownersBuf)
 	return true
 }
 
@@ -93,11 +99,11 @@ func (e *engine) owner(rel string) (key, masked string) {
 		if !ok {
 			continue
 		}
-		k, m, _ := strings.Cut(line, "\t")
-		if s, err := strconv.Unquote(m); err == nil {
-			m = s
+		m, err := strconv.Unquote(line)
+		if err != nil {
+			return "", ""
 		}
-		return k, m
+		return maskedKey(m), m
 	}
 	return "", ""
 }
@@ -107,7 +113,18 @@ func (e *engine) owner(rel string) (key, masked string) {
 // u's name before u's own turn came.
 func (e *engine) sameResource(rel string, u uri.URL) (owner string, same bool) {
 	k, m := e.owner(rel)
-	return m, k != "" && k == visitKey(u.WithoutFragment())
+	return m, k != "" && k == maskedKey(u.Redacted())
+}
+
+// maskedKey is the visit key of a URL given as masked (its password
+// hidden): both sides of a comparison are taken masked, so that the
+// names' record on disk holds no password.
+func maskedKey(masked string) string {
+	u, err := uri.Parse(masked)
+	if err != nil {
+		return ""
+	}
+	return visitKey(u.WithoutFragment())
 }
 
 // mayTwin reports whether another twin may be fetched (maxTwins), and

@@ -165,3 +165,20 @@ func FuzzReadRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNormalizedPath holds the walk's shortcut to the normalized form of
+// the path it checks every entry by to uri.URL.Normalize itself.
+func FuzzNormalizedPath(f *testing.F) {
+	for _, s := range []string{"ftp://h/pub/a.txt", "ftp://h/pub/%7Ea/", "ftp://h/a/../b", "file:///srv/./x", "ftp://h", "ftp://h/.hidden/x", "gopher://h/1/a/b", "ftp://H/PUB/x;type=i"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := uri.Parse(s)
+		if err != nil {
+			return
+		}
+		if got, want := normalizedPath(u), u.Normalize().Path(); got != want {
+			t.Fatalf("normalizedPath(%q) = %q, Normalize gives %q", s, got, want)
+		}
+	})
+}
