@@ -160,9 +160,11 @@ func (e *engine) recordFile(it item, final uri.URL, rel, etag string, mod time.T
 // etagOf returns the entity tag the local copy rel (fi) came with, for
 // -N's If-None-Match: from the file's user.etag extended attribute, or,
 // where the file system keeps none, from the manifest, when the file is
-// still the one recorded there.
+// still the one recorded there. A file system that keeps them and has
+// none for the file (a page that came with no ETag) is not asked past:
+// the manifest would say the same, at the cost of reading it whole.
 func (e *engine) etagOf(rel string, fi os.FileInfo) string {
-	if t := e.store.ETag(rel); t != "" || e.del.mf == nil {
+	if t, known := e.store.etag(rel); known || e.del.mf == nil {
 		return t
 	}
 	if r := e.del.mf.lookup(rel); r != nil && r.unchanged(fi) {

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -188,9 +189,6 @@ func openPlain(root *os.Root, rel string) (*os.File, error) {
 	return f, nil
 }
 
-// parse reads one manifest or journal. A line that is not of the format
-// fails the whole file; an entry whose path could lead outside the tree
-// or into the state directory is ignored.
 // entryKey names one line's entry: a file (or link), or a directory, of a
 // path. Its path is the line's own substring, so that telling duplicates
 // apart costs no copy of it.
@@ -198,6 +196,10 @@ type entryKey struct {
 	kind byte // 'f' or 'd'
 	path string
 }
+
+// parse reads one manifest or journal. A line that is not of the format
+// fails the whole file; an entry whose path could lead outside the tree
+// or into the state directory is ignored.
 
 func (m *manifest) parse(r io.Reader, journal bool, dup map[entryKey]bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -510,9 +512,6 @@ func (m *manifest) write(force bool) error {
 		m.root.Remove(StateDir + "/" + journalName)
 		return nil
 	}
-	// One that cannot be read is replaced by this run's records: fewer
-	// files known is the safe side.
-	m.readLazy()
 	if err := m.stateDir(); err != nil {
 		return err
 	}
@@ -525,19 +524,40 @@ func (m *manifest) write(force bool) error {
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
 	w.WriteString(manifestHead + "\n")
+	// A run that only adds (lazy, never read) copies the manifest's
+	// lines through rather than holding them all: the memory of a large
+	// tree's record is not a cost of an unchanged run.
+	if m.lazy && !m.copyOld(w) {
+		// Not copied (a line not of the format, a manifest that is not
+		// urlget's own file): read, as a run that deletes reads it. One
+		// that cannot be read is replaced by this run's records: fewer
+		// files known is the safe side.
+		w.Reset(f)
+		if _, err := f.Seek(0, io.SeekStart); err != nil || f.Truncate(0) != nil {
+			f.Close()
+			m.root.Remove(tmp)
+			return fmt.Errorf("the manifest could not be written again: %v", err)
+		}
+		w.WriteString(manifestHead + "\n")
+		m.readLazy()
+	}
 	var buf []byte
-	for p, r := range m.old {
-		if _, ok := m.news[p]; !ok && !m.drop[p] {
-			buf = r.appendLine(buf[:0])
-			w.Write(buf)
+	if !m.lazy {
+		for p, r := range m.old {
+			if _, ok := m.news[p]; !ok && !m.drop[p] {
+				buf = r.appendLine(buf[:0])
+				w.Write(buf)
+			}
 		}
 	}
 	for _, r := range m.news {
 		buf = r.appendLine(buf[:0])
 		w.Write(buf)
 	}
-	for d, s := range m.dirs {
-		w.WriteString(dirLine(d, s))
+	if !m.lazy {
+		for d, s := range m.dirs {
+			w.WriteString(dirLine(d, s))
+		}
 	}
 	for d, s := range m.ndirs {
 		w.WriteString(dirLine(d, s))
@@ -576,6 +596,59 @@ func (m *manifest) write(force bool) error {
 	m.sorted = nil
 	m.found = true
 	return nil
+}
+
+// copyOld copies the lines of the manifest a lazy run never read to w,
+// but those of the files and directories this run records anew (or
+// dropped), reading one line at a time; m.mu is held. Each line is
+// checked as parse checks it, and one whose path could lead outside the
+// tree is left out as parse leaves it out; two lines of one path are
+// copied as they are, for the run that reads them to refuse both. false
+// when the manifest is not one to copy: the caller then reads it whole.
+func (m *manifest) copyOld(w *bufio.Writer) bool {
+	f, err := openPlain(m.root, StateDir+"/"+manifestName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxManifestLine+1)
+	sc.Split(scanWholeLines)
+	if !sc.Scan() || sc.Text() != manifestHead {
+		return false
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		kind, rec, dir, err := parseLine(line)
+		if err != nil {
+			return false
+		}
+		if kind == 'd' {
+			if _, ok := m.ndirs[dir]; ok || !validRel(dir) {
+				continue
+			}
+		} else if _, ok := m.news[rec.path]; ok || m.drop[rec.path] || !validRel(rec.path) {
+			continue
+		}
+		w.WriteString(line)
+		w.WriteByte('\n')
+	}
+	return sc.Err() == nil
+}
+
+// scanWholeLines is bufio.ScanLines for a file whose every line ends in
+// "\n": a last line without one was cut short, and is an error.
+func scanWholeLines(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return 0, nil, errors.New("a line cut short")
+	}
+	return 0, nil, nil
 }
 
 // close ends the journal without merging it (a dry run writes nothing).

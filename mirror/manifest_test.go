@@ -310,16 +310,13 @@ func TestManifestETag(t *testing.T) {
 	defer srv.Close()
 	out := t.TempDir()
 	o := Options{Dir: out, Level: 0, Timestamping: true, Parallel: 1, Layout: Layout{NoHostDirs: true}}
+	defer func(read func(*os.File, string) ([]byte, error)) { readETagAttr = read }(readETagAttr)
 	for i := range 3 {
 		if i > 0 {
-			s, err := OpenStore(out)
-			if err != nil {
-				t.Fatal(err)
+			// A file system that keeps no extended attributes.
+			readETagAttr = func(*os.File, string) ([]byte, error) {
+				return nil, errors.New("no user extended attributes here")
 			}
-			if err := s.SetETag("f.txt", ""); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
 		}
 		if i == 2 {
 			// Changed by hand since: the recorded tag is not its own.
@@ -493,4 +490,70 @@ func FuzzManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A run that only adds to the manifest (-N without --delete) copies the
+// earlier lines through instead of reading them all: each file is still
+// recorded once, what it fetched again with its new record; a line whose
+// path leads outside the tree is left out; two lines of one path are
+// kept as they were, so that the next --delete run still refuses both;
+// and a manifest with a line not of the format is read whole instead,
+// which replaces it with this run's records.
+func TestManifestMergedByCopy(t *testing.T) {
+	src, out, o, start := manifestSetup(t, map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c"})
+	scope := "file://" + src + "/"
+	mf := filepath.Join(out, StateDir, manifestName)
+	fi, _ := os.Lstat(filepath.Join(out, "a.txt"))
+	evil := newRecord(fi, "../victim", "file:///x/victim", scope, "", fi.ModTime()).line()
+	dup := forged(t, out, "b.txt", scope)
+	appendFile(t, mf, evil+dup)
+	count := func() map[string]int {
+		t.Helper()
+		b, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+			kind, rec, _, err := parseLine(line)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			if kind != 'd' {
+				n[rec.path]++
+			}
+		}
+		return n
+	}
+	writeTree(t, src, map[string]string{"c.txt": "c, longer now", "new.txt": "n"})
+	lazy := o
+	lazy.Delete = false
+	if _, rec, err := run(t, lazy, start); err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if n := count(); n["a.txt"] != 1 || n["b.txt"] != 2 || n["c.txt"] != 1 || n["new.txt"] != 1 || n["../victim"] != 0 || len(n) != 4 {
+		t.Errorf("records after the copy: %v", n)
+	}
+	// The next --delete run refuses both of b.txt's lines, and deletes
+	// by the others.
+	os.Remove(filepath.Join(src, "b.txt"))
+	os.Remove(filepath.Join(src, "new.txt"))
+	_, rec, err := run(t, o, start)
+	if err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if d := rec.paths(Deleted); len(d) != 1 || d["new.txt"] == "" {
+		t.Errorf("deleted %v, want new.txt only", d)
+	}
+
+	// A line not of the format: the manifest is read whole, found bad,
+	// and replaced by this run's records.
+	appendFile(t, mf, "garbage\n")
+	writeTree(t, src, map[string]string{"d.txt": "d"})
+	if _, rec, err := run(t, lazy, start); err != nil {
+		t.Fatalf("%v %+v", err, rec.reports)
+	}
+	if n := count(); n["d.txt"] != 1 || n["a.txt"] != 0 {
+		t.Errorf("records after a bad manifest: %v, want this run's alone", n)
+	}
 }

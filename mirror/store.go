@@ -465,17 +465,30 @@ func (s *Store) SetETag(rel, etag string) error {
 // ETag returns the entity tag SetETag recorded for rel, or "" when none
 // is there (or the file system keeps none).
 func (s *Store) ETag(rel string) string {
+	t, _ := s.etag(rel)
+	return t
+}
+
+// etag is ETag, and whether the file's attributes tell: they do when the
+// file system keeps user extended attributes, so that a file without
+// one came with no entity tag (or its copy lost it), and nothing else
+// need be asked.
+func (s *Store) etag(rel string) (etag string, known bool) {
 	f, err := s.Open(rel)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
-	v, err := getXattr(f, etagAttr)
+	v, err := readETagAttr(f, etagAttr)
 	if err != nil {
-		return ""
+		return "", errors.Is(err, errNoAttr)
 	}
-	return string(v)
+	return string(v), true
 }
+
+// readETagAttr reads the entity tag's attribute; the tests stand in a
+// file system that keeps none.
+var readETagAttr = getXattr
 
 // SetETag records the entity tag on the file being written, which keeps
 // it when Commit renames it: a run stopped between the two leaves no
