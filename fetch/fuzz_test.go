@@ -123,7 +123,16 @@ func FuzzMaskText(f *testing.F) {
 			return
 		}
 		s := "ftp://" + user + ":" + pass + "@" + host + tail
-		if want, got := "ftp://"+user+":****@"+host+tail, maskText(s); got != want {
+		got := maskText(s)
+		if strings.ContainsAny(s, "\r\n") {
+			// A URL wrapped over lines is given as it reads, joined
+			// (uri.FromText): masked, but not in the text's own shape.
+			if !strings.Contains(got, ":****@") || pass != "" && pass != "****" && strings.Contains(got, ":"+pass+"@") {
+				t.Fatalf("maskText(%q) = %q: the password shows", s, got)
+			}
+			return
+		}
+		if want := "ftp://" + user + ":****@" + host + tail; got != want {
 			t.Fatalf("maskText(%q) = %q, want %q", s, got, want)
 		}
 	})

@@ -89,8 +89,14 @@ func RedactText(s string) string {
 	}
 	if t, err := FromText(s); err == nil {
 		if u, err := Parse(t); err == nil {
-			if _, ok := u.Password(); !ok {
+			if pw, ok := u.Password(); !ok || pw == "****" {
+				// No password, or one masked already.
 				return s
+			}
+			if strings.ContainsAny(s, "\r\n") {
+				// Wrapped over lines, its password perhaps split: the
+				// URL as it is read, masked.
+				return u.Redacted()
 			}
 		}
 	}
@@ -103,18 +109,23 @@ func RedactText(s string) string {
 		b.WriteString(s[:i+3])
 		s = s[i+3:]
 		// RFC 3986 §3.2: the authority ends at the first '/', '?' or
-		// '#' (or a wrapper's '>'), and §3.2.1: the userinfo at its
-		// last '@'. A password typed with a raw '/' in it, which no
-		// parser takes as a password, is masked too: after a ':', an
-		// '@' past the '/' and before any white space, '?', '#' or '>'
-		// still ends the userinfo.
-		end := strings.IndexAny(s, "/?#>")
+		// '#', and §3.2.1: the userinfo at its last '@'. Text that is no
+		// URL may hold anything in its userinfo, white space and '>'
+		// included, and is masked on the safe side: up to the last '@'
+		// before the authority's end, or, where a raw '/' was typed in
+		// the password, the last '@' after it and before any '?' or
+		// '#', when a ':' comes before it.
+		end := strings.IndexAny(s, "/?#")
 		if end < 0 {
 			end = len(s)
 		}
 		at := strings.LastIndexByte(s[:end], '@')
-		if at < 0 && end < len(s) && s[end] == '/' && strings.IndexByte(s[:end], ':') >= 0 {
-			if j := strings.IndexAny(s[end:], "@?#> \t\r\n"); j >= 0 && s[end+j] == '@' {
+		if at < 0 && end < len(s) && s[end] == '/' {
+			rest := s[end:]
+			if k := strings.IndexAny(rest, "?#"); k >= 0 {
+				rest = rest[:k]
+			}
+			if j := strings.LastIndexByte(rest, '@'); j >= 0 && strings.IndexByte(s[:end+j], ':') >= 0 {
 				at = end + j
 			}
 		}
