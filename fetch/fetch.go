@@ -496,12 +496,8 @@ func timeoutError(ctx context.Context, req *schemes.Request, err error) error {
 var errNotAbsolute = errors.New("missing scheme (an absolute URL starts with a scheme and ':')")
 
 func badURL(text string, err error) error {
-	return &schemes.Error{Kind: schemes.ErrBadURL, URL: maskText(text), Err: err}
+	return &schemes.Error{Kind: schemes.ErrBadURL, URL: uri.RedactText(text), Err: err}
 }
-
-// maskText masks the password in URL text that did not parse, so that an
-// error message never shows it.
-func maskText(s string) string { return uri.RedactText(s) }
 
 // request builds the schemes.Request: credentials resolved from the URL,
 // then the client's User, then .netrc (RFC 1738 §3.1 userinfo first).

@@ -359,21 +359,6 @@ default login guest password guest
 	}
 }
 
-func TestMaskText(t *testing.T) {
-	for in, want := range map[string]string{
-		"ftp://u:pw@h/x y":      "ftp://u:****@h/x y",
-		"ftp://u@h/x y":         "ftp://u@h/x y",
-		"http://h/a:b@c":        "http://h/a:b@c",
-		"no scheme u:p@h":       "no scheme u:p@h",
-		"ftp://u:p:q@h@i/ x":    "ftp://u:****@i/ x",
-		"gopher://h:70/1 a b c": "gopher://h:70/1 a b c",
-	} {
-		if got := maskText(in); got != want {
-			t.Errorf("maskText(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestNetErrorClassification(t *testing.T) {
 	var d net.Dialer
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -168,7 +168,7 @@ func traceGatewayRequest(t schemes.Tracer, r *http.Request, u uri.URL) {
 		return
 	}
 	target, _ := gatewayTarget(u)
-	t(schemes.Sent, r.Method+" "+maskText(target)+" HTTP/1.1")
+	t(schemes.Sent, r.Method+" "+uri.RedactText(target)+" HTTP/1.1")
 	t(schemes.Sent, "Host: "+r.Host)
 	for _, kv := range urlhttp.HeaderPairs(r.Header) {
 		switch kv[0] {

@@ -54,7 +54,7 @@ func ParseProxy(s string) (*Proxy, error) {
 	}
 	u, err := uri.Parse(t)
 	if err != nil {
-		return nil, fmt.Errorf("proxy %s: %v", maskText(s), err)
+		return nil, fmt.Errorf("proxy %s: %v", uri.RedactText(s), err)
 	}
 	if _, ok := proxySchemes[u.Scheme()]; !ok {
 		return nil, fmt.Errorf("proxy %s: the proxy kind %q is not one of http, https, socks4, socks4a, socks5, socks5h", u.Redacted(), u.Scheme())
