@@ -3,8 +3,8 @@ package http
 import (
 	"fmt"
 	"mime"
-	"net/http"
 	"net/textproto"
+	"net/url"
 	"strings"
 
 	"github.com/urlget/urlget/schemes"
@@ -53,37 +53,31 @@ func isToken(s string) bool {
 	return true
 }
 
-// applyHeaders adds the request's -H fields to hreq, after the defaults and
+// applyHeaders adds the request's -H fields to r, after the defaults and
 // the credentials, so that a field the user names replaces the default one
 // of that name on its first mention (as curl's does) and adds to it after.
-func applyHeaders(req *schemes.Request, hreq *http.Request) error {
+func applyHeaders(req *schemes.Request, r *outRequest) error {
 	named := map[string]bool{}
-	for _, line := range req.HTTP.Header {
+	for _, line := range options(req).Header {
 		name, value, remove, err := ParseHeader(line)
 		if err != nil {
 			return req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
 		if name == "Host" {
-			// net/http writes Host from the request, never from its
-			// header map (RFC 9112 §3.2).
+			// Host is written first, from the request (RFC 9112 §3.2).
 			if !remove {
-				hreq.Host = value
+				r.host = value
 			}
 			continue
 		}
 		if !named[name] {
 			named[name] = true
-			hreq.Header.Del(name)
+			r.fields.del(name)
 		}
-		switch {
-		case remove && name == "User-Agent":
-			// An empty User-Agent makes net/http send none; without
-			// the key it would send its own.
-			hreq.Header.Set(name, "")
-		case remove:
-			hreq.Header.Del(name)
-		default:
-			hreq.Header.Add(name, value)
+		if remove {
+			r.fields.del(name)
+		} else {
+			r.fields.add(name, value)
 		}
 	}
 	return nil
@@ -93,14 +87,14 @@ func applyHeaders(req *schemes.Request, hreq *http.Request) error {
 // redirected it with AutoReferer, its credentials and fragment left out
 // (RFC 9110 §10.1.3), and none from https to http, which that section
 // forbids; else the first request's own, given with -e or -H; else none.
-func referer(req *schemes.Request, first string, from, to *http.Request) string {
-	if !req.HTTP.AutoReferer {
+func referer(req *schemes.Request, first string, from, to *url.URL) string {
+	if !options(req).AutoReferer {
 		return first
 	}
-	if from.URL.Scheme == "https" && to.URL.Scheme != "https" {
+	if from.Scheme == "https" && to.Scheme != "https" {
 		return ""
 	}
-	u := *from.URL
+	u := *from
 	u.User, u.Fragment, u.RawFragment = nil, "", ""
 	return u.String()
 }
