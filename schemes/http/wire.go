@@ -410,7 +410,7 @@ func frame(c *conn, r *response, method string) error {
 			r.Close = true
 		}
 		r.TransferEncoding = tes
-		var body io.Reader
+		var body io.ReadCloser
 		if tes[len(tes)-1] == "chunked" {
 			body = &chunkedBody{c: c}
 			tes = tes[:len(tes)-1]
@@ -418,6 +418,10 @@ func frame(c *conn, r *response, method string) error {
 			// §6.3 item 4: chunked not last: read until close.
 			r.Close = true
 			body = &closeBody{c: c}
+		}
+		if len(tes) == 0 {
+			r.Body = body
+			break
 		}
 		dec, err := transferDecoder(tes, body)
 		if err != nil {
@@ -585,10 +589,22 @@ type chunkedBody struct {
 	left    int64 // bytes of the current chunk not yet read
 	inChunk bool
 	done    bool
+	err     error // the framing failed: every later read fails alike
 	trailer [][2]string
 }
 
 func (b *chunkedBody) Read(p []byte) (int, error) {
+	n, err := b.read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *chunkedBody) read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
 	if b.done {
 		return 0, io.EOF
 	}
