@@ -371,7 +371,9 @@ func readHead(c *conn, budget *int) (*response, error) {
 func frame(c *conn, r *response, method string) error {
 	h := r.Header
 	r.ContentLength = -1
-	r.Close = closing(r.Response)
+	// After a 101 the connection speaks another protocol (RFC 9110
+	// §15.2.2): it never serves another request of ours.
+	r.Close = closing(r.Response) || r.StatusCode == http.StatusSwitchingProtocols
 	cl, err := contentLength(h["Content-Length"])
 	if err != nil {
 		// §6.3 item 5: invalid framing; the connection is not reused.

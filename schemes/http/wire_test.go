@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -527,4 +528,32 @@ func TestRecorderPipelined(t *testing.T) {
 		t.Errorf("%d connections, want the one pipeline", s.connections())
 	}
 	checkRecorded(t, rec.all(), s.exchanges())
+}
+
+// TestHTTP1Only checks that a Fetcher set to HTTP/1.1 only does not offer
+// h2 to a server that would pick it, and that one without the setting
+// does (RFC 9113 §3.2).
+func TestHTTP1Only(t *testing.T) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	defer s.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	for _, only := range []bool{true, false} {
+		f := &Fetcher{HTTP1Only: only}
+		req := rawRequest(t, s.URL+"/")
+		req.TLSConfig = &tls.Config{RootCAs: pool}
+		res, body, err := get(t, f, req)
+		f.Close()
+		want, line := "HTTP/1.1", "HTTP/1.1 200 OK"
+		if !only {
+			want, line = "HTTP/2.0", "HTTP/2 200"
+		}
+		if err != nil || string(body) != want || res.Header[0][1] != line {
+			t.Errorf("HTTP1Only %v: body %q, status line %q, %v; want %s", only, body, res.Header[0][1], err, want)
+		}
+	}
 }
