@@ -223,7 +223,8 @@ func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc str
 		return nil, req.Fail(schemes.ErrBadURL, first.method, 0, "", err)
 	}
 	if next.Host == "" {
-		return nil, req.Fail(schemes.ErrBadURL, first.method, 0, "", fmt.Errorf("redirect to %s names no host", next.Redacted()))
+		// A Location without a host is the server's mistake.
+		return nil, req.Fail(schemes.ErrProtocol, first.method, 0, "", fmt.Errorf("redirect to %s names no host", next.Redacted()))
 	}
 	nr := r.clone()
 	// The request goes again with the same fields (the conditions,

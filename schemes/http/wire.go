@@ -38,8 +38,10 @@ import (
 type Recorder interface {
 	// Exchange starts the record of one request and its response, sent
 	// to target (the request URL, or host:port for a CONNECT) on a
-	// connection to remote. Its methods are called on one goroutine at a
-	// time, in the order of the bytes.
+	// connection to remote (the proxy's address, for a tunnel). It may be
+	// called from several goroutines at once, one per connection; the
+	// Exchange's methods are called on one goroutine at a time, in the
+	// order of the bytes.
 	Exchange(target string, remote net.Addr) Exchange
 }
 
