@@ -23,30 +23,48 @@ var past = time.Unix(1, 0)
 // close, once, and an error read after it is os.ErrDeadlineExceeded, which
 // Cause turns into ctx's own error.
 //
-// stop ends the binding. It reports false when ctx ended first: c's
-// deadline is then in the past and c is fit for nothing but closing.
-// Otherwise it clears the deadline Bind set, so that c can serve a later
-// request bound to another context.
-func Bind(ctx context.Context, c net.Conn, onDone func()) (stop func() bool) {
+// The Binding is a value, so that binding a pooled connection to each of
+// its requests costs no more than context.AfterFunc does.
+func Bind(ctx context.Context, c net.Conn, onDone func()) Binding {
 	d, hasDeadline := ctx.Deadline()
 	if hasDeadline {
 		_ = c.SetDeadline(d)
 	}
-	after := context.AfterFunc(ctx, func() {
-		_ = c.SetDeadline(past)
-		if onDone != nil {
-			onDone()
-		}
-	})
-	return func() bool {
-		if !after() {
-			return false
-		}
-		if hasDeadline {
-			_ = c.SetDeadline(time.Time{})
-		}
+	return Binding{
+		stop: context.AfterFunc(ctx, func() {
+			_ = c.SetDeadline(past)
+			if onDone != nil {
+				onDone()
+			}
+		}),
+		c:        c,
+		deadline: hasDeadline,
+	}
+}
+
+// Binding is a connection bound to a context by Bind. Its zero value is
+// bound to nothing.
+type Binding struct {
+	stop     func() bool
+	c        net.Conn
+	deadline bool // Bind gave c ctx's deadline
+}
+
+// Stop ends the binding. It reports false when ctx ended first: c's
+// deadline is then in the past and c is fit for nothing but closing.
+// Otherwise it clears the deadline Bind set, so that c can serve a later
+// request bound to another context. Stop on the zero Binding reports true.
+func (b Binding) Stop() bool {
+	if b.stop == nil {
 		return true
 	}
+	if !b.stop() {
+		return false
+	}
+	if b.deadline {
+		_ = b.c.SetDeadline(time.Time{})
+	}
+	return true
 }
 
 // Cause returns why an operation on a connection bound to ctx failed with

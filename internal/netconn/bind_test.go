@@ -42,7 +42,7 @@ func TestBindCancelMidRead(t *testing.T) {
 	c := silent(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var ran atomic.Bool
-	stop := Bind(ctx, c, func() { ran.Store(true) })
+	b := Bind(ctx, c, func() { ran.Store(true) })
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Read(make([]byte, 1))
@@ -57,7 +57,7 @@ func TestBindCancelMidRead(t *testing.T) {
 	if got := Cause(ctx, err); got != context.Canceled {
 		t.Errorf("Cause = %v, want %v", got, context.Canceled)
 	}
-	if stop() {
+	if b.Stop() {
 		t.Error("stop reported the binding whole after ctx ended")
 	}
 	if !ran.Load() {
@@ -68,8 +68,8 @@ func TestBindCancelMidRead(t *testing.T) {
 func TestBindCancelMidWrite(t *testing.T) {
 	c := silent(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	stop := Bind(ctx, c, nil)
-	defer stop()
+	b := Bind(ctx, c, nil)
+	defer b.Stop()
 	done := make(chan error, 1)
 	go func() {
 		// The server reads nothing: the socket buffers fill and the
@@ -93,7 +93,7 @@ func TestBindDeadline(t *testing.T) {
 	c := silent(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	stop := Bind(ctx, c, nil)
+	b := Bind(ctx, c, nil)
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Read(make([]byte, 1))
@@ -106,7 +106,7 @@ func TestBindDeadline(t *testing.T) {
 	// Whether ctx's timer ran before stop or not, the connection's
 	// deadline is gone: the binding is not whole.
 	<-ctx.Done()
-	if stop() {
+	if b.Stop() {
 		t.Error("stop reported the binding whole after the deadline")
 	}
 }
@@ -131,8 +131,8 @@ func TestBindStopReleases(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	var ran atomic.Bool
-	stop := Bind(ctx, c, func() { ran.Store(true) })
-	if !stop() {
+	b := Bind(ctx, c, func() { ran.Store(true) })
+	if !b.Stop() {
 		t.Fatal("stop reported ctx ended")
 	}
 	cancel()
@@ -143,9 +143,16 @@ func TestBindStopReleases(t *testing.T) {
 	if _, err := c.Write([]byte("x")); err != nil {
 		t.Fatalf("write after stop: %v", err)
 	}
-	b := make([]byte, 1)
-	if _, err := c.Read(b); err != nil || b[0] != 'x' {
-		t.Fatalf("read after stop: %q, %v", b, err)
+	echo := make([]byte, 1)
+	if _, err := c.Read(echo); err != nil || echo[0] != 'x' {
+		t.Fatalf("read after stop: %q, %v", echo, err)
+	}
+}
+
+func TestBindingZero(t *testing.T) {
+	var b Binding
+	if !b.Stop() {
+		t.Error("the zero Binding reports a context that ended")
 	}
 }
 

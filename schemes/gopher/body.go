@@ -27,7 +27,7 @@ type session struct {
 	conn  net.Conn
 	tcp   *net.TCPConn // the plain TCP connection, nil over TLS
 	br    *bufio.Reader
-	stop  func() bool
+	bind  netconn.Binding
 	once  sync.Once
 	cerr  error
 	trace schemes.Tracer
@@ -36,7 +36,7 @@ type session struct {
 // Close ends the session; it is safe to call more than once.
 func (s *session) Close() error {
 	s.once.Do(func() {
-		s.stop()
+		s.bind.Stop()
 		s.cerr = s.conn.Close()
 	})
 	return s.cerr

@@ -109,7 +109,7 @@ func dial(ctx context.Context, req *schemes.Request, srv server) (*session, erro
 		return nil, err
 	}
 	s := &session{ctx: ctx, req: req, conn: nc, trace: req.Trace}
-	s.stop = netconn.Bind(ctx, nc, nil)
+	s.bind = netconn.Bind(ctx, nc, nil)
 	if tcp, ok := raw.(*net.TCPConn); ok && cfg == nil {
 		s.tcp = tcp
 	}

@@ -50,7 +50,7 @@ type session struct {
 	// The fetch using the session now.
 	ctx     context.Context
 	req     *schemes.Request
-	stop    func() bool
+	bind    netconn.Binding
 	replies int  // status lines read during this fetch
 	broken  bool // the connection can no longer be trusted
 	closing bool // the server answered 400: it is closing the connection
@@ -92,16 +92,16 @@ func dial(ctx context.Context, req *schemes.Request, key poolKey, t target) (*se
 func (s *session) begin(ctx context.Context, req *schemes.Request) {
 	s.ctx, s.req = ctx, req
 	s.replies = 0
-	s.stop = netconn.Bind(ctx, s.nc, nil)
+	s.bind = netconn.Bind(ctx, s.nc, nil)
 }
 
 // end unbinds the session from its fetch and reports whether it is fit to
 // serve another.
 func (s *session) end() bool {
-	if s.stop != nil && !s.stop() {
+	if !s.bind.Stop() {
 		s.broken = true
 	}
-	s.stop = nil
+	s.bind = netconn.Binding{}
 	s.ctx, s.req = nil, nil
 	return !s.broken
 }

@@ -135,7 +135,7 @@ type session struct {
 	ctx       context.Context
 	req       *schemes.Request
 	conn      net.Conn
-	stop      func() bool
+	bind      netconn.Binding
 	hdr       [headerLen]byte
 	buf       []byte // the last reply body; reused
 	maxRecord int64  // the record size the server granted
@@ -152,7 +152,7 @@ func dial(ctx context.Context, req *schemes.Request) (*session, error) {
 	}
 	s := &session{ctx: ctx, req: req, conn: conn, maxRecord: clientRecordSize}
 	// The end of ctx ends any read or write in progress.
-	s.stop = netconn.Bind(ctx, conn, nil)
+	s.bind = netconn.Bind(ctx, conn, nil)
 	body, err := s.exchange("Init", encodeInit(initRequest{
 		PreferredMessageSize: clientRecordSize,
 		MaximumRecordSize:    clientRecordSize,
@@ -185,7 +185,7 @@ func dial(ctx context.Context, req *schemes.Request) (*session, error) {
 
 func (s *session) close() {
 	s.closeOnce.Do(func() {
-		s.stop()
+		s.bind.Stop()
 		s.conn.Close()
 	})
 }
