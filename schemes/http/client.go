@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -147,8 +148,10 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 			}
 			return resp, err
 		}
-		c := f.idle.get(key)
-		if c == nil {
+		c, ok := f.pool().Take(key)
+		if ok {
+			c.reused = true
+		} else {
 			nc, cc, err := f.dial(ctx, req, dialer, r, key)
 			if err != nil {
 				return nil, err
@@ -157,7 +160,8 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 				return f.h2RoundTrip(ctx, req, cc, r)
 			}
 			c = nc
-		} else {
+		}
+		if c.reused {
 			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
 		}
 		resp, nothing, err := f.exchange(ctx, req, c, r)
@@ -372,7 +376,8 @@ func (b *connBody) release() {
 	b.rc.Close()
 	endExchange(b.x, nil)
 	if b.stop() && b.keep {
-		b.f.idle.put(b.c)
+		b.c.rx = nil
+		b.f.pool().Put(b.c.key, b.c)
 		return
 	}
 	b.c.Close()
@@ -395,6 +400,16 @@ func (b *connBody) Close() error {
 // dialedKey is the context key of a TLS connection that spoke h2, for
 // the HTTP/2 transport's DialTLSContext.
 type dialedKey struct{}
+
+// pool returns the Fetcher's pool of idle HTTP/1.x connections.
+func (f *Fetcher) pool() *netconn.Pool[string, *conn] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.idle == nil {
+		f.idle = newPool()
+	}
+	return f.idle
+}
 
 // h2Transport is net/http's transport, for HTTP/2 only, which turns a TLS
 // connection of ours whose server picked h2 into a ClientConn: it dials
@@ -484,7 +499,7 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 
 // closeConns closes every kept connection.
 func (f *Fetcher) closeConns() {
-	f.idle.close()
+	f.pool().CloseIdle()
 	f.mu.Lock()
 	h2 := f.h2
 	f.h2 = nil

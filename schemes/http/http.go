@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -73,9 +74,8 @@ type Fetcher struct {
 	// HTTP1Only.
 	Recorder Recorder
 
-	idle pool // idle HTTP/1.x connections
-
 	mu      sync.Mutex
+	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
 	h2t     *http.Transport
 	h2      map[string]*http.ClientConn // by connKey

@@ -12,8 +12,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/urlget/urlget/internal/netconn"
 )
 
 // The HTTP/1.x wire layer: requests written and responses read by this
@@ -83,8 +84,7 @@ type conn struct {
 	rec    Recorder
 	rx     Exchange // the exchange whose response is being read
 	reused bool
-	idle   time.Time // when it went back to the pool
-	nread  int64     // bytes consumed from br so far
+	nread  int64 // bytes consumed from br so far
 }
 
 func newConn(key string, raw, nc net.Conn, rec Recorder) *conn {
@@ -692,56 +692,14 @@ func chunkError(err error, tooLarge string) error {
 
 func (b *chunkedBody) Close() error { return nil }
 
-// pool keeps idle connections by key (scheme, host:port and proxy), the
-// most recently used first out.
-type pool struct {
-	mu   sync.Mutex
-	idle map[string][]*conn
-}
-
 // idleTimeout is how long a connection waits in the pool for its next
 // request; a server closes an idle one in about as long.
 const idleTimeout = 90 * time.Second
 
-func (p *pool) get(key string) *conn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	cs := p.idle[key]
-	for len(cs) > 0 {
-		c := cs[len(cs)-1]
-		cs = cs[:len(cs)-1]
-		if time.Since(c.idle) < idleTimeout {
-			p.idle[key] = cs
-			c.reused = true
-			return c
-		}
-		c.Close()
-	}
-	delete(p.idle, key)
-	return nil
-}
-
-func (p *pool) put(c *conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.idle == nil {
-		p.idle = map[string][]*conn{}
-	}
-	cs := p.idle[c.key]
-	if len(cs) >= maxIdlePerHost {
-		cs[0].Close()
-		cs = cs[1:]
-	}
-	c.idle, c.rx = time.Now(), nil
-	p.idle[c.key] = append(cs, c)
-}
-
-func (p *pool) close() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	closeAll(idle, (*conn).Close)
+// newPool is the pool of idle HTTP/1.x connections, by connKey (scheme,
+// host:port and proxy): at most maxIdlePerHost to each.
+func newPool() *netconn.Pool[string, *conn] {
+	return &netconn.Pool[string, *conn]{MaxIdle: maxIdlePerHost, IdleTimeout: idleTimeout, Drop: (*conn).Close}
 }
 
 // closeAll closes every connection of a keyed pool taken out of it.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/schemes"
@@ -56,8 +57,8 @@ func TestWriteToHandsSocket(t *testing.T) {
 		t.Fatalf("wrote %d of %d bytes: %v", n, len(big), err)
 	}
 	b.Close()
-	if n := len(f.idle.idle); n != 1 {
-		t.Errorf("%d servers with idle connections after the body, want 1", n)
+	if n := f.pool().Len("http://" + strings.TrimPrefix(srv.URL, "http://")); n != 1 {
+		t.Errorf("%d idle connections after the body, want 1", n)
 	}
 	got, err := os.ReadFile(dst.Name())
 	if err != nil || !bytes.Equal(got, big) {
