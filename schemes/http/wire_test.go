@@ -557,3 +557,45 @@ func TestHTTP1Only(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelMidBody checks that cancelling a fetch's context while its
+// body is being read ends the read at once with the context's error and
+// closes the connection, on a server that sends part of the body and then
+// nothing.
+func TestCancelMidBody(t *testing.T) {
+	closed := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		readRequestHead(bufio.NewReader(c))
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart")
+		// The client's close reaches this read as the end.
+		c.Read(make([]byte, 1))
+		close(closed)
+	}()
+	f := &Fetcher{}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := f.Fetch(ctx, rawRequest(t, "http://"+ln.Addr().String()+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(res.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := res.Body.Read(buf); !errors.Is(err, context.Canceled) {
+		t.Errorf("read after cancel: %v, want context.Canceled", err)
+	}
+	<-closed
+	res.Body.Close()
+}
