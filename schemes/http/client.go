@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -441,39 +442,50 @@ func (f *Fetcher) newH2(ctx context.Context, tc *tls.Conn, addr string) (*http.C
 	return f.h2Transport().NewClientConn(context.WithValue(ctx, dialedKey{}, net.Conn(tc)), "https", addr)
 }
 
-// h2conn returns a kept HTTP/2 connection for key that takes requests.
+// h2conn returns a kept HTTP/2 connection for key that takes another
+// request now, dropping those that serve no more.
 func (f *Fetcher) h2conn(key string) *http.ClientConn {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cc := f.h2[key]
-	if cc != nil && (cc.Err() != nil || cc.Available() == 0) {
-		delete(f.h2, key)
-		cc.Close()
+	if len(f.h2[key]) == 0 {
 		return nil
 	}
-	return cc
+	var pick *http.ClientConn
+	ccs := f.h2[key][:0]
+	for _, cc := range f.h2[key] {
+		if cc.Err() != nil {
+			cc.Close()
+			continue
+		}
+		ccs = append(ccs, cc)
+		if pick == nil && cc.Available() > 0 {
+			pick = cc
+		}
+	}
+	f.h2[key] = ccs
+	return pick
 }
 
 // dropH2 forgets cc, a connection that serves no more requests.
 func (f *Fetcher) dropH2(key string, cc *http.ClientConn) {
 	f.mu.Lock()
-	if f.h2[key] == cc {
-		delete(f.h2, key)
+	if ccs, ok := f.h2[key]; ok {
+		f.h2[key] = slices.DeleteFunc(ccs, func(c *http.ClientConn) bool { return c == cc })
 	}
 	f.mu.Unlock()
 	cc.Close()
 }
 
+// putH2 keeps cc for the requests that follow: the requests of a run
+// share it, several at once, as far as the server lets them (RFC 9113
+// §5.1.2).
 func (f *Fetcher) putH2(key string, cc *http.ClientConn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.h2 == nil {
-		f.h2 = map[string]*http.ClientConn{}
+		f.h2 = map[string][]*http.ClientConn{}
 	}
-	if old := f.h2[key]; old != nil {
-		old.Close()
-	}
-	f.h2[key] = cc
+	f.h2[key] = append(f.h2[key], cc)
 }
 
 // h2RoundTrip sends r on an HTTP/2 connection through net/http's HTTP/2
@@ -504,7 +516,5 @@ func (f *Fetcher) closeConns() {
 	h2 := f.h2
 	f.h2 = nil
 	f.mu.Unlock()
-	for _, cc := range h2 {
-		cc.Close()
-	}
+	closeAll(h2, (*http.ClientConn).Close)
 }

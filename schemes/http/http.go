@@ -78,8 +78,8 @@ type Fetcher struct {
 	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
 	h2t     *http.Transport
-	h2      map[string]*http.ClientConn // by connKey
-	pipes   map[string][]*pipeline      // pipelined connections, by host:port
+	h2      map[string][]*http.ClientConn // by connKey
+	pipes   map[string][]*pipeline        // pipelined connections, by host:port
 }
 
 // Close closes the connections kept open for reuse.
@@ -107,7 +107,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Head {
 		method = http.MethodHead
 	}
-	r, err := newRequest(ctx, req, target, method)
+	r, err := newRequest(req, target, method)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc str
 // newRequest builds the request of a fetch of target: the header fields
 // every request carries (User-Agent, Accept, Range or Accept-Encoding,
 // Referer, the conditions, credentials and -H's), in that order.
-func newRequest(ctx context.Context, req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
+func newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
 	o := options(req)
 	r := &outRequest{method: method, url: target, host: target.Host}
 	ua := o.UserAgent

@@ -117,7 +117,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		out = append(out, b...)
 		p.sent = append(p.sent, sentRequest{req: r, uri: target, raw: req.URL.String(), x: x})
 	}
-	out = p.sendAhead(ctx, req, out)
+	out = p.sendAhead(req, out)
 	if len(out) > 0 {
 		if _, err := p.c.nc.Write(out); err != nil {
 			return fail()
@@ -162,7 +162,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 // would build it, with its own conditions (AheadConditions), never req's:
 // they share req's options, not its validators. They are appended to out,
 // which is written in one piece.
-func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, out []byte) []byte {
+func (p *pipeline) sendAhead(req *schemes.Request, out []byte) []byte {
 	if len(p.sent) >= pipelineDepth {
 		return out
 	}
@@ -206,7 +206,7 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, out []by
 		if req.AheadConditions != nil {
 			ar.IfModifiedSince, ar.IfNoneMatch = req.AheadConditions(u)
 		}
-		next, err := newRequest(ctx, &ar, target, http.MethodGet)
+		next, err := newRequest(&ar, target, http.MethodGet)
 		if err != nil || hostPort(next.url) != p.key {
 			// The run goes on to another server: the pipeline ends here.
 			return out

@@ -599,3 +599,60 @@ func TestCancelMidBody(t *testing.T) {
 	<-closed
 	res.Body.Close()
 }
+
+// TestH2Concurrent fetches from an h2 server on several goroutines at once
+// with one Fetcher: every fetch is served, whichever connection it takes,
+// and the connections a run opened are shared by the fetches after them.
+func TestH2Concurrent(t *testing.T) {
+	var mu sync.Mutex
+	remotes := map[string]int{} // the round that first used each connection
+	round := 0
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if _, ok := remotes[r.RemoteAddr]; !ok {
+			remotes[r.RemoteAddr] = round
+		}
+		mu.Unlock()
+		io.WriteString(w, r.Proto+" "+r.URL.Path)
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	defer s.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	f := &Fetcher{}
+	defer f.Close()
+	fetch := func(p string) error {
+		req := rawRequest(t, s.URL+p)
+		req.TLSConfig = &tls.Config{RootCAs: pool}
+		_, body, err := get(t, f, req)
+		if err == nil && string(body) != "HTTP/2.0 "+p {
+			err = errors.New("body " + string(body))
+		}
+		return err
+	}
+	for r := range 2 {
+		mu.Lock()
+		round = r
+		mu.Unlock()
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for i := range 8 {
+			wg.Go(func() { errs <- fetch("/" + strconvHex(r*8+i)) })
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for addr, r := range remotes {
+		if r > 0 {
+			t.Errorf("the second round opened a connection (%s) where the first's were kept", addr)
+		}
+	}
+}
