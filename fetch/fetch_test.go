@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -252,8 +253,13 @@ func TestBodyWriteToUsesKernelCopy(t *testing.T) {
 		}
 		return &schemes.Resource{Body: fh, Size: int64(len(data))}, nil
 	}}
-	var last Progress
-	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, Progress: func(p Progress) { last = p }}
+	// Progress is called from the copy and from the watchdog's
+	// goroutine, so the last report is kept under a lock.
+	var (
+		mu   sync.Mutex
+		last Progress
+	)
+	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, Progress: func(p Progress) { mu.Lock(); last = p; mu.Unlock() }}
 	res, err := c.Fetch(context.Background(), "t://h/")
 	if err != nil {
 		t.Fatal(err)
@@ -272,6 +278,8 @@ func TestBodyWriteToUsesKernelCopy(t *testing.T) {
 	if !bytes.Equal(got, data) {
 		t.Error("copy differs")
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if !last.Final || last.Done != int64(len(data)) || last.Total != int64(len(data)) {
 		t.Errorf("last progress %+v", last)
 	}
