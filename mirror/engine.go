@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -651,7 +652,7 @@ func isFileLink(it item, ref uri.URL) bool {
 	if _, dir := parentPath(ref); dir {
 		return false
 	}
-	return !IsHTML("", lastName(ref))
+	return !links.IsHTML("", lastName(ref))
 }
 
 // lastName is the decoded last segment of a URL's path (or selector).
@@ -909,7 +910,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		// Not written: a page is read for its links (dryRun), any
 		// other body left unread.
 		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
-		if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+		if links.IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
 			e.linksFrom(ctx, it, final, rel, res.Body)
 		}
 		return
@@ -1034,7 +1035,7 @@ func redirected(u uri.URL, masked string) (uri.URL, bool) {
 
 // pageLinks queues the links of a saved HTML page, rel, whose URL is base.
 func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, contentType string) {
-	if !IsHTML(contentType, rel) {
+	if !links.IsHTML(contentType, rel) {
 		return
 	}
 	e.notePage('h', rel, base)
@@ -1053,7 +1054,7 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 // is base.
 func (e *engine) linksFrom(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err := HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
+	err := links.HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}

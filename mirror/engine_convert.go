@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -71,9 +72,9 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 	}
 	w := bufio.NewWriterSize(out.File, 32<<10)
 	if menu {
-		err = ConvertGophermap(bufio.NewReader(in), w, base, path.Dir(rel), local)
+		err = links.ConvertGophermap(bufio.NewReader(in), w, base, path.Dir(rel), local)
 	} else {
-		err = ConvertHTML(bufio.NewReader(in), w, base, local)
+		err = links.ConvertHTML(bufio.NewReader(in), w, base, local)
 	}
 	if err == nil {
 		err = w.Flush()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -475,7 +476,7 @@ func (e *engine) dryRun(it item, u uri.URL, rel string) bool {
 	if namesListing(u, it.kind) || pageKind(u) == PageGopherMenu {
 		return false
 	}
-	if s := u.Scheme(); (s == "http" || s == "https") && IsHTML("", rel) {
+	if s := u.Scheme(); (s == "http" || s == "https") && links.IsHTML("", rel) {
 		return false
 	}
 	e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: reasonDryRun})

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/robots"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -23,7 +24,7 @@ const robotsMax = 500 << 10
 // robotsEntry is one server's robots.txt, fetched once.
 type robotsEntry struct {
 	once sync.Once
-	r    *Robots
+	r    *robots.Robots
 }
 
 // robotsAllow reports whether robots.txt lets the recursion fetch u:
@@ -78,11 +79,11 @@ func portSuffix(u uri.URL) string {
 }
 
 // fetchRobots fetches and parses one robots.txt. A failed fetch stands
-// for what RobotsFromStatus says of its HTTP status (RFC 9309 §2.3.1), or
+// for what robots.RobotsFromStatus says of its HTTP status (RFC 9309 §2.3.1), or
 // of none for a server that failed or could not be reached; a gopher
 // error item (not found), or a listing where a file was expected, allows
 // everything.
-func (e *engine) fetchRobots(ctx context.Context, where string, start uri.URL) *Robots {
+func (e *engine) fetchRobots(ctx context.Context, where string, start uri.URL) *robots.Robots {
 	u, err := uri.Parse(where)
 	if err != nil {
 		return nil
@@ -92,10 +93,10 @@ func (e *engine) fetchRobots(ctx context.Context, where string, start uri.URL) *
 		var se *schemes.Error
 		switch {
 		case errors.As(err, &se) && se.Code >= 100 && (u.Scheme() == "http" || u.Scheme() == "https"):
-			return RobotsFromStatus(se.Code)
+			return robots.RobotsFromStatus(se.Code)
 		case errors.Is(err, schemes.ErrServer), errors.Is(err, schemes.ErrConnect),
 			errors.Is(err, schemes.ErrTimeout), errors.Is(err, schemes.ErrResolve):
-			return RobotsFromStatus(0)
+			return robots.RobotsFromStatus(0)
 		}
 		return nil
 	}
@@ -107,5 +108,5 @@ func (e *engine) fetchRobots(ctx context.Context, where string, start uri.URL) *
 		return nil
 	}
 	defer res.Body.Close()
-	return ParseRobots(io.LimitReader(res.Body, robotsMax), robotsAgent)
+	return robots.ParseRobots(io.LimitReader(res.Body, robotsMax), robotsAgent)
 }

@@ -1,4 +1,4 @@
-package mirror
+package robots
 
 import (
 	"bytes"
@@ -238,4 +238,10 @@ func robotsMatch(pattern, path string) bool {
 		}
 	}
 	return false
+}
+
+const upperHex = "0123456789ABCDEF"
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
