@@ -58,7 +58,7 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 	}
 	out.ReplaceOwn()
 	local := func(ref uri.URL) (string, bool) {
-		target, err := e.o.Layout.Path(ref.WithoutFragment(), pageKind(ref))
+		target, err := e.o.Layout.path(ref.WithoutFragment(), pageKind(ref))
 		if err != nil {
 			return "", false
 		}
@@ -68,7 +68,7 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 		// A file path: ConvertHTML and ConvertGophermap encode it for
 		// the link they write, each as its reader decodes. Encoded here
 		// as well, a name with "%" or a space came out encoded twice.
-		return Rel(rel, target), true
+		return relPath(rel, target), true
 	}
 	w := bufio.NewWriterSize(out.File, 32<<10)
 	if menu {
