@@ -13,7 +13,7 @@ import (
 // included, allows everything (§2.2.2); /robots.txt is always allowed;
 // and the agent's product token is matched without regard to case
 // (§2.2.1).
-func FuzzParseRobots(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range [][2]string{
 		{"User-agent: *\nDisallow: /private\nAllow: /private/open\n", "/private/x"},
 		{"User-agent: urlget\nDisallow: /\n\nUser-agent: *\nAllow: /\n", "/a"},
@@ -28,7 +28,7 @@ func FuzzParseRobots(f *testing.F) {
 		f.Add([]byte(s[0]), s[1])
 	}
 	f.Fuzz(func(t *testing.T, data []byte, path string) {
-		r := ParseRobots(bytes.NewReader(data), "urlget/1.0")
+		r := Parse(bytes.NewReader(data), "urlget/1.0")
 		allowed := r.Allowed(path)
 		if !bytes.Contains(bytes.ToLower(data), []byte("disallow")) && !allowed {
 			t.Fatalf("%q, with no disallow rule, refuses %q", data, path)
@@ -36,7 +36,7 @@ func FuzzParseRobots(f *testing.F) {
 		if !r.Allowed("/robots.txt") {
 			t.Fatalf("%q refuses /robots.txt", data)
 		}
-		if got := ParseRobots(bytes.NewReader(data), "URLGET/9").Allowed(path); got != allowed {
+		if got := Parse(bytes.NewReader(data), "URLGET/9").Allowed(path); got != allowed {
 			t.Fatalf("%q: %q allowed %v for urlget/1.0, %v for URLGET/9", data, path, allowed, got)
 		}
 	})
