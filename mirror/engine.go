@@ -1055,7 +1055,7 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 // is base.
 func (e *engine) linksFrom(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err := links.HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
+	err := links.FromHTML(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}
