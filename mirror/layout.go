@@ -44,8 +44,8 @@ const (
 // partial file's name fits too.
 const maxComponent = 255 - len(partSuffix)
 
-// Layout maps URLs to paths below the output directory, as wget does:
-// HOST[:PORT]/PATH, with -nH and --cut-dirs.
+// Layout is how a run maps URLs to paths below the output directory, as
+// wget does: HOST[:PORT]/PATH, with -nH and --cut-dirs.
 //
 // The host directory is the host name in Unicode, as a user reads it,
 // whether the URL wrote it in Unicode, %-encoded or as IDNA A-labels
