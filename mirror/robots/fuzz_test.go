@@ -13,7 +13,7 @@ import (
 // included, allows everything (§2.2.2); /robots.txt is always allowed;
 // and the agent's product token is matched without regard to case
 // (§2.2.1).
-func FuzzParse(f *testing.F) {
+func FuzzParseRobots(f *testing.F) {
 	for _, s := range [][2]string{
 		{"User-agent: *\nDisallow: /private\nAllow: /private/open\n", "/private/x"},
 		{"User-agent: urlget\nDisallow: /\n\nUser-agent: *\nAllow: /\n", "/a"},
