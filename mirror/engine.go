@@ -15,12 +15,14 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
-// DefaultLevel is how deep a recursion goes when Options.Level is 0 is
-// not asked for: wget's default.
+// DefaultLevel is wget's default depth for a recursion (its --level),
+// the value to give Options.Level for it: a zero Level mirrors nothing
+// beyond the start URLs' own level.
 const DefaultLevel = 5
 
 // DefaultParallel is how many transfers a recursion runs at once when
@@ -53,7 +55,7 @@ const reasonRobots = "robots.txt"
 type engine struct {
 	c      *fetch.Client
 	o      Options
-	store  *Store
+	store  *store
 	starts []startPoint
 	// startURLs are the start URLs as given, by item.start: the origin
 	// each one's credentials belong to (fetch.Request.Start).
@@ -216,7 +218,7 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		}
 		e.o.Layout.NewsHost = h
 	}
-	s, err := OpenStore(o.Dir)
+	s, err := openStore(o.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -651,7 +653,7 @@ func isFileLink(it item, ref uri.URL) bool {
 	if _, dir := parentPath(ref); dir {
 		return false
 	}
-	return !IsHTML("", lastName(ref))
+	return !links.IsHTML("", lastName(ref))
 }
 
 // lastName is the decoded last segment of a URL's path (or selector).
@@ -696,11 +698,11 @@ func matchAny(lists []string, name string) bool {
 // pageKind is the local form a URL's copy takes before it is fetched: a
 // gopher menu is saved as its directory's gophermap, anything else under
 // its own name (an http URL ending in "/" as index.html, by the layout).
-func pageKind(u uri.URL) PageKind {
+func pageKind(u uri.URL) pageType {
 	if g, err := u.Gopher(); err == nil && (u.Scheme() == "gopher" || u.Scheme() == "gophers") && g.Type == '1' {
-		return PageGopherMenu
+		return pageGopherMenu
 	}
-	return PageFile
+	return pageFile
 }
 
 // process fetches one item and saves it, or walks its listing.
@@ -712,12 +714,12 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	}
 	rel := it.path
 	if rel == "" {
-		if rel, err = e.o.Layout.Path(u, pageKind(u)); err != nil {
+		if rel, err = e.o.Layout.path(u, pageKind(u)); err != nil {
 			e.fail(u.Redacted(), "", &schemes.Error{Kind: schemes.ErrBadURL, URL: u.Redacted(), Err: err})
 			return
 		}
 	}
-	if reason := RefusedName(rel); reason != "" {
+	if reason := refusedName(rel); reason != "" {
 		// A name of urlget's own state: the server's file is not
 		// taken for urlget's, nor written where urlget's would be.
 		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reason})
@@ -754,8 +756,8 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		return
 	}
 	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
-	var part Partial
-	if !namesListing(u, it.kind) && pageKind(u) == PageFile && !twin {
+	var part partial
+	if !namesListing(u, it.kind) && pageKind(u) == pageFile && !twin {
 		// Resumed only on the validator recorded when the part began
 		// (If-Range, or FTP's SIZE and MDTM): a changed file is sent
 		// whole, never spliced onto the old one's first bytes.
@@ -814,7 +816,7 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 // local copy's time and entity tag, for a request sent ahead.
 func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
-	if rel, err := e.o.Layout.Path(u, pageKind(u)); err == nil {
+	if rel, err := e.o.Layout.path(u, pageKind(u)); err == nil {
 		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			c = validator{fi.ModTime(), e.etagOf(rel, fi)}
 		}
@@ -864,7 +866,7 @@ func (e *engine) upToDate(it item, rel string) bool {
 // save writes a body to its local file, then looks for links in it when it
 // is HTML. part is what the request resumed, if anything; twin tells
 // that rel was taken by another URL of the run (engine_twin.go).
-func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part Partial, twin bool) {
+func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part partial, twin bool) {
 	defer res.Body.Close()
 	final := u
 	partRel := rel
@@ -877,9 +879,9 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			e.mu.Lock()
 			e.seen.add(visitKey(f.WithoutFragment()))
 			e.mu.Unlock()
-			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
+			if r, err := e.o.Layout.path(f, pageFile); err == nil && it.path == "" && r != rel {
 				rel, twin = r, false
-				if reason := RefusedName(rel); reason != "" {
+				if reason := refusedName(rel); reason != "" {
 					e.report(Report{URL: f.Redacted(), Status: Skipped, Reason: reason})
 					return
 				}
@@ -909,12 +911,12 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		// Not written: a page is read for its links (dryRun), any
 		// other body left unread.
 		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
-		if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+		if links.IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
 			e.linksFrom(ctx, it, final, rel, res.Body)
 		}
 		return
 	}
-	var f *File
+	var f *storeFile
 	var err error
 	var reason string
 	switch {
@@ -1034,7 +1036,7 @@ func redirected(u uri.URL, masked string) (uri.URL, bool) {
 
 // pageLinks queues the links of a saved HTML page, rel, whose URL is base.
 func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, contentType string) {
-	if !IsHTML(contentType, rel) {
+	if !links.IsHTML(contentType, rel) {
 		return
 	}
 	e.notePage('h', rel, base)
@@ -1053,7 +1055,7 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 // is base.
 func (e *engine) linksFrom(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err := HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
+	err := links.FromHTML(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}
@@ -1081,18 +1083,18 @@ func (e *engine) notePage(kind byte, rel string, base uri.URL) {
 func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource, isTwin bool) {
 	defer res.Listing.Close()
 	masked := u.Redacted()
-	dir, err := e.o.Layout.Dir(u)
+	dir, err := e.o.Layout.dir(u)
 	if err != nil {
 		e.fail(masked, "", &schemes.Error{Kind: schemes.ErrBadURL, URL: masked, Err: err})
 		return
 	}
-	var menu *File
+	var menu *storeFile
 	var menuRel string
 	var mw *bufio.Writer
 	var cw *countWriter
 	var twinMenu *os.File // a twin's menu, to be compared (engine_twin.go)
-	if pageKind(u) == PageGopherMenu {
-		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
+	if pageKind(u) == pageGopherMenu {
+		menuRel, err = e.o.Layout.path(u, pageGopherMenu)
 		if err == nil && isTwin {
 			twinMenu, err = twinFile()
 		} else if err == nil && e.o.DryRun {
@@ -1334,9 +1336,9 @@ func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri
 	if rel == "" {
 		var err error
 		if child.kind == schemes.KindDirectory {
-			rel, err = e.o.Layout.Dir(ref)
+			rel, err = e.o.Layout.dir(ref)
 		} else {
-			rel, err = e.o.Layout.Path(ref, pageKind(ref))
+			rel, err = e.o.Layout.path(ref, pageKind(ref))
 		}
 		if err != nil {
 			return

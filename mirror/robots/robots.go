@@ -1,29 +1,17 @@
-package mirror
+package robots
 
 import (
 	"bytes"
 	"io"
 	"strings"
+
+	"github.com/urlget/urlget/uri"
 )
 
-// Robots is a parsed robots.txt (RFC 9309): the rules of the groups that
-// apply to one user agent. A nil *Robots allows everything.
-//
-// How the caller gets one, by what the fetch of /robots.txt gave
-// (RFC 9309 §2.3.1; RobotsFromStatus does it):
-//
-//   - a successful answer (2xx): ParseRobots of its body;
-//   - unavailable, a 4xx status (§2.3.1.3), or more redirects than the
-//     fetcher follows (§2.3.1.2): no rules, everything allowed;
-//   - unreachable, a 5xx status, a network error or no answer at all
-//     (§2.3.1.4): everything disallowed. 429 (Too Many Requests) is read
-//     as a server error: the server asks for less, not for everything.
-//
-// For gopher, as gopher crawlers do, the file is gopher://host:port/0/
-// robots.txt, and the paths matched are selectors, %-encoded as in the
-// item's URL (its path after the type character); a not-found error menu
-// counts as unavailable, a failed connection as unreachable.
-type Robots struct {
+// Rules are the rules of a robots.txt (RFC 9309) that apply to one user
+// agent, as Parse reads them or FromStatus stands them for a failed
+// fetch. A nil *Rules allows everything.
+type Rules struct {
 	rules       []rule
 	disallowAll bool
 }
@@ -33,11 +21,11 @@ type rule struct {
 	pattern string // %-encoding normalised (see normalizeRobotsPath)
 }
 
-// maxRobots is how much of a robots.txt is read: RFC 9309 §2.5 asks
-// crawlers to parse at least 500 KiB.
-const maxRobots = 500 << 10
+// MaxSize is how much of a robots.txt Parse reads: RFC 9309 §2.5 asks
+// crawlers to parse at least 500 KiB. A caller need read no more.
+const MaxSize = 500 << 10
 
-// ParseRobots reads a robots.txt (at most its first 500 KiB, RFC 9309
+// Parse reads a robots.txt (at most its first 500 KiB, RFC 9309
 // §2.5) for the user agent agent, whose product token (the letters, '_'
 // and '-' it starts with: "urlget" of "urlget/1.0") selects the groups to
 // obey (§2.2.1): those whose user-agent lines name it, matched without
@@ -45,8 +33,8 @@ const maxRobots = 500 << 10
 // Lines that are not user-agent, allow or disallow lines, comments and
 // rules before the first group are ignored (§2.2.4). A read error ends
 // the file where it happened.
-func ParseRobots(r io.Reader, agent string) *Robots {
-	data, _ := io.ReadAll(io.LimitReader(r, maxRobots))
+func Parse(r io.Reader, agent string) *Rules {
+	data, _ := io.ReadAll(io.LimitReader(r, MaxSize))
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	token := strings.ToLower(productToken(agent))
 
@@ -100,9 +88,9 @@ func ParseRobots(r io.Reader, agent string) *Robots {
 		}
 	}
 	if haveMine {
-		return &Robots{rules: mine}
+		return &Rules{rules: mine}
 	}
-	return &Robots{rules: star}
+	return &Rules{rules: star}
 }
 
 // productToken returns the product token a user-agent value starts with
@@ -117,26 +105,77 @@ func productToken(s string) string {
 	return s
 }
 
-// RobotsFromStatus returns the rules a failed fetch of robots.txt
+// FromStatus returns the rules a failed fetch of robots.txt
 // stands for (RFC 9309 §2.3.1): status is the HTTP status of the answer,
 // or 0 when there was none (a network error, a refused connection).
 // 3xx (redirects not followed to the end) and 4xx other than 429 mean
 // the file is unavailable: nil, everything allowed. 429, 5xx and 0 mean
 // it is unreachable: everything disallowed. For a 2xx answer the caller
-// parses the body with ParseRobots instead.
-func RobotsFromStatus(status int) *Robots {
+// parses the body with Parse instead.
+func FromStatus(status int) *Rules {
 	if status >= 300 && status < 500 && status != 429 {
 		return nil
 	}
-	return &Robots{disallowAll: true}
+	return &Rules{disallowAll: true}
+}
+
+// Locate returns the robots.txt that governs u and the path of u that
+// Rules.Allowed is asked about; ok is false for a scheme robots.txt does
+// not cover (everything but http, https, gopher and gophers).
+//
+// For http(s) the file is /robots.txt on u's scheme, host and port
+// (RFC 9309 §2.3), and the path is u's path with its query, %-encoded as
+// sent ("/" for an empty path). For gopher, as gopher crawlers do, the
+// file is the document 0/robots.txt on u's server, and the path is the
+// selector, %-encoded as in u (its path after the type character, RFC
+// 1738 §3.4), with a "/" put first when it has none.
+func Locate(u uri.URL) (file uri.URL, path string, ok bool) {
+	var where string
+	switch u.Scheme() {
+	case "http", "https":
+		where = u.Scheme() + "://" + u.RawHost() + portSuffix(u) + "/robots.txt"
+		path = u.Path()
+		if path == "" {
+			path = "/"
+		}
+		if q, ok := u.Query(); ok {
+			path += "?" + q
+		}
+	case "gopher", "gophers":
+		where = u.Scheme() + "://" + u.RawHost() + portSuffix(u) + "/0/robots.txt"
+		path = u.Path()
+		if len(path) >= 2 {
+			path = path[2:]
+		} else {
+			path = ""
+		}
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+	default:
+		return uri.URL{}, "", false
+	}
+	file, err := uri.Parse(where)
+	if err != nil {
+		return uri.URL{}, "", false
+	}
+	return file, path, true
+}
+
+// portSuffix is ":port" when u names a port, "" when it does not.
+func portSuffix(u uri.URL) string {
+	if p, ok := u.Port(); ok && p != "" {
+		return ":" + p
+	}
+	return ""
 }
 
 // Allowed reports whether path (with its query, %-encoded as sent) may be
-// fetched. A nil Robots allows everything. The rule with the longest
+// fetched. A nil Rules allows everything. The rule with the longest
 // pattern that matches decides, an allow rule winning a tie; with no
 // rule matching, the path is allowed (RFC 9309 §2.2.2). /robots.txt
 // itself is always allowed.
-func (r *Robots) Allowed(path string) bool {
+func (r *Rules) Allowed(path string) bool {
 	if r == nil || path == "/robots.txt" {
 		return true
 	}
@@ -238,4 +277,10 @@ func robotsMatch(pattern, path string) bool {
 		}
 	}
 	return false
+}
+
+const upperHex = "0123456789ABCDEF"
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

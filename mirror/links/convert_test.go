@@ -1,4 +1,4 @@
-package mirror
+package links
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package mirror
+package links
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ var maxToken = 1 << 20
 // request lines of more than 8 KiB by default.
 const maxLink = 16 << 10
 
-// HTMLLinks reads an HTML document from r and calls fn with every link it
+// FromHTML reads an HTML document from r and calls fn with every link it
 // holds, in document order: a[href], area[href], link[href], img[src] and
 // the candidates of img[srcset], script[src], frame[src], iframe[src], and
 // source[src] and source[srcset] (a picture's or a video's alternatives).
@@ -46,9 +46,10 @@ const maxLink = 16 << 10
 // %-encoded as a browser does before it is resolved.
 //
 // The page is streamed with x/net/html's tokenizer, never held whole: the
-// memory used is bounded by maxToken however large the page is. It returns
-// only r's errors.
-func HTMLLinks(r io.Reader, base uri.URL, fn func(uri.URL)) error {
+// memory used is bounded (about 1 MiB, the longest token held) however
+// large the page is, and a link longer than 16 KiB is taken for data and
+// left out. It returns only r's errors.
+func FromHTML(r io.Reader, base uri.URL, fn func(uri.URL)) error {
 	t := newTokens(r)
 	baseSet := false
 	for {

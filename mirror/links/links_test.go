@@ -1,4 +1,4 @@
-package mirror
+package links
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 func links(t *testing.T, doc string, base string) []string {
 	t.Helper()
 	var got []string
-	err := HTMLLinks(strings.NewReader(doc), uri.MustParse(base), func(u uri.URL) {
+	err := FromHTML(strings.NewReader(doc), uri.MustParse(base), func(u uri.URL) {
 		if !u.IsAbs() {
 			t.Errorf("link %q is not absolute", u)
 		}
 		got = append(got, u.String())
 	})
 	if err != nil {
-		t.Fatalf("HTMLLinks: %v", err)
+		t.Fatalf("FromHTML: %v", err)
 	}
 	return got
 }
@@ -213,7 +213,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 
 func TestHTMLLinksReadError(t *testing.T) {
 	var got []string
-	err := HTMLLinks(&errReader{[]byte(`<a href="x">`)}, uri.MustParse("http://h/"), func(u uri.URL) { got = append(got, u.String()) })
+	err := FromHTML(&errReader{[]byte(`<a href="x">`)}, uri.MustParse("http://h/"), func(u uri.URL) { got = append(got, u.String()) })
 	if !errors.Is(err, errBroken) {
 		t.Errorf("error %v, want %v", err, errBroken)
 	}
@@ -231,7 +231,7 @@ func FuzzHTMLLinks(f *testing.F) {
 	f.Add([]byte(`<a href="http://[::1]:80/a b#c#d">`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		base := uri.MustParse("http://fuzz.example/d/p.html")
-		err := HTMLLinks(bytes.NewReader(doc), base, func(u uri.URL) {
+		err := FromHTML(bytes.NewReader(doc), base, func(u uri.URL) {
 			if _, err := uri.Parse(u.String()); err != nil {
 				t.Errorf("link %q does not parse: %v", u, err)
 			}
@@ -240,7 +240,7 @@ func FuzzHTMLLinks(f *testing.F) {
 			}
 		})
 		if err != nil {
-			t.Errorf("HTMLLinks: %v", err)
+			t.Errorf("FromHTML: %v", err)
 		}
 	})
 }

@@ -1,8 +1,10 @@
-package mirror
+package robots
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/urlget/urlget/uri"
 )
 
 func TestRobotsGroups(t *testing.T) {
@@ -41,7 +43,7 @@ func TestRobotsGroups(t *testing.T) {
 		{"googlebot", "/robots.txt", true},
 		{"other", "/mine", false},
 	} {
-		r := ParseRobots(strings.NewReader(txt), tc.agent)
+		r := Parse(strings.NewReader(txt), tc.agent)
 		if got := r.Allowed(tc.path); got != tc.want {
 			t.Errorf("agent %q, path %q: allowed %v, want %v", tc.agent, tc.path, got, tc.want)
 		}
@@ -79,7 +81,7 @@ func TestRobotsRules(t *testing.T) {
 		{"Disallow: /x$y", "/x$y", false},
 		{"", "/x", true},
 	} {
-		r := ParseRobots(strings.NewReader("User-agent: *\n"+tc.rules+"\n"), "urlget")
+		r := Parse(strings.NewReader("User-agent: *\n"+tc.rules+"\n"), "urlget")
 		if got := r.Allowed(tc.path); got != tc.want {
 			t.Errorf("rules %q, path %q: allowed %v, want %v", tc.rules, tc.path, got, tc.want)
 		}
@@ -89,23 +91,23 @@ func TestRobotsRules(t *testing.T) {
 func TestRobotsLimit(t *testing.T) {
 	// Rules past the first 500 KiB are not read (RFC 9309 §2.5).
 	txt := "User-agent: *\nDisallow: /early\n" + strings.Repeat("# padding\n", 60<<10) + "Disallow: /late\n"
-	r := ParseRobots(strings.NewReader(txt), "urlget")
+	r := Parse(strings.NewReader(txt), "urlget")
 	if r.Allowed("/early") || !r.Allowed("/late") {
 		t.Errorf("early allowed %v, late allowed %v", r.Allowed("/early"), r.Allowed("/late"))
 	}
 }
 
-func TestRobotsFromStatus(t *testing.T) {
-	var nilRobots *Robots
+func TestFromStatus(t *testing.T) {
+	var nilRobots *Rules
 	if !nilRobots.Allowed("/x") {
-		t.Error("a nil Robots disallows")
+		t.Error("a nil Rules disallows")
 	}
 	for status, want := range map[int]bool{0: false, 301: true, 404: true, 403: true, 429: false, 500: false, 503: false} {
-		if got := RobotsFromStatus(status).Allowed("/x"); got != want {
+		if got := FromStatus(status).Allowed("/x"); got != want {
 			t.Errorf("status %d: allowed %v, want %v", status, got, want)
 		}
 	}
-	if !RobotsFromStatus(503).Allowed("/robots.txt") {
+	if !FromStatus(503).Allowed("/robots.txt") {
 		t.Error("/robots.txt itself is disallowed")
 	}
 }
@@ -120,5 +122,27 @@ func TestRobotsMatchIsLinear(t *testing.T) {
 	}
 	if !robotsMatch(pattern, path+"b") {
 		t.Error("did not match")
+	}
+}
+
+func TestLocate(t *testing.T) {
+	for _, tc := range []struct {
+		url, file, path string
+		ok              bool
+	}{
+		{"http://h/", "http://h/robots.txt", "/", true},
+		{"http://h", "http://h/robots.txt", "/", true},
+		{"https://u:p@H:8443/a%20b/c?q=1#f", "https://H:8443/robots.txt", "/a%20b/c?q=1", true},
+		{"http://[::1]:80/x", "http://[::1]:80/robots.txt", "/x", true},
+		{"gopher://h/1/dir/", "gopher://h/0/robots.txt", "/dir/", true},
+		{"gopher://h:7070/0sel", "gopher://h:7070/0/robots.txt", "/sel", true},
+		{"gopher://h/", "gopher://h/0/robots.txt", "/", true},
+		{"ftp://h/pub/", "", "", false},
+		{"file:///etc/", "", "", false},
+	} {
+		file, path, ok := Locate(uri.MustParse(tc.url))
+		if ok != tc.ok || ok && (file.String() != tc.file || path != tc.path) {
+			t.Errorf("Locate(%s) = %s, %q, %v; want %s, %q, %v", tc.url, file, path, ok, tc.file, tc.path, tc.ok)
+		}
 	}
 }

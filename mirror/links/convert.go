@@ -1,4 +1,4 @@
-package mirror
+package links
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 
 // ConvertHTML copies the HTML document in to out with its links made to
 // work in the local tree, as wget's --convert-links does. base is the
-// document's URL. For each link HTMLLinks would follow, resolved the same
+// document's URL. For each link FromHTML would follow, resolved the same
 // way:
 //
 //   - when local(target) returns ok, the link becomes rel, %-encoded as a
@@ -35,8 +35,8 @@ import (
 //
 // Every byte of the document is copied as it came, except in the tags
 // whose links change: there only the changed attribute values are
-// rewritten, in the quotes they had. Links in a token larger than
-// maxToken are left as they are.
+// rewritten, in the quotes they had. Links in a token larger than 1 MiB
+// are left as they are.
 func ConvertHTML(in io.Reader, out io.Writer, base uri.URL, local func(uri.URL) (rel string, ok bool)) error {
 	w := bufio.NewWriterSize(out, 32<<10)
 	t := newTokens(in)
@@ -320,7 +320,7 @@ func scanAttrs(raw []byte) []rawAttr {
 }
 
 // gophermapName is the name a gopher menu's local copy takes in the
-// directory its selector names (see Layout.Path).
+// directory its selector names, as package mirror names it.
 const gophermapName = "gophermap"
 
 // ConvertGophermap copies a saved gopher menu (RFC 1436 §3.8 lines as the
