@@ -3,12 +3,9 @@ package fetch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
-
-	"github.com/urlget/urlget/schemes"
 )
 
 // copyChunk is how much WriteTo moves per kernel copy call between progress
@@ -16,20 +13,19 @@ import (
 // run at full speed, small enough for a smooth progress bar.
 const copyChunk = 4 << 20
 
-// Body is the stream a Client returns as a Resource's Body. It enforces the
-// transfer's deadline and size limit, reports progress, and turns a deadline
-// into a timeout error. Its WriteTo hands the copy to the kernel where the
-// source and destination allow it (a local file, a TCP connection, a pipe),
-// so wrapping costs no extra copy through user space.
-type Body struct {
+// body is the stream a transfer's Resource hands its caller: it enforces
+// the transfer's deadline and size limit, reports progress, and turns a
+// deadline into a timeout error. Its WriteTo hands the copy to the kernel
+// where the source and destination allow it (a local file, a TCP
+// connection, a pipe), so wrapping costs no extra copy through user space.
+type body struct {
 	rc       io.ReadCloser
 	ctx      context.Context
 	cancel   context.CancelFunc
 	watch    *watchdog // bounds the waits on the source (watchdog.go)
-	req      *schemes.Request
 	max      int64
-	progress func(Progress)
-	total    int64
+	progress func(done int64, final bool)
+	mapErr   func(error) error
 	rate     *limiter // --limit-rate; nil for none (limit.go)
 
 	n         int64
@@ -37,16 +33,46 @@ type Body struct {
 	closeErr  error
 }
 
+// bodyConfig is what newBody wraps a source with.
+type bodyConfig struct {
+	// Watch bounds the waits on the source; nil bounds none.
+	Watch *watchdog
+	// Cancel ends the transfer's context; Close calls it. Nil: nothing.
+	Cancel context.CancelFunc
+	// Max is the largest body accepted in bytes; 0 means no limit.
+	Max int64
+	// Progress, when not nil, is called with the bytes read so far as
+	// they arrive, and with final set once the transfer ended.
+	Progress func(done int64, final bool)
+	// Rate is the bucket the body's reads are booked on (a rate limit
+	// shared by every body of one caller); nil for none.
+	Rate *bucket
+	// MapError turns the engine's own errors (a *stallError, a
+	// *deadlineError, a *tooLargeError) and an unclassified error of the
+	// source into the caller's; nil leaves them as they are. Write errors
+	// and context.Canceled never go through it.
+	MapError func(error) error
+}
+
+// newBody wraps rc, the source of one transfer whose context is ctx.
+func newBody(ctx context.Context, rc io.ReadCloser, cfg bodyConfig) *body {
+	cancel := cfg.Cancel
+	if cancel == nil {
+		cancel = func() {}
+	}
+	return &body{rc: rc, ctx: ctx, cancel: cancel, watch: cfg.Watch, max: cfg.Max, progress: cfg.Progress, mapErr: cfg.MapError, rate: newLimiter(ctx, cfg.Rate)}
+}
+
 // Read reads from the underlying body.
-func (b *Body) Read(p []byte) (int, error) {
+func (b *body) Read(p []byte) (int, error) {
 	if b.max > 0 && b.n+int64(len(p)) > b.max+1 {
 		// Read at most one byte past the limit: enough to know it was passed.
 		p = p[:b.max+1-b.n]
 	}
 	p = p[:b.rate.chunk(b.n, int64(len(p)))]
-	b.watch.begin()
+	b.watch.Begin()
 	n, err := b.rc.Read(p)
-	b.watch.end(int64(n), err)
+	b.watch.End(int64(n), err)
 	b.n += int64(n)
 	if b.max > 0 && b.n > b.max {
 		return n - int(b.n-b.max), b.tooLarge()
@@ -71,7 +97,7 @@ func (b *Body) Read(p []byte) (int, error) {
 // that held its reads back for a batch (a receive low-water mark) hid the
 // bytes waiting in the socket from the speed check, and lost them when a
 // deadline or an interrupt closed the connection (see docs/performance.md).
-func (b *Body) WriteTo(w io.Writer) (int64, error) {
+func (b *body) WriteTo(w io.Writer) (int64, error) {
 	s := newSink(w, describe(w))
 	defer s.release()
 	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
@@ -112,13 +138,13 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 // count once the data connection ends) yet can offer the raw connection:
 // the fetcher hands it to chunkWriter.ReadFrom, which moves it with the
 // same sink, limit and progress as the loop in WriteTo.
-func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
+func (b *body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
 	cw := &chunkWriter{b: b, s: s, w: w}
 	// The fetcher's WriteTo reads its source itself: all of it is a wait
 	// on the source, save what the sink's own writes take.
-	b.watch.begin()
+	b.watch.Begin()
 	n, err := wt.WriteTo(cw)
-	b.watch.end(0, err)
+	b.watch.End(0, err)
 	b.report(true)
 	switch {
 	case cw.limit != nil:
@@ -139,7 +165,7 @@ func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
 // copy_file_range stay in use; Write takes the bytes a fetcher already
 // holds in memory.
 type chunkWriter struct {
-	b     *Body
+	b     *body
 	s     sink
 	w     io.Writer
 	werr  error // the destination's error, if it failed
@@ -227,7 +253,7 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 // chunk is how much the next copy call may move: copyChunk, less under a
 // rate limit (which first waits its turn), and at most one byte past the
 // size limit (enough to see it passed).
-func (b *Body) chunk() int64 {
+func (b *body) chunk() int64 {
 	chunk := b.rate.chunk(b.n, copyChunk)
 	if b.max > 0 && b.max+1-b.n < chunk {
 		chunk = b.max + 1 - b.n
@@ -238,7 +264,7 @@ func (b *Body) chunk() int64 {
 // watchedSource returns r as a copy should read it: a source the kernel
 // copies from (kernel true) is made known to the watchdog, undone by the
 // function returned; any other has its reads watched one by one.
-func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
+func (b *body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
 	if hasDescriptor(r) {
 		return r, true, b.watch.source(r)
 	}
@@ -250,7 +276,7 @@ func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch f
 // the socket whether the reader is behind instead); any other source's
 // reads are watched one by one, so that the time spent writing to a slow
 // destination (a pipe into a pager) does not count against the server.
-func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, bool, error) {
+func (b *body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, bool, error) {
 	if !kernel {
 		return s.copyN(src, n)
 	}
@@ -261,53 +287,64 @@ func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, 
 		src = b.watch.reader(src, true)
 	}
 	b.watch.look()
-	b.watch.begin()
+	b.watch.Begin()
 	m, werr, err := s.copyN(src, n)
-	b.watch.end(m, err)
+	b.watch.End(m, err)
 	return m, werr, err
 }
 
 // Close closes the underlying body and ends the transfer's deadline.
-func (b *Body) Close() error {
+func (b *body) Close() error {
 	b.closeOnce.Do(func() {
 		// Closing may wait for the server (FTP's 226): bounded too.
-		b.watch.begin()
+		b.watch.Begin()
 		b.closeErr = b.rc.Close()
-		b.watch.end(0, nil)
+		b.watch.End(0, nil)
 		b.cancel()
 	})
 	return b.closeErr
 }
 
-// Len returns the number of bytes read so far.
-func (b *Body) Len() int64 { return b.n }
-
-// Unwrap returns the fetcher's own body.
-func (b *Body) Unwrap() io.ReadCloser { return b.rc }
-
-func (b *Body) report(final bool) {
+func (b *body) report(final bool) {
 	if b.progress != nil {
-		b.progress(Progress{URL: b.req.URL.Redacted(), Done: b.n, Total: b.total, Final: final})
+		b.progress(b.n, final)
 	}
 }
 
-func (b *Body) tooLarge() error {
+func (b *body) tooLarge() error {
 	b.report(true)
-	return b.req.Fail(schemes.ErrTooLarge, "", 0, "", fmt.Errorf("the body exceeds the limit of %d bytes", b.max))
+	return b.fail(&tooLargeError{Limit: b.max})
 }
 
-// ended returns why the transfer ended early, once it has (see ended).
-func (b *Body) ended() error { return ended(b.ctx, b.watch, b.req) }
+// fail hands an error of the engine's or the source's to the caller's
+// MapError.
+func (b *body) fail(err error) error {
+	if b.mapErr == nil {
+		return err
+	}
+	return b.mapErr(err)
+}
+
+// ended returns why the transfer ended early, once it has (see ended),
+// as the caller's MapError words it; an interrupt stays context.Canceled.
+func (b *body) ended() error {
+	err := ended(b.ctx, b.watch)
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return b.fail(err)
+}
 
 // ended returns why a transfer's context ended, or nil while it runs: the
-// watchdog's timeout, the Client's Timeout or the caller's deadline as a
-// timeout, the caller's cancellation (an interrupt) as context.Canceled. A
-// copy that fails once it has ended failed because of it: its connection
-// was closed, or the deadline cut a write short, which is no fault of the
-// server's or of the destination's, so that a timeout is always reported
-// as one and an interrupt never as a write error.
-func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
-	if err := w.fired(); err != nil {
+// watchdog's *stallError, a deadline (the caller's Timeout, or the
+// caller's own) as a *deadlineError, the caller's cancellation (an
+// interrupt) as context.Canceled. A copy that fails once it has ended
+// failed because of it: its connection was closed, or the deadline cut a
+// write short, which is no fault of the server's or of the destination's,
+// so that a timeout is always reported as one and an interrupt never as a
+// write error.
+func ended(ctx context.Context, w *watchdog) error {
+	if err := w.Fired(); err != nil {
 		return err
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
@@ -321,7 +358,7 @@ func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return timeoutError(ctx, req, err)
+		return &deadlineError{Err: err}
 	default:
 		return err
 	}
@@ -329,55 +366,13 @@ func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
 
 // wrap classifies a read error: the transfer's end (ended) says what it
 // is; a write error (from WriteTo's destination) stays what it is for the
-// caller to classify; anything unclassified goes through Request.NetError.
-func (b *Body) wrap(err error) error {
+// caller to classify; anything else goes to the caller's MapError.
+func (b *body) wrap(err error) error {
 	if e := b.ended(); e != nil {
 		return e
-	}
-	var se *schemes.Error
-	if errors.As(err, &se) {
-		return err
 	}
 	if IsWriteError(err) {
 		return err
 	}
-	return b.req.NetError("read", err)
-}
-
-// listing applies the transfer's deadline to a Listing.
-type listing struct {
-	schemes.Listing
-	ctx       context.Context
-	cancel    context.CancelFunc
-	watch     *watchdog
-	req       *schemes.Request
-	closeOnce sync.Once
-	closeErr  error
-}
-
-func (l *listing) Next() (schemes.Entry, error) {
-	l.watch.begin()
-	e, err := l.Listing.Next()
-	l.watch.end(entryWeight(e), err)
-	if err != nil && err != io.EOF {
-		if e := ended(l.ctx, l.watch, l.req); e != nil {
-			err = e
-		} else {
-			var se *schemes.Error
-			if !errors.As(err, &se) {
-				err = l.req.NetError("listing", err)
-			}
-		}
-	}
-	return e, err
-}
-
-func (l *listing) Close() error {
-	l.closeOnce.Do(func() {
-		l.watch.begin()
-		l.closeErr = l.Listing.Close()
-		l.watch.end(0, nil)
-		l.cancel()
-	})
-	return l.closeErr
+	return b.fail(err)
 }

@@ -85,8 +85,8 @@ type Client struct {
 	IdleTimeout time.Duration
 
 	// Timeout bounds each URL's whole transfer, body included (curl's
-	// --max-time); 0 means no limit. Body.WriteTo has written every byte
-	// that arrived before it when it returns the timeout.
+	// --max-time); 0 means no limit. A body's WriteTo has written every
+	// byte that arrived before it when it returns the timeout.
 	Timeout time.Duration
 
 	// TLSConfig is the base TLS configuration; nil means the system roots.
@@ -406,18 +406,19 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		})
 	}
 	wctx, cancelWatch := context.WithCancelCause(tctx)
-	w := c.newWatchdog(req, cancelWatch)
+	w := newWatchdog(c.watchBounds(), cancelWatch)
 	took.w.Store(w)
 	cancel := func() {
-		w.stop()
+		w.Stop()
 		cancelWatch(nil)
 		cancelTime()
 	}
-	res, err := f.Fetch(w.context(wctx), req)
+	mapErr := transferError(tctx, req)
+	res, err := f.Fetch(w.Context(wctx), req)
 	if err != nil {
 		cancel()
-		if werr := w.fired(); werr != nil {
-			return nil, werr
+		if werr := w.Fired(); werr != nil {
+			return nil, mapErr(werr)
 		}
 		return nil, timeoutError(tctx, req, err)
 	}
@@ -437,15 +438,35 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		if res.Size >= 0 {
 			total = res.Size - res.Offset
 		}
-		w.fetched()
-		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total, rate: newLimiter(tctx, c.rate)}
+		w.Fetched()
+		res.Body = newBody(tctx, res.Body, bodyConfig{
+			Watch:    w,
+			Cancel:   cancel,
+			Max:      c.MaxSize,
+			Progress: c.bodyProgress(req, total),
+			Rate:     c.rate,
+			MapError: mapErr,
+		})
 	case res.Listing != nil:
-		w.fetched()
-		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, req: req}
+		w.Fetched()
+		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, mapErr: mapErr, req: req}
 	default:
 		cancel()
 	}
 	return res, nil
+}
+
+// bodyProgress returns the progress callback of a body of req, total
+// bytes long (-1 when unknown), calling the Client's Progress; nil when
+// there is none.
+func (c *Client) bodyProgress(req *schemes.Request, total int64) func(done int64, final bool) {
+	if c.Progress == nil {
+		return nil
+	}
+	url := req.URL.Redacted()
+	return func(done int64, final bool) {
+		c.Progress(Progress{URL: url, Done: done, Total: total, Final: final})
+	}
 }
 
 // tookTooLong is the cause of a transfer that the Client's Timeout (curl's
@@ -460,7 +481,7 @@ type tookTooLong struct {
 func (e *tookTooLong) Error() string {
 	var n int64
 	if w := e.w.Load(); w != nil {
-		n = w.n.Load()
+		n = w.Received()
 	}
 	return fmt.Sprintf("operation timed out after %d milliseconds with %d bytes received", e.limit.Milliseconds(), n)
 }

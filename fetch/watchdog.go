@@ -11,35 +11,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/urlget/urlget/schemes"
-)
-
-// The bounds a Client applies when its fields leave them at zero.
-const (
-	// DefaultConnectTimeout bounds everything before a resource's first
-	// byte: connecting, the TLS handshake, a greeting and login, and the
-	// wait for the reply to the request. Two minutes lets a slow server
-	// compute a large listing, a search or a dynamic page; Linux gives up
-	// a TCP connection attempt after about as long (tcp_syn_retries 6).
-	DefaultConnectTimeout = 2 * time.Minute
-
-	// DefaultIdleTimeout ends a transfer that receives nothing for this
-	// long, when no speed limit is set. TCP's retransmission timeout grows
-	// to two minutes between tries (RFC 6298 §2.5 allows a cap of at least
-	// 60 s; Linux's is 120 s), so five minutes lets a live connection ride
-	// out an outage of a few minutes, where wget's 900 s read timeout
-	// would keep a dead one for a quarter of an hour.
-	DefaultIdleTimeout = 5 * time.Minute
-
-	// dialTimeout bounds one TCP connection attempt when ConnectTimeout is
-	// not set, so that one unreachable address leaves time for the next.
-	dialTimeout = 30 * time.Second
-
-	// defaultSpeedTime and defaultSpeedLimit are curl's: -Y alone means
-	// over 30 seconds, -y alone means below 1 byte a second.
-	defaultSpeedTime  = 30 * time.Second
-	defaultSpeedLimit = 1
 )
 
 // watchdog bounds one attempt at a URL by time, whatever its scheme: until
@@ -56,7 +27,6 @@ const (
 // Time spent while the caller is not reading (writing the bytes out, or
 // busy elsewhere) does not count against the server.
 type watchdog struct {
-	req     *schemes.Request
 	cancel  context.CancelCauseFunc
 	start   time.Time
 	connect time.Duration
@@ -88,29 +58,24 @@ type watchdog struct {
 
 type watchKey struct{}
 
+// watchBounds are the bounds of one attempt, as its caller resolved them.
+type watchBounds struct {
+	// Connect bounds everything before the resource's first byte; it
+	// must be above 0.
+	Connect time.Duration
+	// Idle ends a transfer that receives nothing for this long; 0
+	// means no bound.
+	Idle time.Duration
+	// SpeedLimit, in bytes a second, and SpeedTime: a transfer below
+	// the limit for that long ends. Both are set, or neither.
+	SpeedLimit int64
+	SpeedTime  time.Duration
+}
+
 // newWatchdog starts the connect bound of one attempt; cancel ends the
-// attempt's context.
-func (c *Client) newWatchdog(req *schemes.Request, cancel context.CancelCauseFunc) *watchdog {
-	w := &watchdog{req: req, cancel: cancel, start: time.Now(), connect: c.ConnectTimeout, idle: c.IdleTimeout}
-	if w.connect <= 0 {
-		w.connect = DefaultConnectTimeout
-	}
-	switch {
-	case w.idle == 0:
-		w.idle = DefaultIdleTimeout
-	case w.idle < 0:
-		w.idle = 0
-	}
-	w.limit, w.window = c.LowSpeedLimit, c.LowSpeedTime
-	if w.limit > 0 || w.window > 0 {
-		// curl: -y alone implies -Y 1; -Y alone implies -y 30.
-		if w.limit <= 0 {
-			w.limit = defaultSpeedLimit
-		}
-		if w.window <= 0 {
-			w.window = defaultSpeedTime
-		}
-	}
+// attempt's context, with the *stallError that ended it as the cause.
+func newWatchdog(b watchBounds, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{cancel: cancel, start: time.Now(), connect: b.Connect, idle: b.Idle, limit: b.SpeedLimit, window: b.SpeedTime}
 	w.every = time.Second
 	for _, d := range []time.Duration{w.connect, w.idle, w.window} {
 		if d > 0 && d/4 < w.every {
@@ -127,9 +92,49 @@ func (c *Client) newWatchdog(req *schemes.Request, cancel context.CancelCauseFun
 	return w
 }
 
-// context returns ctx carrying w, for the dialer to tell w it connected.
-func (w *watchdog) context(ctx context.Context) context.Context {
+// Context returns ctx carrying w, for the dialer to tell w it connected
+// (watchdogFrom).
+func (w *watchdog) Context(ctx context.Context) context.Context {
 	return context.WithValue(ctx, watchKey{}, w)
+}
+
+// watchdogFrom returns the watchdog ctx carries, or nil; every method of
+// a nil watchdog does nothing.
+func watchdogFrom(ctx context.Context) *watchdog {
+	w, _ := ctx.Value(watchKey{}).(*watchdog)
+	return w
+}
+
+// Dialed tells w that a connection, c, was made for the attempt, so that
+// a timeout can say whether the server was reached, and, under a speed
+// limit, so that the bytes c receives before the body count.
+func (w *watchdog) Dialed(c net.Conn) {
+	if w == nil {
+		return
+	}
+	w.dialed.Store(true)
+	if w.limit > 0 {
+		w.conns.add(c)
+	}
+}
+
+// Proxying tells w that what is awaited is a proxy's answer, so that a
+// connect timeout names the proxy; the function it returns ends that.
+func (w *watchdog) Proxying() (done func()) {
+	if w == nil {
+		return func() {}
+	}
+	w.proxying.Add(1)
+	return func() { w.proxying.Add(-1) }
+}
+
+// Received returns the bytes (or listing weight) the caller received so
+// far.
+func (w *watchdog) Received() int64 {
+	if w == nil {
+		return 0
+	}
+	return w.n.Load()
 }
 
 func (w *watchdog) connectExpired() {
@@ -154,9 +159,9 @@ func (w *watchdog) fireConnect() {
 	w.fire(fmt.Errorf("%s within %s", what, seconds(w.connect)))
 }
 
-// fetched tells w that the fetcher returned a body or listing: from now
+// Fetched tells w that the fetcher returned a body or listing: from now
 // on the caller's reads are watched.
-func (w *watchdog) fetched() {
+func (w *watchdog) Fetched() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -279,12 +284,12 @@ func (w *watchdog) tick() {
 // fire ends the attempt with a timeout; w.mu is held.
 func (w *watchdog) fire(why error) {
 	w.done = true
-	w.err = &schemes.Error{Kind: schemes.ErrTimeout, URL: w.req.URL.Redacted(), Err: why, Temporary: true}
+	w.err = &stallError{Reason: why.Error()}
 	w.cancel(w.err)
 }
 
-// stop ends the watch without a timeout.
-func (w *watchdog) stop() {
+// Stop ends the watch without a timeout.
+func (w *watchdog) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
@@ -294,8 +299,8 @@ func (w *watchdog) stop() {
 	}
 }
 
-// fired returns the timeout w ended the attempt with, or nil.
-func (w *watchdog) fired() error {
+// Fired returns the *stallError w ended the attempt with, or nil.
+func (w *watchdog) Fired() error {
 	if w == nil {
 		return nil
 	}
@@ -304,15 +309,15 @@ func (w *watchdog) fired() error {
 	return w.err
 }
 
-// begin and end bracket a wait on the source; n bytes arrived in it, and
+// Begin and End bracket a wait on the source; n bytes arrived in it, and
 // err ended it (an end of stream is the resource's last byte).
-func (w *watchdog) begin() {
+func (w *watchdog) Begin() {
 	if w != nil {
 		w.waiting.Add(1)
 	}
 }
 
-func (w *watchdog) end(n int64, err error) {
+func (w *watchdog) End(n int64, err error) {
 	if w == nil {
 		return
 	}
@@ -363,9 +368,9 @@ func (r watchedReader) Read(p []byte) (int, error) {
 		r.w.look()
 		return r.r.Read(p)
 	}
-	r.w.begin()
+	r.w.Begin()
 	n, err := r.r.Read(p)
-	r.w.end(int64(n), err)
+	r.w.End(int64(n), err)
 	return n, err
 }
 
@@ -431,21 +436,6 @@ func (s *kernelSource) sample() (arrived int64, started, behind bool) {
 	return arrived, received > 0, queued > 0
 }
 
-// watchedDialer tells the attempt's watchdog when a connection is made,
-// so that a timeout can say whether the server was reached.
-type watchedDialer struct{ d schemes.Dialer }
-
-func (d watchedDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	c, err := d.d.DialContext(ctx, network, address)
-	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok && err == nil {
-		w.dialed.Store(true)
-		if w.limit > 0 {
-			w.conns.add(c)
-		}
-	}
-	return c, err
-}
-
 // dialedConns are the sockets dialed for an attempt under a speed limit,
 // with the count of bytes each had received at the last look: before the
 // fetcher returns, the bytes it reads (a greeting, a login's replies, a
@@ -491,13 +481,4 @@ func (d *dialedConns) arrived() int64 {
 // seconds formats d as curl's options give it: "5s", "1.5s", "300s".
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
-}
-
-// entryWeight is what a listing entry counts for against a speed limit:
-// the bytes of the server's line for it, or of its name and URL.
-func entryWeight(e schemes.Entry) int64 {
-	if e.Raw != "" {
-		return int64(len(e.Raw))
-	}
-	return int64(len(e.Name) + len(e.URL))
 }

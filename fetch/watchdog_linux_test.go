@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"sync"
@@ -10,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/urlget/urlget/schemes"
 )
 
 // probeBody offers its socket the way gopher's raw body and
@@ -70,18 +67,10 @@ func (probeConn) Write(func(fd uintptr) bool) error { return errNoSocket }
 // raced with them (gopher's rawBody under the race detector).
 func TestWatchdogSamplesWithoutAskingTheBody(t *testing.T) {
 	body := &probeBody{looked: make(chan struct{})}
-	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
-		return &schemes.Resource{Body: body, Size: -1}, nil
-	}}
 	// An idle bound of 400 ms makes the watchdog look every 100 ms.
-	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, IdleTimeout: 400 * time.Millisecond}
-	res, err := c.Fetch(context.Background(), "t://h/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	rc := startBody(t, body, watchBounds{Connect: time.Minute, Idle: 400 * time.Millisecond}, bodyConfig{}, nil)
 	var got bytes.Buffer
-	if _, err := io.Copy(&got, res.Body); err != nil || got.String() != "x" {
+	if _, err := io.Copy(&got, rc); err != nil || got.String() != "x" {
 		t.Fatalf("copied %q, %v", got.String(), err)
 	}
 	if body.raced.Load() {
