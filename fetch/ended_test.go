@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"github.com/urlget/urlget/schemes"
 )
@@ -110,7 +111,7 @@ func TestEndKeepsEveryByte(t *testing.T) {
 					defer res.Body.Close()
 					got, err := copyTo(t, to, res.Body)
 					switch {
-					case IsWriteError(err), errors.Is(err, schemes.ErrWrite):
+					case xfer.IsWriteError(err), errors.Is(err, schemes.ErrWrite):
 						t.Errorf("reported as a write error: %v", err)
 					case end == "timeout" && !errors.Is(err, schemes.ErrTimeout):
 						t.Errorf("got %v, want a timeout", err)

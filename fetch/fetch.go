@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -156,7 +157,7 @@ type Client struct {
 	dialer   schemes.Dialer
 	tls      *tls.Config
 	proxy    func(u uri.URL) (*Proxy, error)
-	rate     *bucket // LimitRate's, shared by every body
+	rate     *xfer.Bucket // LimitRate's, shared by every body
 
 	// noGateway holds the proxies (their URLs, redacted) that answered
 	// 501 to a gopher: URL as a gateway: the run's later ones go by
@@ -278,7 +279,7 @@ func (c *Client) init() {
 		if c.proxy == nil {
 			c.proxy = ProxyFromEnvironment()
 		}
-		c.rate = newBucket(c.LimitRate)
+		c.rate = xfer.NewBucket(c.LimitRate)
 	})
 }
 
@@ -406,7 +407,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		})
 	}
 	wctx, cancelWatch := context.WithCancelCause(tctx)
-	w := newWatchdog(c.watchBounds(), cancelWatch)
+	w := xfer.NewWatchdog(c.watchBounds(), cancelWatch)
 	took.w.Store(w)
 	cancel := func() {
 		w.Stop()
@@ -439,7 +440,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 			total = res.Size - res.Offset
 		}
 		w.Fetched()
-		res.Body = newBody(tctx, res.Body, bodyConfig{
+		res.Body = xfer.New(tctx, res.Body, xfer.Config{
 			Watch:    w,
 			Cancel:   cancel,
 			Max:      c.MaxSize,
@@ -475,7 +476,7 @@ func (c *Client) bodyProgress(req *schemes.Request, total int64) func(done int64
 // no longer moves.
 type tookTooLong struct {
 	limit time.Duration
-	w     atomic.Pointer[watchdog]
+	w     atomic.Pointer[xfer.Watchdog]
 }
 
 func (e *tookTooLong) Error() string {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -388,10 +389,10 @@ func TestIsWriteError(t *testing.T) {
 	r.Close()
 	_, err = w.Write([]byte("x"))
 	w.Close()
-	if !IsWriteError(err) {
+	if !xfer.IsWriteError(err) {
 		t.Errorf("EPIPE %v not a write error", err)
 	}
-	if IsWriteError(io.ErrUnexpectedEOF) {
+	if xfer.IsWriteError(io.ErrUnexpectedEOF) {
 		t.Error("EOF is no write error")
 	}
 }

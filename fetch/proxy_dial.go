@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/net/proxy"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -67,7 +68,7 @@ func (d *proxyDialer) DialContext(ctx context.Context, network, address string) 
 // what is awaited is the proxy's answer, so that a connect timeout names
 // the proxy; the function it returns ends that.
 func waitingOnProxy(ctx context.Context) (done func()) {
-	return watchdogFrom(ctx).Proxying()
+	return xfer.WatchdogFrom(ctx).Proxying()
 }
 
 // proxyDialError classifies a failure to reach the proxy itself: its name

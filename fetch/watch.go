@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -40,8 +41,8 @@ const (
 
 // watchBounds returns the bounds of each attempt the Client makes, its
 // zero fields resolved to their defaults.
-func (c *Client) watchBounds() watchBounds {
-	b := watchBounds{Connect: c.ConnectTimeout, Idle: c.IdleTimeout, SpeedLimit: c.LowSpeedLimit, SpeedTime: c.LowSpeedTime}
+func (c *Client) watchBounds() xfer.Bounds {
+	b := xfer.Bounds{Connect: c.ConnectTimeout, Idle: c.IdleTimeout, SpeedLimit: c.LowSpeedLimit, SpeedTime: c.LowSpeedTime}
 	if b.Connect <= 0 {
 		b.Connect = DefaultConnectTimeout
 	}
@@ -71,9 +72,9 @@ func (c *Client) watchBounds() watchBounds {
 func transferError(tctx context.Context, req *schemes.Request) func(error) error {
 	return func(err error) error {
 		var (
-			stall *stallError
-			dl    *deadlineError
-			large *tooLargeError
+			stall *xfer.StallError
+			dl    *xfer.DeadlineError
+			large *xfer.TooLargeError
 			se    *schemes.Error
 		)
 		switch {
@@ -97,7 +98,7 @@ type watchedDialer struct{ d schemes.Dialer }
 func (d watchedDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	c, err := d.d.DialContext(ctx, network, address)
 	if err == nil {
-		watchdogFrom(ctx).Dialed(c)
+		xfer.WatchdogFrom(ctx).Dialed(c)
 	}
 	return c, err
 }
@@ -107,7 +108,7 @@ type listing struct {
 	schemes.Listing
 	ctx       context.Context
 	cancel    context.CancelFunc
-	watch     *watchdog
+	watch     *xfer.Watchdog
 	mapErr    func(error) error // transferError's
 	req       *schemes.Request
 	closeOnce sync.Once
@@ -119,7 +120,7 @@ func (l *listing) Next() (schemes.Entry, error) {
 	e, err := l.Listing.Next()
 	l.watch.End(entryWeight(e), err)
 	if err != nil && err != io.EOF {
-		if end := ended(l.ctx, l.watch); errors.Is(end, context.Canceled) {
+		if end := xfer.Ended(l.ctx, l.watch); errors.Is(end, context.Canceled) {
 			err = end
 		} else if end != nil {
 			err = l.mapErr(end)

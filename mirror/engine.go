@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -943,7 +944,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	n, err := io.Copy(f.File, res.Body)
 	if err != nil {
 		f.Abort(off+n > 0)
-		if fetch.IsWriteError(err) {
+		if xfer.IsWriteError(err) {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err}
 		}
 		e.failPart(masked, rel, err, f.Kept())

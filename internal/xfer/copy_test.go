@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
 )
 
@@ -128,21 +127,21 @@ func (e *transferFault) Error() string { return "transfer: " + e.err.Error() }
 func (e *transferFault) Unwrap() error { return e.err }
 
 // generous are bounds no test here reaches.
-var generous = watchBounds{Connect: time.Minute, Idle: time.Minute}
+var generous = Bounds{Connect: time.Minute, Idle: time.Minute}
 
 // fetchBody wraps the source open returns as one transfer's body, as a
 // client does, under generous bounds and the size limit max, recording the
 // last progress report in last.
 func fetchBody(t *testing.T, open func() io.ReadCloser, max int64, last *progress) io.ReadCloser {
 	t.Helper()
-	return startBody(t, open(), generous, bodyConfig{Max: max}, last)
+	return startBody(t, open(), generous, Config{Max: max}, last)
 }
 
 // startBody wraps rc as a transfer's body under a watchdog with bounds b,
 // with cfg's limits, as a client does; the body is closed with the test.
-func startBody(t testing.TB, rc io.ReadCloser, b watchBounds, cfg bodyConfig, last *progress) io.ReadCloser {
+func startBody(t testing.TB, rc io.ReadCloser, b Bounds, cfg Config, last *progress) io.ReadCloser {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	w := newWatchdog(b, cancel)
+	w := NewWatchdog(b, cancel)
 	w.Fetched()
 	cfg.Watch = w
 	cfg.Cancel = func() { w.Stop(); cancel(nil) }
@@ -150,7 +149,7 @@ func startBody(t testing.TB, rc io.ReadCloser, b watchBounds, cfg bodyConfig, la
 	if last != nil {
 		cfg.Progress = func(done int64, final bool) { *last = progress{Done: done, Final: final} }
 	}
-	body := newBody(ctx, rc, cfg)
+	body := New(ctx, rc, cfg)
 	t.Cleanup(func() { body.Close() })
 	return body
 }
@@ -167,7 +166,7 @@ func TestWriteToPipe(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pr.Close()
-			bulk.GrowPipe(pw)
+			GrowPipe(pw)
 			got := make(chan []byte)
 			go func() {
 				b, _ := io.ReadAll(pr)
@@ -258,7 +257,7 @@ func TestWriteToPipeLimit(t *testing.T) {
 			}()
 			n, err := io.Copy(pw, body)
 			pw.Close()
-			var large *tooLargeError
+			var large *TooLargeError
 			if !errors.As(err, &large) || n > max+1 {
 				t.Errorf("copied %d with a limit of %d: %v", n, max, err)
 			}
@@ -325,7 +324,7 @@ func BenchmarkBodyWriteTo(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer pr.Close()
-			bulk.GrowPipe(pw)
+			GrowPipe(pw)
 			go io.Copy(io.Discard, pr)
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
@@ -337,7 +336,7 @@ func BenchmarkBodyWriteTo(b *testing.B) {
 					}
 					rc = f
 				}
-				body := newBody(context.Background(), rc, bodyConfig{})
+				body := New(context.Background(), rc, Config{})
 				if _, err := body.WriteTo(pw); err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func (probeConn) Write(func(fd uintptr) bool) error { return errNoSocket }
 func TestWatchdogSamplesWithoutAskingTheBody(t *testing.T) {
 	body := &probeBody{looked: make(chan struct{})}
 	// An idle bound of 400 ms makes the watchdog look every 100 ms.
-	rc := startBody(t, body, watchBounds{Connect: time.Minute, Idle: 400 * time.Millisecond}, bodyConfig{}, nil)
+	rc := startBody(t, body, Bounds{Connect: time.Minute, Idle: 400 * time.Millisecond}, Config{}, nil)
 	var got bytes.Buffer
 	if _, err := io.Copy(&got, rc); err != nil || got.String() != "x" {
 		t.Fatalf("copied %q, %v", got.String(), err)

@@ -1,4 +1,4 @@
-// Package bulk holds the operating-system settings urlget asks for to move
+// Package xfer holds the operating-system settings urlget asks for to move
 // a large body with fewer system calls and wake-ups, where the standard
 // library offers no way to ask: a larger pipe for the program's own
 // output. It is a hint: where the platform has none, nothing is set and
@@ -12,7 +12,7 @@
 // it is called only by the goroutine that reads the body, never during a
 // Read. The copy may then hand the socket to (*os.File).ReadFrom, which
 // splices it into the output file or pipe.
-package bulk
+package xfer
 
 // PipeSize is what GrowPipe grows a pipe to: 1 MiB, the default
 // /proc/sys/fs/pipe-max-size, so that a writer and a reader exchange up to

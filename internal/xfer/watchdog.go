@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// watchdog bounds one attempt at a URL by time, whatever its scheme: until
+// Watchdog bounds one attempt at a URL by time, whatever its scheme: until
 // the fetcher returns, by the connect timeout; then, while the caller waits
 // on the body or listing, by the connect timeout until its first byte and
 // by the idle bound or the speed limit after it. A speed limit counts from
@@ -26,7 +26,7 @@ import (
 //
 // Time spent while the caller is not reading (writing the bytes out, or
 // busy elsewhere) does not count against the server.
-type watchdog struct {
+type Watchdog struct {
 	cancel  context.CancelCauseFunc
 	start   time.Time
 	connect time.Duration
@@ -58,8 +58,8 @@ type watchdog struct {
 
 type watchKey struct{}
 
-// watchBounds are the bounds of one attempt, as its caller resolved them.
-type watchBounds struct {
+// Bounds are the bounds of one attempt, as its caller resolved them.
+type Bounds struct {
 	// Connect bounds everything before the resource's first byte; it
 	// must be above 0.
 	Connect time.Duration
@@ -72,10 +72,10 @@ type watchBounds struct {
 	SpeedTime  time.Duration
 }
 
-// newWatchdog starts the connect bound of one attempt; cancel ends the
-// attempt's context, with the *stallError that ended it as the cause.
-func newWatchdog(b watchBounds, cancel context.CancelCauseFunc) *watchdog {
-	w := &watchdog{cancel: cancel, start: time.Now(), connect: b.Connect, idle: b.Idle, limit: b.SpeedLimit, window: b.SpeedTime}
+// NewWatchdog starts the connect bound of one attempt; cancel ends the
+// attempt's context, with the *StallError that ended it as the cause.
+func NewWatchdog(b Bounds, cancel context.CancelCauseFunc) *Watchdog {
+	w := &Watchdog{cancel: cancel, start: time.Now(), connect: b.Connect, idle: b.Idle, limit: b.SpeedLimit, window: b.SpeedTime}
 	w.every = time.Second
 	for _, d := range []time.Duration{w.connect, w.idle, w.window} {
 		if d > 0 && d/4 < w.every {
@@ -93,22 +93,22 @@ func newWatchdog(b watchBounds, cancel context.CancelCauseFunc) *watchdog {
 }
 
 // Context returns ctx carrying w, for the dialer to tell w it connected
-// (watchdogFrom).
-func (w *watchdog) Context(ctx context.Context) context.Context {
+// (WatchdogFrom).
+func (w *Watchdog) Context(ctx context.Context) context.Context {
 	return context.WithValue(ctx, watchKey{}, w)
 }
 
-// watchdogFrom returns the watchdog ctx carries, or nil; every method of
+// WatchdogFrom returns the watchdog ctx carries, or nil; every method of
 // a nil watchdog does nothing.
-func watchdogFrom(ctx context.Context) *watchdog {
-	w, _ := ctx.Value(watchKey{}).(*watchdog)
+func WatchdogFrom(ctx context.Context) *Watchdog {
+	w, _ := ctx.Value(watchKey{}).(*Watchdog)
 	return w
 }
 
 // Dialed tells w that a connection, c, was made for the attempt, so that
 // a timeout can say whether the server was reached, and, under a speed
 // limit, so that the bytes c receives before the body count.
-func (w *watchdog) Dialed(c net.Conn) {
+func (w *Watchdog) Dialed(c net.Conn) {
 	if w == nil {
 		return
 	}
@@ -120,7 +120,7 @@ func (w *watchdog) Dialed(c net.Conn) {
 
 // Proxying tells w that what is awaited is a proxy's answer, so that a
 // connect timeout names the proxy; the function it returns ends that.
-func (w *watchdog) Proxying() (done func()) {
+func (w *Watchdog) Proxying() (done func()) {
 	if w == nil {
 		return func() {}
 	}
@@ -130,14 +130,14 @@ func (w *watchdog) Proxying() (done func()) {
 
 // Received returns the bytes (or listing weight) the caller received so
 // far.
-func (w *watchdog) Received() int64 {
+func (w *Watchdog) Received() int64 {
 	if w == nil {
 		return 0
 	}
 	return w.n.Load()
 }
 
-func (w *watchdog) connectExpired() {
+func (w *Watchdog) connectExpired() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done || w.body {
@@ -148,7 +148,7 @@ func (w *watchdog) connectExpired() {
 
 // fireConnect ends the attempt for want of a reply within the connect
 // timeout; w.mu is held.
-func (w *watchdog) fireConnect() {
+func (w *Watchdog) fireConnect() {
 	what := "no reply from the server"
 	switch {
 	case w.proxying.Load() > 0:
@@ -161,7 +161,7 @@ func (w *watchdog) fireConnect() {
 
 // Fetched tells w that the fetcher returned a body or listing: from now
 // on the caller's reads are watched.
-func (w *watchdog) Fetched() {
+func (w *Watchdog) Fetched() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -182,7 +182,7 @@ func (w *watchdog) Fetched() {
 // a greeting, a login, the request and the reply's head): the fetcher
 // reads those bytes itself, unseen, so the sockets dialed for the attempt
 // are asked how many came (dialedConns).
-func (w *watchdog) earlyTick() {
+func (w *Watchdog) earlyTick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done || w.body {
@@ -202,14 +202,14 @@ func (w *watchdog) earlyTick() {
 }
 
 // speedOK reports whether got bytes in elapsed meet the speed limit.
-func (w *watchdog) speedOK(got int64, elapsed time.Duration) bool {
+func (w *Watchdog) speedOK(got int64, elapsed time.Duration) bool {
 	return float64(got) >= float64(w.limit)*elapsed.Seconds()
 }
 
 // fireSlow ends the attempt for being below the speed limit for its time;
 // w.mu is held. When the connect timeout has passed too with no byte of
 // the resource yet, that is what is reported: the server has not replied.
-func (w *watchdog) fireSlow(now time.Time) {
+func (w *Watchdog) fireSlow(now time.Time) {
 	if !w.first.Load() && now.Sub(w.start) >= w.connect {
 		w.fireConnect()
 		return
@@ -219,7 +219,7 @@ func (w *watchdog) fireSlow(now time.Time) {
 
 // tick looks at what arrived since the last one and fires once the
 // transfer has been too slow (or silent) for its bound.
-func (w *watchdog) tick() {
+func (w *Watchdog) tick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -282,14 +282,14 @@ func (w *watchdog) tick() {
 }
 
 // fire ends the attempt with a timeout; w.mu is held.
-func (w *watchdog) fire(why error) {
+func (w *Watchdog) fire(why error) {
 	w.done = true
-	w.err = &stallError{Reason: why.Error()}
+	w.err = &StallError{Reason: why.Error()}
 	w.cancel(w.err)
 }
 
 // Stop ends the watch without a timeout.
-func (w *watchdog) Stop() {
+func (w *Watchdog) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
@@ -299,8 +299,8 @@ func (w *watchdog) Stop() {
 	}
 }
 
-// Fired returns the *stallError w ended the attempt with, or nil.
-func (w *watchdog) Fired() error {
+// Fired returns the *StallError w ended the attempt with, or nil.
+func (w *Watchdog) Fired() error {
 	if w == nil {
 		return nil
 	}
@@ -311,13 +311,13 @@ func (w *watchdog) Fired() error {
 
 // Begin and End bracket a wait on the source; n bytes arrived in it, and
 // err ended it (an end of stream is the resource's last byte).
-func (w *watchdog) Begin() {
+func (w *Watchdog) Begin() {
 	if w != nil {
 		w.waiting.Add(1)
 	}
 }
 
-func (w *watchdog) End(n int64, err error) {
+func (w *Watchdog) End(n int64, err error) {
 	if w == nil {
 		return
 	}
@@ -330,7 +330,7 @@ func (w *watchdog) End(n int64, err error) {
 
 // pause ends a bracketed wait for as long as the caller does something
 // else (writes the bytes out); the function it returns begins it again.
-func (w *watchdog) pause() (resume func()) {
+func (w *Watchdog) pause() (resume func()) {
 	if w == nil {
 		return func() {}
 	}
@@ -339,7 +339,7 @@ func (w *watchdog) pause() (resume func()) {
 }
 
 // count adds n bytes received while a wait is already bracketed.
-func (w *watchdog) count(n int64) {
+func (w *Watchdog) count(n int64) {
 	if w != nil && n > 0 {
 		w.n.Add(n)
 		w.first.Store(true)
@@ -350,7 +350,7 @@ func (w *watchdog) count(n int64) {
 // read through a buffer (kernel true) is watched for the whole copy call
 // instead (copyWatched); each of its reads first looks whether it offers
 // its socket now (look).
-func (w *watchdog) reader(r io.Reader, kernel bool) io.Reader {
+func (w *Watchdog) reader(r io.Reader, kernel bool) io.Reader {
 	if w == nil {
 		return r
 	}
@@ -359,7 +359,7 @@ func (w *watchdog) reader(r io.Reader, kernel bool) io.Reader {
 
 type watchedReader struct {
 	r      io.Reader
-	w      *watchdog
+	w      *Watchdog
 	kernel bool
 }
 
@@ -376,7 +376,7 @@ func (r watchedReader) Read(p []byte) (int, error) {
 
 // source tells w that the kernel copies from r, which it cannot see until
 // a copy call returns; the returned function undoes it.
-func (w *watchdog) source(r io.Reader) func() {
+func (w *Watchdog) source(r io.Reader) func() {
 	sc, ok := r.(syscall.Conn)
 	if w == nil || !ok {
 		return func() {}
@@ -399,7 +399,7 @@ type kernelSource struct {
 
 // look asks the source for its socket, for the samples taken during the
 // copy about to start; the caller is the goroutine that copies.
-func (w *watchdog) look() {
+func (w *Watchdog) look() {
 	if w == nil {
 		return
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package bulk
+package xfer
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"context"
@@ -25,29 +25,29 @@ const limitTick = 100 * time.Millisecond
 // keep to the rate too. A nil limiter bounds nothing.
 type limiter struct {
 	ctx  context.Context // a sleep ends early when it is done
-	b    *bucket
+	b    *Bucket
 	seen int64 // the body's bytes booked on b
 }
 
-// bucket is a token bucket of one tick's depth: due is when the bytes
+// Bucket is a token bucket of one tick's depth: due is when the bytes
 // booked so far may have been read by, at rate bytes a second.
-type bucket struct {
+type Bucket struct {
 	rate int64
 	mu   sync.Mutex
 	due  time.Time
 }
 
-// newBucket returns a bucket at rate bytes a second, nil when rate is 0
+// NewBucket returns a bucket at rate bytes a second, nil when rate is 0
 // or less.
-func newBucket(rate int64) *bucket {
+func NewBucket(rate int64) *Bucket {
 	if rate <= 0 {
 		return nil
 	}
-	return &bucket{rate: rate, due: time.Now()}
+	return &Bucket{rate: rate, due: time.Now()}
 }
 
 // newLimiter returns a limiter that books on b, nil when b is nil.
-func newLimiter(ctx context.Context, b *bucket) *limiter {
+func newLimiter(ctx context.Context, b *Bucket) *limiter {
 	if b == nil {
 		return nil
 	}
@@ -112,7 +112,7 @@ func (l *limiter) wait(done int64) {
 // book adds n bytes to the bucket and returns how long the reader waits
 // for them to be paid for. Time nobody read in (a server that was slow to
 // send) is credit of at most one tick.
-func (b *bucket) book(n int64) time.Duration {
+func (b *Bucket) book(n int64) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()

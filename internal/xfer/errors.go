@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"errors"
@@ -7,32 +7,32 @@ import (
 	"syscall"
 )
 
-// stallError is why the watchdog ended a transfer: no connection, or no
+// StallError is why the watchdog ended a transfer: no connection, or no
 // reply, within the connect bound; no data for the idle bound; or a speed
 // below the limit for its time. The caller words it as a timeout.
-type stallError struct {
+type StallError struct {
 	Reason string // in curl's words: "no data from the server for 300s"
 }
 
-func (e *stallError) Error() string { return e.Reason }
+func (e *StallError) Error() string { return e.Reason }
 
-// deadlineError is a transfer ended by its context's deadline; Err is the
+// DeadlineError is a transfer ended by its context's deadline; Err is the
 // context's error.
-type deadlineError struct {
+type DeadlineError struct {
 	Err error
 }
 
-func (e *deadlineError) Error() string { return e.Err.Error() }
+func (e *DeadlineError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the context's error.
-func (e *deadlineError) Unwrap() error { return e.Err }
+func (e *DeadlineError) Unwrap() error { return e.Err }
 
-// tooLargeError is a body longer than the size limit it was read under.
-type tooLargeError struct {
+// TooLargeError is a body longer than the size limit it was read under.
+type TooLargeError struct {
 	Limit int64
 }
 
-func (e *tooLargeError) Error() string {
+func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the body exceeds the limit of %d bytes", e.Limit)
 }
 

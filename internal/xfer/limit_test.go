@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func TestLimitRate(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 256<<10/16)
 	const rate = 128 << 10
 	fetchLimited := func(t *testing.T, open func() io.ReadCloser) io.ReadCloser {
-		return startBody(t, open(), generous, bodyConfig{Rate: newBucket(rate)}, nil)
+		return startBody(t, open(), generous, Config{Rate: NewBucket(rate)}, nil)
 	}
 	check := func(t *testing.T, got []byte, n int64, err error, start time.Time) {
 		t.Helper()
@@ -58,7 +58,7 @@ func TestLimiterChunk(t *testing.T) {
 	if n := (*limiter)(nil).chunk(0, 1<<20); n != 1<<20 {
 		t.Errorf("no limit allows %d of 1 MiB", n)
 	}
-	if n := newLimiter(ctx, newBucket(0)); n != nil {
+	if n := newLimiter(ctx, NewBucket(0)); n != nil {
 		t.Errorf("rate 0 gives a limiter")
 	}
 	for _, c := range []struct{ rate, want, got int64 }{
@@ -67,13 +67,13 @@ func TestLimiterChunk(t *testing.T) {
 		{5, 100, 1},
 		{1000, 50, 50},
 	} {
-		if n := newLimiter(ctx, newBucket(c.rate)).chunk(0, c.want); n != c.got {
+		if n := newLimiter(ctx, NewBucket(c.rate)).chunk(0, c.want); n != c.got {
 			t.Errorf("at %d B/s, a read of %d may take %d, want %d", c.rate, c.want, n, c.got)
 		}
 	}
 	// A sleep ends with the transfer.
 	cctx, cancel := context.WithCancel(ctx)
-	l := newLimiter(cctx, newBucket(1))
+	l := newLimiter(cctx, NewBucket(1))
 	cancel()
 	start := time.Now()
 	l.chunk(1000, 1)
@@ -88,11 +88,11 @@ func TestLimiterChunk(t *testing.T) {
 // slack), where a rate for each would let both end in under a second.
 func TestLimitRateShared(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 128<<10/16)
-	rate := newBucket(128 << 10)
+	rate := NewBucket(128 << 10)
 	start := time.Now()
 	errs := make(chan error, 2)
 	for range 2 {
-		body := startBody(t, io.NopCloser(bytes.NewReader(data)), generous, bodyConfig{Rate: rate}, nil)
+		body := startBody(t, io.NopCloser(bytes.NewReader(data)), generous, Config{Rate: rate}, nil)
 		go func() {
 			got, err := io.ReadAll(body)
 			if err == nil && !bytes.Equal(got, data) {
@@ -121,8 +121,8 @@ func TestLimitRateIsNoIdleServer(t *testing.T) {
 	for _, name := range []string{"tcp", "reader", "checked"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			bounds := watchBounds{Connect: time.Minute, Idle: 200 * time.Millisecond}
-			body := startBody(t, sources[name](), bounds, bodyConfig{Rate: newBucket(2)}, nil)
+			bounds := Bounds{Connect: time.Minute, Idle: 200 * time.Millisecond}
+			body := startBody(t, sources[name](), bounds, Config{Rate: NewBucket(2)}, nil)
 			_, n, err := xfertest.CopyToFile(t, body)
 			if err != nil || n != int64(len(data)) {
 				t.Errorf("copied %d bytes, %v; want all %d", n, err, len(data))

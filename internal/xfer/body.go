@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 // run at full speed, small enough for a smooth progress bar.
 const copyChunk = 4 << 20
 
-// body is the stream a transfer's Resource hands its caller: it enforces
+// Body is the stream a transfer's Resource hands its caller: it enforces
 // the transfer's deadline and size limit, reports progress, and turns a
 // deadline into a timeout error. Its WriteTo hands the copy to the kernel
 // where the source and destination allow it (a local file, a TCP
 // connection, a pipe), so wrapping costs no extra copy through user space.
-type body struct {
+type Body struct {
 	rc       io.ReadCloser
 	ctx      context.Context
 	cancel   context.CancelFunc
-	watch    *watchdog // bounds the waits on the source (watchdog.go)
+	watch    *Watchdog // bounds the waits on the source (watchdog.go)
 	max      int64
 	progress func(done int64, final bool)
 	mapErr   func(error) error
@@ -33,10 +33,10 @@ type body struct {
 	closeErr  error
 }
 
-// bodyConfig is what newBody wraps a source with.
-type bodyConfig struct {
+// Config is what New wraps a source with.
+type Config struct {
 	// Watch bounds the waits on the source; nil bounds none.
-	Watch *watchdog
+	Watch *Watchdog
 	// Cancel ends the transfer's context; Close calls it. Nil: nothing.
 	Cancel context.CancelFunc
 	// Max is the largest body accepted in bytes; 0 means no limit.
@@ -46,25 +46,25 @@ type bodyConfig struct {
 	Progress func(done int64, final bool)
 	// Rate is the bucket the body's reads are booked on (a rate limit
 	// shared by every body of one caller); nil for none.
-	Rate *bucket
-	// MapError turns the engine's own errors (a *stallError, a
-	// *deadlineError, a *tooLargeError) and an unclassified error of the
+	Rate *Bucket
+	// MapError turns the engine's own errors (a *StallError, a
+	// *DeadlineError, a *TooLargeError) and an unclassified error of the
 	// source into the caller's; nil leaves them as they are. Write errors
 	// and context.Canceled never go through it.
 	MapError func(error) error
 }
 
-// newBody wraps rc, the source of one transfer whose context is ctx.
-func newBody(ctx context.Context, rc io.ReadCloser, cfg bodyConfig) *body {
+// New wraps rc, the source of one transfer whose context is ctx.
+func New(ctx context.Context, rc io.ReadCloser, cfg Config) *Body {
 	cancel := cfg.Cancel
 	if cancel == nil {
 		cancel = func() {}
 	}
-	return &body{rc: rc, ctx: ctx, cancel: cancel, watch: cfg.Watch, max: cfg.Max, progress: cfg.Progress, mapErr: cfg.MapError, rate: newLimiter(ctx, cfg.Rate)}
+	return &Body{rc: rc, ctx: ctx, cancel: cancel, watch: cfg.Watch, max: cfg.Max, progress: cfg.Progress, mapErr: cfg.MapError, rate: newLimiter(ctx, cfg.Rate)}
 }
 
 // Read reads from the underlying body.
-func (b *body) Read(p []byte) (int, error) {
+func (b *Body) Read(p []byte) (int, error) {
 	if b.max > 0 && b.n+int64(len(p)) > b.max+1 {
 		// Read at most one byte past the limit: enough to know it was passed.
 		p = p[:b.max+1-b.n]
@@ -97,7 +97,7 @@ func (b *body) Read(p []byte) (int, error) {
 // that held its reads back for a batch (a receive low-water mark) hid the
 // bytes waiting in the socket from the speed check, and lost them when a
 // deadline or an interrupt closed the connection (see docs/performance.md).
-func (b *body) WriteTo(w io.Writer) (int64, error) {
+func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	s := newSink(w, describe(w))
 	defer s.release()
 	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
@@ -138,7 +138,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 // count once the data connection ends) yet can offer the raw connection:
 // the fetcher hands it to chunkWriter.ReadFrom, which moves it with the
 // same sink, limit and progress as the loop in WriteTo.
-func (b *body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
+func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
 	cw := &chunkWriter{b: b, s: s, w: w}
 	// The fetcher's WriteTo reads its source itself: all of it is a wait
 	// on the source, save what the sink's own writes take.
@@ -165,7 +165,7 @@ func (b *body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
 // copy_file_range stay in use; Write takes the bytes a fetcher already
 // holds in memory.
 type chunkWriter struct {
-	b     *body
+	b     *Body
 	s     sink
 	w     io.Writer
 	werr  error // the destination's error, if it failed
@@ -253,7 +253,7 @@ func (c *chunkWriter) ReadFrom(r io.Reader) (int64, error) {
 // chunk is how much the next copy call may move: copyChunk, less under a
 // rate limit (which first waits its turn), and at most one byte past the
 // size limit (enough to see it passed).
-func (b *body) chunk() int64 {
+func (b *Body) chunk() int64 {
 	chunk := b.rate.chunk(b.n, copyChunk)
 	if b.max > 0 && b.max+1-b.n < chunk {
 		chunk = b.max + 1 - b.n
@@ -264,7 +264,7 @@ func (b *body) chunk() int64 {
 // watchedSource returns r as a copy should read it: a source the kernel
 // copies from (kernel true) is made known to the watchdog, undone by the
 // function returned; any other has its reads watched one by one.
-func (b *body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
+func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
 	if hasDescriptor(r) {
 		return r, true, b.watch.source(r)
 	}
@@ -276,7 +276,7 @@ func (b *body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch f
 // the socket whether the reader is behind instead); any other source's
 // reads are watched one by one, so that the time spent writing to a slow
 // destination (a pipe into a pager) does not count against the server.
-func (b *body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, bool, error) {
+func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, bool, error) {
 	if !kernel {
 		return s.copyN(src, n)
 	}
@@ -294,7 +294,7 @@ func (b *body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, 
 }
 
 // Close closes the underlying body and ends the transfer's deadline.
-func (b *body) Close() error {
+func (b *Body) Close() error {
 	b.closeOnce.Do(func() {
 		// Closing may wait for the server (FTP's 226): bounded too.
 		b.watch.Begin()
@@ -305,20 +305,20 @@ func (b *body) Close() error {
 	return b.closeErr
 }
 
-func (b *body) report(final bool) {
+func (b *Body) report(final bool) {
 	if b.progress != nil {
 		b.progress(b.n, final)
 	}
 }
 
-func (b *body) tooLarge() error {
+func (b *Body) tooLarge() error {
 	b.report(true)
-	return b.fail(&tooLargeError{Limit: b.max})
+	return b.fail(&TooLargeError{Limit: b.max})
 }
 
 // fail hands an error of the engine's or the source's to the caller's
 // MapError.
-func (b *body) fail(err error) error {
+func (b *Body) fail(err error) error {
 	if b.mapErr == nil {
 		return err
 	}
@@ -327,23 +327,23 @@ func (b *body) fail(err error) error {
 
 // ended returns why the transfer ended early, once it has (see ended),
 // as the caller's MapError words it; an interrupt stays context.Canceled.
-func (b *body) ended() error {
-	err := ended(b.ctx, b.watch)
+func (b *Body) ended() error {
+	err := Ended(b.ctx, b.watch)
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
 	}
 	return b.fail(err)
 }
 
-// ended returns why a transfer's context ended, or nil while it runs: the
-// watchdog's *stallError, a deadline (the caller's Timeout, or the
-// caller's own) as a *deadlineError, the caller's cancellation (an
+// Ended returns why a transfer's context ended, or nil while it runs: the
+// watchdog's *StallError, a deadline (the caller's Timeout, or the
+// caller's own) as a *DeadlineError, the caller's cancellation (an
 // interrupt) as context.Canceled. A copy that fails once it has ended
 // failed because of it: its connection was closed, or the deadline cut a
 // write short, which is no fault of the server's or of the destination's,
 // so that a timeout is always reported as one and an interrupt never as a
 // write error.
-func ended(ctx context.Context, w *watchdog) error {
+func Ended(ctx context.Context, w *Watchdog) error {
 	if err := w.Fired(); err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func ended(ctx context.Context, w *watchdog) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return &deadlineError{Err: err}
+		return &DeadlineError{Err: err}
 	default:
 		return err
 	}
@@ -367,7 +367,7 @@ func ended(ctx context.Context, w *watchdog) error {
 // wrap classifies a read error: the transfer's end (ended) says what it
 // is; a write error (from WriteTo's destination) stays what it is for the
 // caller to classify; anything else goes to the caller's MapError.
-func (b *body) wrap(err error) error {
+func (b *Body) wrap(err error) error {
 	if e := b.ended(); e != nil {
 		return e
 	}
