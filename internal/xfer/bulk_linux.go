@@ -20,12 +20,12 @@ func GrowPipe(f *os.File) bool {
 	if err != nil {
 		return false
 	}
-	return SetPipeSize(rc)
+	return setPipeSize(rc)
 }
 
-// SetPipeSize sets the size of the pipe rc refers to to PipeSize and
+// setPipeSize sets the size of the pipe rc refers to to PipeSize and
 // reports whether the kernel took it.
-func SetPipeSize(rc syscall.RawConn) bool {
+func setPipeSize(rc syscall.RawConn) bool {
 	var errno syscall.Errno
 	err := rc.Control(func(fd uintptr) {
 		_, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, PipeSize)

@@ -11,5 +11,5 @@ import (
 // call to resize a pipe.
 func GrowPipe(f *os.File) bool { return false }
 
-// SetPipeSize does nothing on this platform, and reports false.
-func SetPipeSize(rc syscall.RawConn) bool { return false }
+// setPipeSize does nothing on this platform, and reports false.
+func setPipeSize(rc syscall.RawConn) bool { return false }

@@ -80,16 +80,11 @@ func newSink(w io.Writer, d destination) sink {
 	return &fileSink{rf: rf, d: d, fallback: bufferSink{w: w, discard: d.null}, splice: fileSplicer(d)}
 }
 
-// hasDescriptor reports whether r is a file or a connection whose
-// descriptor the copy may hand to the kernel.
+// hasDescriptor reports whether r is a Source: a file or a connection
+// whose descriptor the copy may hand to the kernel.
 func hasDescriptor(r io.Reader) bool {
-	switch r.(type) {
-	case *os.File:
-		return true
-	case syscall.Conn:
-		return true
-	}
-	return false
+	_, ok := r.(Source)
+	return ok
 }
 
 // fileSink copies into a file, choosing for each chunk by its source:
@@ -105,7 +100,7 @@ func hasDescriptor(r io.Reader) bool {
 //     ReadFrom does not reach: it splices only from sockets, and
 //     copy_file_range wants regular files at both ends;
 //   - a source that offers its socket only once the bytes it read ahead
-//     are out (see internal/bulk): one buffered read, then the above;
+//     are out (see Source): one buffered read, then the above;
 //   - anything else: the buffer.
 type fileSink struct {
 	rf       io.ReaderFrom
@@ -119,14 +114,14 @@ type sourceKind int
 
 const (
 	sourceOther  sourceKind = iota // no descriptor: read into the buffer
-	sourceLater                    // a descriptor, but not yet (see internal/bulk)
+	sourceLater                    // a descriptor, but not yet (see Source)
 	sourceFile                     // a regular file
 	sourceSocket                   // a stream socket
 )
 
 // kindOf looks at r's descriptor, with one fstat(2).
 func kindOf(r io.Reader) sourceKind {
-	sc, ok := r.(syscall.Conn)
+	sc, ok := r.(Source)
 	if !ok {
 		return sourceOther
 	}

@@ -84,7 +84,7 @@ func (s *spliceSink) copyN(r io.Reader, n int64) (int64, bool, error) {
 	if s.broken {
 		return s.fallback.copyN(r, n)
 	}
-	rc, err := r.(syscall.Conn).SyscallConn()
+	rc, err := r.(Source).SyscallConn()
 	if err != nil {
 		return s.fallback.copyN(r, n)
 	}

@@ -377,7 +377,7 @@ func (r watchedReader) Read(p []byte) (int, error) {
 // source tells w that the kernel copies from r, which it cannot see until
 // a copy call returns; the returned function undoes it.
 func (w *Watchdog) source(r io.Reader) func() {
-	sc, ok := r.(syscall.Conn)
+	sc, ok := r.(Source)
 	if w == nil || !ok {
 		return func() {}
 	}
@@ -388,10 +388,10 @@ func (w *Watchdog) source(r io.Reader) func() {
 // kernelSource is a socket the kernel copies from. Only the goroutine
 // that copies asks the source for it (look), before each copy call: a body
 // decides whether to offer its socket from what its reads left buffered
-// (gopher's raw body, internal/bulk's readers), state the watchdog's timer
+// (gopher's raw body; see Source), state the watchdog's timer
 // must not read while a copy changes it.
 type kernelSource struct {
-	conn     syscall.Conn
+	conn     Source
 	rc       atomic.Pointer[syscall.RawConn] // nil while the source withholds it
 	received uint64                          // the socket's byte count at the last sample
 	sampled  bool

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// probeBody offers its socket the way gopher's raw body and
-// internal/bulk's readers do, from state its reads change. Its one Read
+// probeBody offers its socket the way gopher's raw body does (a Source),
+// from state its reads change. Its one Read
 // blocks until something looks at the socket: SyscallConn asked then is
 // the race; the watchdog's sample through the RawConn it was given before
 // the copy is what should happen.
