@@ -133,6 +133,16 @@ type Client struct {
 	// bound. It is read at the Client's first use. See limiter.
 	LimitRate int64
 
+	// PlainCopy turns the kernel's copy paths off for the Client's
+	// bodies: no splice, copy_file_range or sendfile, no body handing
+	// its connection to the destination; every byte goes through a
+	// buffer in user space, read with the body's Read and written with
+	// the destination's Write. An archiving or tracing client needs every
+	// byte through user space; it also tells whether a problem lies in a
+	// fast path. The environment variable URLGET_NO_FASTPATH=1 does the
+	// same for every Client of the process.
+	PlainCopy bool
+
 	// Retries is how many times a transient failure is retried (curl's
 	// --retry). RetryDelay is the wait between tries; 0 means exponential
 	// backoff from one second, doubling up to ten minutes.
@@ -446,6 +456,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 			Max:      c.MaxSize,
 			Progress: c.bodyProgress(req, total),
 			Rate:     c.rate,
+			Plain:    c.PlainCopy,
 			MapError: mapErr,
 		})
 	case res.Listing != nil:

@@ -27,6 +27,7 @@ type Body struct {
 	progress func(done int64, final bool)
 	mapErr   func(error) error
 	rate     *limiter // --limit-rate; nil for none (limit.go)
+	plain    bool     // no kernel fast path (Config.Plain, FastPathsOff)
 
 	n         int64
 	closeOnce sync.Once
@@ -47,6 +48,11 @@ type Config struct {
 	// Rate is the bucket the body's reads are booked on (a rate limit
 	// shared by every body of one caller); nil for none.
 	Rate *Bucket
+	// Plain turns every kernel fast path off for this body: each byte
+	// is read through the source's Read into a buffer and written with
+	// the destination's Write (see the package doc). FastPathsOff turns
+	// them off for every body.
+	Plain bool
 	// MapError turns the engine's own errors (a *StallError, a
 	// *DeadlineError, a *TooLargeError) and an unclassified error of the
 	// source into the caller's; nil leaves them as they are. Write errors
@@ -60,7 +66,7 @@ func New(ctx context.Context, rc io.ReadCloser, cfg Config) *Body {
 	if cancel == nil {
 		cancel = func() {}
 	}
-	return &Body{rc: rc, ctx: ctx, cancel: cancel, watch: cfg.Watch, max: cfg.Max, progress: cfg.Progress, mapErr: cfg.MapError, rate: newLimiter(ctx, cfg.Rate)}
+	return &Body{rc: rc, ctx: ctx, cancel: cancel, watch: cfg.Watch, max: cfg.Max, progress: cfg.Progress, mapErr: cfg.MapError, rate: newLimiter(ctx, cfg.Rate), plain: cfg.Plain || FastPathsOff()}
 }
 
 // Read reads from the underlying body.
@@ -86,7 +92,7 @@ func (b *Body) Read(p []byte) (int, error) {
 
 // WriteTo copies the body to w in chunks of copyChunk bytes, checking the
 // size limit and reporting progress between chunks. How each chunk moves
-// depends on the two ends (see newSink and fileSink): through *os.File's
+// depends on the two ends (see sink, newSink and fileSink): through *os.File's
 // ReadFrom, which splices from a socket and uses copy_file_range between
 // regular files, by splice(2) from a regular file into a pipe or
 // /dev/null, and otherwise through one large reused buffer. Every byte is
@@ -98,9 +104,9 @@ func (b *Body) Read(p []byte) (int, error) {
 // bytes waiting in the socket from the speed check, and lost them when a
 // deadline or an interrupt closed the connection (see docs/performance.md).
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
-	s := newSink(w, describe(w))
+	s := b.sink(w)
 	defer s.release()
-	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
+	if wt, ok := b.rc.(io.WriterTo); ok && !b.plain && !hasDescriptor(b.rc) {
 		return b.delegate(wt, s, w)
 	}
 	var written int64
@@ -131,6 +137,15 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 		}
 		b.report(false)
 	}
+}
+
+// sink returns the way to copy into w: the buffer alone when the fast
+// paths are off, else the fastest the two ends allow (newSink).
+func (b *Body) sink(w io.Writer) sink {
+	if b.plain {
+		return &bufferSink{w: w}
+	}
+	return newSink(w, describe(w))
 }
 
 // delegate lets a fetcher's own WriteTo drive the copy, for bodies that
@@ -263,9 +278,10 @@ func (b *Body) chunk() int64 {
 
 // watchedSource returns r as a copy should read it: a source the kernel
 // copies from (kernel true) is made known to the watchdog, undone by the
-// function returned; any other has its reads watched one by one.
+// function returned; any other, and every source while the fast paths are
+// off, has its reads watched one by one.
 func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
-	if hasDescriptor(r) {
+	if !b.plain && hasDescriptor(r) {
 		return r, true, b.watch.source(r)
 	}
 	return b.watch.reader(r, false), false, func() {}

@@ -10,8 +10,11 @@ import (
 // both sides switch less. The standard library grows only the private
 // pipes it splices through (internal/poll), never a pipe it is handed as
 // stdout. It does nothing, and reports false, when f is not a pipe or the
-// size is refused.
+// size is refused, or while the fast paths are off (FastPathsOff).
 func GrowPipe(f *os.File) bool {
+	if FastPathsOff() {
+		return false
+	}
 	fi, err := f.Stat()
 	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		return false

@@ -26,6 +26,19 @@
 //
 // A body that is neither is read through Read into the buffer.
 //
+// # Turning the fast paths off
+//
+// Setting the environment variable URLGET_NO_FASTPATH to a value other
+// than "" or "0" (FastPathsOff), or Config.Plain for one body, turns every
+// kernel fast path off: no splice, no copy_file_range or sendfile through
+// a destination's ReadFrom, no pipe resizing, no body's own WriteTo; each
+// byte is read through the body's Read into a buffer and written with the
+// destination's Write. It is there to tell whether a problem is in a fast
+// path, and for callers that must see every byte (an archive, a trace).
+// The watchdog's socket samples (TCP_INFO) are no fast path and stay: with
+// no kernel copy they are needed only before the body, under a speed
+// limit, to count the bytes of a greeting or a login.
+//
 // # Errors
 //
 // The engine's own errors are a *StallError (the watchdog's bound

@@ -145,3 +145,47 @@ func CopyToFile(t testing.TB, r io.Reader) (path string, n int64, err error) {
 	n, err = io.Copy(dst, r)
 	return path, n, err
 }
+
+// Recorder is a destination over a regular file that records whether a
+// copy handed its ReadFrom a descriptor to read (an *os.File or a
+// *net.TCPConn, bare or under an *io.LimitedReader): the fast path, which
+// (*os.File).ReadFrom turns into splice(2) or copy_file_range(2).
+type Recorder struct {
+	*os.File
+	Kernel bool // ReadFrom was handed a descriptor
+}
+
+// NewRecorder creates a file in a temporary directory to record into; it
+// is closed with the test.
+func NewRecorder(t testing.TB) *Recorder {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "recorded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return &Recorder{File: f}
+}
+
+// ReadFrom notes what src is and lets the file read it.
+func (r *Recorder) ReadFrom(src io.Reader) (int64, error) {
+	s := src
+	if lr, ok := s.(*io.LimitedReader); ok {
+		s = lr.R
+	}
+	switch s.(type) {
+	case *os.File, *net.TCPConn:
+		r.Kernel = true
+	}
+	return r.File.ReadFrom(src)
+}
+
+// Bytes returns what the file holds.
+func (r *Recorder) Bytes(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(r.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
