@@ -75,7 +75,7 @@ func exitCode(err error) int {
 		return exitRange
 	case errors.Is(err, errList):
 		return exitRead
-	case errors.Is(err, schemes.ErrWrite), xfer.IsWriteError(err):
+	case errors.Is(err, schemes.ErrWrite), xfer.ClassifyWrite(err) != xfer.NotWrite:
 		return exitWrite
 	case errors.Is(err, schemes.ErrTooManyRedirects):
 		return exitRedirects
@@ -519,7 +519,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
 		}
 	}
-	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (xfer.IsWriteError(err) || file != nil && wctx.Err() != nil) {
+	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (xfer.ClassifyWrite(err) != xfer.NotWrite || file != nil && wctx.Err() != nil) {
 		err = outputError(ctx, wctx, res.URL, target, err)
 	}
 	t.err = err

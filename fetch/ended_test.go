@@ -111,7 +111,7 @@ func TestEndKeepsEveryByte(t *testing.T) {
 					defer res.Body.Close()
 					got, err := copyTo(t, to, res.Body)
 					switch {
-					case xfer.IsWriteError(err), errors.Is(err, schemes.ErrWrite):
+					case xfer.ClassifyWrite(err) != xfer.NotWrite, errors.Is(err, schemes.ErrWrite):
 						t.Errorf("reported as a write error: %v", err)
 					case end == "timeout" && !errors.Is(err, schemes.ErrTimeout):
 						t.Errorf("got %v, want a timeout", err)

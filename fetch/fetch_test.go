@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -412,21 +411,5 @@ func TestNetErrorClassification(t *testing.T) {
 	}
 	if got := req.NetError("read", context.DeadlineExceeded); !errors.Is(got, schemes.ErrTimeout) {
 		t.Errorf("deadline: %v", got)
-	}
-}
-
-func TestIsWriteError(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	_, err = w.Write([]byte("x"))
-	w.Close()
-	if !xfer.IsWriteError(err) {
-		t.Errorf("EPIPE %v not a write error", err)
-	}
-	if xfer.IsWriteError(io.ErrUnexpectedEOF) {
-		t.Error("EOF is no write error")
 	}
 }

@@ -387,7 +387,7 @@ func (b *Body) wrap(err error) error {
 	if e := b.ended(); e != nil {
 		return e
 	}
-	if IsWriteError(err) {
+	if isWriteError(err) {
 		return err
 	}
 	return b.fail(err)

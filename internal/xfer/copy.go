@@ -178,12 +178,12 @@ func (s *fileSink) readFrom(r io.Reader, n int64) (int64, bool, error) {
 		return written + m, true, err
 	}
 	var pe *os.PathError
-	if errors.As(err, &pe) && (!IsWriteError(err) || sourceError(pe.Err)) {
+	if errors.As(err, &pe) && (!isWriteError(err) || sourceError(pe.Err)) {
 		// ReadFrom names the destination in every error, "write" as the
 		// operation, but this one is the source's (a reset, a timeout).
 		err = pe.Err
 	}
-	return written, IsWriteError(err), err
+	return written, isWriteError(err), err
 }
 
 // sourceError reports whether err, from a kernel copy into a file, can only

@@ -282,7 +282,7 @@ func TestWriteToClosedPipe(t *testing.T) {
 			pr.Close()
 			defer pw.Close()
 			_, err = io.Copy(pw, body)
-			if !IsWriteError(err) {
+			if !isWriteError(err) {
 				t.Errorf("got %v, want a write error", err)
 			}
 			var tf *transferFault

@@ -46,7 +46,7 @@
 // deadline) and a *TooLargeError; they, and a failure of the source no
 // protocol classified, go through Config.MapError, with which a caller
 // words them in its own taxonomy. A failure of the destination is
-// returned as it is, for IsWriteError to tell; an interrupt is
+// returned as it is, for ClassifyWrite to tell; an interrupt is
 // context.Canceled.
 package xfer
 

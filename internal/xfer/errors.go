@@ -36,14 +36,45 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the body exceeds the limit of %d bytes", e.Limit)
 }
 
-// IsWriteError reports whether err came from writing the output (a full
-// disk, a closed pipe, a read-only file system) rather than from the source.
-func IsWriteError(err error) bool {
-	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG, syscall.EPIPE, syscall.EROFS} {
+// WriteFault is what an error says of the output it came from, if it
+// came from one (ClassifyWrite).
+type WriteFault int
+
+// The faults ClassifyWrite tells apart.
+const (
+	// NotWrite: the error is not the output's; the source's, the
+	// transfer's, or none.
+	NotWrite WriteFault = iota
+	// WriteFailed: the output refused the bytes: a closed pipe (EPIPE),
+	// a read-only file system (EROFS), any failed write of a file.
+	WriteFailed
+	// DiskFull: the file system ran out of room: no space left
+	// (ENOSPC), the user's quota spent (EDQUOT), or a file larger than
+	// the file system or the process's limit allows (EFBIG). Every later
+	// file would fail the same way, so a run of many stops at the first.
+	DiskFull
+)
+
+// ClassifyWrite tells whether err came from writing the output rather
+// than from the source, and whether the disk is full: the one place that
+// decides it for the copy engine, fetch, the mirror and the command.
+func ClassifyWrite(err error) WriteFault {
+	if err == nil {
+		return NotWrite
+	}
+	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
 		if errors.Is(err, e) {
-			return true
+			return DiskFull
 		}
 	}
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Op == "write"
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EROFS) {
+		return WriteFailed
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "write" {
+		return WriteFailed
+	}
+	return NotWrite
 }
+
+// isWriteError reports whether err came from writing the output.
+func isWriteError(err error) bool { return ClassifyWrite(err) != NotWrite }
