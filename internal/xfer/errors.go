@@ -14,14 +14,16 @@ type StallError struct {
 	Reason string // in curl's words: "no data from the server for 300s"
 }
 
+// Error returns the reason.
 func (e *StallError) Error() string { return e.Reason }
 
 // DeadlineError is a transfer ended by its context's deadline; Err is the
 // context's error.
 type DeadlineError struct {
-	Err error
+	Err error // context.DeadlineExceeded
 }
 
+// Error returns the context's error's text.
 func (e *DeadlineError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the context's error.
@@ -29,9 +31,10 @@ func (e *DeadlineError) Unwrap() error { return e.Err }
 
 // TooLargeError is a body longer than the size limit it was read under.
 type TooLargeError struct {
-	Limit int64
+	Limit int64 // the limit, in bytes
 }
 
+// Error says what the limit was.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the body exceeds the limit of %d bytes", e.Limit)
 }

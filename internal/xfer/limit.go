@@ -14,10 +14,10 @@ import (
 // burst after a pause is at most one tick's worth.
 const limitTick = 100 * time.Millisecond
 
-// limiter bounds the rate a Body is read at (Client.LimitRate, curl's
-// --limit-rate). It books the body's bytes on its Client's bucket, which
-// all of the Client's bodies share, so that transfers running at once (-Z,
-// -r) keep to the rate together, as one transfer does: the flag is there
+// limiter bounds the rate a Body is read at (Config.Rate: fetch's
+// Client.LimitRate, curl's --limit-rate). It books the body's bytes on a
+// Bucket that all of one client's bodies share, so that transfers running
+// at once (-Z, -r) keep to the rate together, as one transfer does: the flag is there
 // for a link that must not be filled, which counts every byte that crosses
 // it. Before each read or kernel copy it sleeps until the bytes read so far
 // are paid for, and it bounds the size of the next read, so that the copy
@@ -90,7 +90,7 @@ func (c *chunkWriter) writeSplit(p []byte) (int, error) {
 }
 
 // wait sleeps until done bytes, the body's count so far, are paid for at
-// the rate, after what the Client's other bodies booked before them. The
+// the rate, after what the bucket's other bodies booked before them. The
 // sleep is a timer, and ends when the transfer does.
 func (l *limiter) wait(done int64) {
 	if l == nil {

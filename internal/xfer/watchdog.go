@@ -20,7 +20,7 @@ import (
 // the attempt's start, as curl's -Y/-y do: a server that accepts and says
 // nothing is slower than any limit, and ends at -y rather than at the
 // connect timeout. When a bound passes it cancels the attempt's context
-// with a timeout error as the cause: every fetcher closes its connections
+// with a *StallError as the cause: every fetcher closes its connections
 // when its context ends (see schemes.Fetcher), so a silent server cannot
 // hold a transfer.
 //
@@ -42,7 +42,7 @@ type Watchdog struct {
 	src     atomic.Pointer[kernelSource]
 	conns   dialedConns // the connections dialed, for the bytes before the body
 
-	// proxying counts the proxy handshakes under way (proxyDialer).
+	// proxying counts the proxy handshakes under way (Proxying).
 	proxying atomic.Int32
 
 	mu        sync.Mutex
@@ -317,6 +317,7 @@ func (w *Watchdog) Begin() {
 	}
 }
 
+// End ends the wait Begin began (see Begin).
 func (w *Watchdog) End(n int64, err error) {
 	if w == nil {
 		return
