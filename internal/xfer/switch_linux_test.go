@@ -83,3 +83,22 @@ func TestFastPathSwitchPipe(t *testing.T) {
 		t.Errorf("the pipe was grown with %s set", NoFastPathEnv)
 	}
 }
+
+// TestWriteToWithoutFastPaths runs the copy tests again with the fast
+// paths off: every destination, the size limit, a short body, a slow
+// sender and a closed pipe behave as they do with them on.
+func TestWriteToWithoutFastPaths(t *testing.T) {
+	t.Setenv(NoFastPathEnv, "1")
+	for name, test := range map[string]func(*testing.T){
+		"CheckedBodyEndsShort": TestWriteToCheckedBodyEndsShort,
+		"Pipe":                 TestWriteToPipe,
+		"RegularFile":          TestWriteToRegularFile,
+		"DevNull":              TestWriteToDevNull,
+		"PipeLimit":            TestWriteToPipeLimit,
+		"ClosedPipe":           TestWriteToClosedPipe,
+		"Writer":               TestWriteToWriter,
+		"SlowSender":           TestWriteToSlowSender,
+	} {
+		t.Run(name, test)
+	}
+}
