@@ -21,7 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/internal/bulk"
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -75,7 +75,7 @@ func exitCode(err error) int {
 		return exitRange
 	case errors.Is(err, errList):
 		return exitRead
-	case errors.Is(err, schemes.ErrWrite), fetch.IsWriteError(err):
+	case errors.Is(err, schemes.ErrWrite), xfer.ClassifyWrite(err) != xfer.NotWrite:
 		return exitWrite
 	case errors.Is(err, schemes.ErrTooManyRedirects):
 		return exitRedirects
@@ -198,7 +198,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 	if f, ok := c.stdout.(*os.File); ok && !c.opts.head {
 		// A reader at the other end of a pipe then takes up to 1 MiB at a
 		// time instead of the default 64 KiB, and both sides switch less.
-		bulk.GrowPipe(f)
+		xfer.GrowPipe(f)
 	}
 	if !c.opts.silent && isTerminal(c.stderr) {
 		c.progress = &progressBar{w: c.stderr}
@@ -519,7 +519,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
 		}
 	}
-	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (fetch.IsWriteError(err) || file != nil && wctx.Err() != nil) {
+	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (xfer.ClassifyWrite(err) != xfer.NotWrite || file != nil && wctx.Err() != nil) {
 		err = outputError(ctx, wctx, res.URL, target, err)
 	}
 	t.err = err

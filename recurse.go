@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/uri"
 )
@@ -381,7 +382,7 @@ func (c *command) recursionStatus(ctx context.Context, st mirror.Stats, err erro
 		fmt.Fprintf(c.stderr, "urlget: %d of %d URLs failed\n", st.Failed, st.Done)
 	}
 	switch {
-	case mirror.IsDiskFull(err):
+	case xfer.ClassifyWrite(err) == xfer.DiskFull:
 		if !c.opts.silent || c.opts.showError {
 			fmt.Fprintln(c.stderr, "urlget: the disk is full: the run stopped; run it again to resume once there is room")
 		}

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -85,8 +86,8 @@ type Client struct {
 	IdleTimeout time.Duration
 
 	// Timeout bounds each URL's whole transfer, body included (curl's
-	// --max-time); 0 means no limit. Body.WriteTo has written every byte
-	// that arrived before it when it returns the timeout.
+	// --max-time); 0 means no limit. A body's WriteTo has written every
+	// byte that arrived before it when it returns the timeout.
 	Timeout time.Duration
 
 	// TLSConfig is the base TLS configuration; nil means the system roots.
@@ -132,6 +133,16 @@ type Client struct {
 	// bound. It is read at the Client's first use. See limiter.
 	LimitRate int64
 
+	// PlainCopy turns the kernel's copy paths off for the Client's
+	// bodies: no splice, copy_file_range or sendfile, no body handing
+	// its connection to the destination; every byte goes through a
+	// buffer in user space, read with the body's Read and written with
+	// the destination's Write. An archiving or tracing client needs every
+	// byte through user space; it also tells whether a problem lies in a
+	// fast path. The environment variable URLGET_NO_FASTPATH=1 does the
+	// same for every Client of the process.
+	PlainCopy bool
+
 	// Retries is how many times a transient failure is retried (curl's
 	// --retry). RetryDelay is the wait between tries; 0 means exponential
 	// backoff from one second, doubling up to ten minutes.
@@ -156,7 +167,7 @@ type Client struct {
 	dialer   schemes.Dialer
 	tls      *tls.Config
 	proxy    func(u uri.URL) (*Proxy, error)
-	rate     *bucket // LimitRate's, shared by every body
+	rate     *xfer.Bucket // LimitRate's, shared by every body
 
 	// noGateway holds the proxies (their URLs, redacted) that answered
 	// 501 to a gopher: URL as a gateway: the run's later ones go by
@@ -278,7 +289,7 @@ func (c *Client) init() {
 		if c.proxy == nil {
 			c.proxy = ProxyFromEnvironment()
 		}
-		c.rate = newBucket(c.LimitRate)
+		c.rate = xfer.NewBucket(c.LimitRate)
 	})
 }
 
@@ -406,18 +417,19 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		})
 	}
 	wctx, cancelWatch := context.WithCancelCause(tctx)
-	w := c.newWatchdog(req, cancelWatch)
+	w := xfer.NewWatchdog(c.watchBounds(), cancelWatch)
 	took.w.Store(w)
 	cancel := func() {
-		w.stop()
+		w.Stop()
 		cancelWatch(nil)
 		cancelTime()
 	}
-	res, err := f.Fetch(w.context(wctx), req)
+	mapErr := transferError(tctx, req)
+	res, err := f.Fetch(w.Context(wctx), req)
 	if err != nil {
 		cancel()
-		if werr := w.fired(); werr != nil {
-			return nil, werr
+		if werr := w.Fired(); werr != nil {
+			return nil, mapErr(werr)
 		}
 		return nil, timeoutError(tctx, req, err)
 	}
@@ -437,15 +449,36 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 		if res.Size >= 0 {
 			total = res.Size - res.Offset
 		}
-		w.fetched()
-		res.Body = &Body{rc: res.Body, ctx: tctx, cancel: cancel, watch: w, req: req, max: c.MaxSize, progress: c.Progress, total: total, rate: newLimiter(tctx, c.rate)}
+		w.Fetched()
+		res.Body = xfer.New(tctx, res.Body, xfer.Config{
+			Watch:    w,
+			Cancel:   cancel,
+			Max:      c.MaxSize,
+			Progress: c.bodyProgress(req, total),
+			Rate:     c.rate,
+			Plain:    c.PlainCopy,
+			MapError: mapErr,
+		})
 	case res.Listing != nil:
-		w.fetched()
-		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, req: req}
+		w.Fetched()
+		res.Listing = &listing{Listing: res.Listing, ctx: tctx, cancel: cancel, watch: w, mapErr: mapErr, req: req}
 	default:
 		cancel()
 	}
 	return res, nil
+}
+
+// bodyProgress returns the progress callback of a body of req, total
+// bytes long (-1 when unknown), calling the Client's Progress; nil when
+// there is none.
+func (c *Client) bodyProgress(req *schemes.Request, total int64) func(done int64, final bool) {
+	if c.Progress == nil {
+		return nil
+	}
+	url := req.URL.Redacted()
+	return func(done int64, final bool) {
+		c.Progress(Progress{URL: url, Done: done, Total: total, Final: final})
+	}
 }
 
 // tookTooLong is the cause of a transfer that the Client's Timeout (curl's
@@ -454,13 +487,13 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 // no longer moves.
 type tookTooLong struct {
 	limit time.Duration
-	w     atomic.Pointer[watchdog]
+	w     atomic.Pointer[xfer.Watchdog]
 }
 
 func (e *tookTooLong) Error() string {
 	var n int64
 	if w := e.w.Load(); w != nil {
-		n = w.n.Load()
+		n = w.Received()
 	}
 	return fmt.Sprintf("operation timed out after %d milliseconds with %d bytes received", e.limit.Milliseconds(), n)
 }

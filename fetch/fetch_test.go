@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -239,20 +241,27 @@ func TestTimeoutCoversBody(t *testing.T) {
 	}
 }
 
-func TestBodyWriteToUsesKernelCopy(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
+// fileFetcher returns a fetcher whose every body is a regular file of
+// 10 MiB, opened afresh, with the bytes it holds.
+func fileFetcher(t *testing.T) (*stubFetcher, []byte) {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "src")
 	data := bytes.Repeat([]byte("0123456789"), 1<<20)
 	if err := os.WriteFile(src, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
+	return &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
 		fh, err := os.Open(src)
 		if err != nil {
 			return nil, err
 		}
 		return &schemes.Resource{Body: fh, Size: int64(len(data))}, nil
-	}}
+	}}, data
+}
+
+func TestBodyWriteToUsesKernelCopy(t *testing.T) {
+	dir := t.TempDir()
+	f, data := fileFetcher(t)
 	// Progress is called from the copy and from the watchdog's
 	// goroutine, so the last report is kept under a lock.
 	var (
@@ -282,6 +291,31 @@ func TestBodyWriteToUsesKernelCopy(t *testing.T) {
 	defer mu.Unlock()
 	if !last.Final || last.Done != int64(len(data)) || last.Total != int64(len(data)) {
 		t.Errorf("last progress %+v", last)
+	}
+}
+
+// TestPlainCopy: a Client's PlainCopy keeps its bodies off the kernel's
+// copy paths: a file body is read into user space and written, where
+// without it the destination's ReadFrom is handed the file; the bytes are
+// the same.
+func TestPlainCopy(t *testing.T) {
+	f, data := fileFetcher(t)
+	for _, plain := range []bool{false, true} {
+		c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, PlainCopy: plain}
+		res, err := c.Fetch(context.Background(), "t://h/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := xfertest.NewRecorder(t)
+		n, err := io.Copy(rec, res.Body)
+		res.Body.Close()
+		if err != nil || n != int64(len(data)) || !bytes.Equal(rec.Bytes(t), data) {
+			t.Fatalf("PlainCopy %v: copied %d of %d, %v", plain, n, len(data), err)
+		}
+		// Only Linux's copy tells a file's descriptor from another's.
+		if plain && rec.Kernel || !plain && !rec.Kernel && runtime.GOOS == "linux" {
+			t.Errorf("PlainCopy %v: the destination was handed the file: %v", plain, rec.Kernel)
+		}
 	}
 }
 
@@ -385,21 +419,5 @@ func TestNetErrorClassification(t *testing.T) {
 	}
 	if got := req.NetError("read", context.DeadlineExceeded); !errors.Is(got, schemes.ErrTimeout) {
 		t.Errorf("deadline: %v", got)
-	}
-}
-
-func TestIsWriteError(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	_, err = w.Write([]byte("x"))
-	w.Close()
-	if !IsWriteError(err) {
-		t.Errorf("EPIPE %v not a write error", err)
-	}
-	if IsWriteError(io.ErrUnexpectedEOF) {
-		t.Error("EOF is no write error")
 	}
 }

@@ -81,7 +81,8 @@
 // so a link under the name is replaced and its target keeps its bytes.
 // Listings are read as hostile: an entry is walked only when its URL lies
 // directly below the listing's. Two remote names the file system takes
-// for one are not merged (a *CollisionError); a full disk (IsDiskFull)
+// for one are not merged (a *CollisionError); a full disk (no space,
+// no quota left, a file too large for the file system)
 // stops the run with every file written whole.
 //
 // docs/mirror.md in the source tree describes the command's flags for

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -945,7 +946,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	n, err := io.Copy(f.File, res.Body)
 	if err != nil {
 		f.Abort(off+n > 0)
-		if fetch.IsWriteError(err) {
+		if xfer.ClassifyWrite(err) != xfer.NotWrite {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err}
 		}
 		e.failPart(masked, rel, err, f.Kept())
@@ -1384,7 +1385,7 @@ func (e *engine) failPart(masked, rel string, err error, kept bool) {
 	if e.first == nil {
 		e.first = err
 	}
-	if IsDiskFull(err) || errors.Is(err, ErrStateDir) {
+	if xfer.ClassifyWrite(err) == xfer.DiskFull || errors.Is(err, ErrStateDir) {
 		e.stop(fmt.Errorf("%w: %w", ErrStopped, err))
 	}
 	e.mu.Unlock()

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -72,14 +71,6 @@ func (e *CollisionError) Error() string {
 
 // Is makes errors.Is(err, ErrCollision) hold.
 func (e *CollisionError) Is(target error) bool { return target == ErrCollision }
-
-// IsDiskFull tells whether err is the file system running out of room:
-// no space left (ENOSPC), the user's quota spent (EDQUOT), or a file
-// larger than the file system or the process's limit allows (EFBIG). A
-// run stops at the first, since every later file would fail the same way.
-func IsDiskFull(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
-}
 
 // openStore opens (creating it when missing) the output directory dir.
 func openStore(dir string) (*store, error) {

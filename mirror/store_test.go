@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -375,33 +374,6 @@ func TestStorePruneMany(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(dir, "m")); len(left) != (n+2)/3 {
 		t.Errorf("%d entries left, want %d", len(left), (n+2)/3)
-	}
-}
-
-func TestIsDiskFull(t *testing.T) {
-	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, werr := f.Write([]byte("x"))
-	if !errors.Is(werr, syscall.ENOSPC) {
-		t.Fatalf("writing /dev/full: %v, want ENOSPC", werr)
-	}
-	for _, err := range []error{
-		werr,
-		fmt.Errorf("saving h/x: %w", werr),
-		&os.PathError{Op: "write", Path: "x", Err: syscall.EDQUOT},
-		&os.PathError{Op: "write", Path: "x", Err: syscall.EFBIG},
-	} {
-		if !IsDiskFull(err) {
-			t.Errorf("IsDiskFull(%v) = false", err)
-		}
-	}
-	for _, err := range []error{nil, io.EOF, fs.ErrPermission, &os.PathError{Op: "open", Path: "x", Err: syscall.EACCES}} {
-		if IsDiskFull(err) {
-			t.Errorf("IsDiskFull(%v) = true", err)
-		}
 	}
 }
 

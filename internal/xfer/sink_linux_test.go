@@ -1,7 +1,8 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
+	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"io"
 	"net"
 	"os"
@@ -14,7 +15,7 @@ import (
 // TestWriteToSlowSender sends a little, pauses, sends a little more and
 // closes: every byte must reach the file, and the close end the copy.
 func TestWriteToSlowSender(t *testing.T) {
-	ln := serveTCP(t, func(c net.Conn) {
+	ln := xfertest.ServeTCP(t, func(c net.Conn) {
 		c.Write([]byte("first part, "))
 		time.Sleep(200 * time.Millisecond)
 		c.Write([]byte("second part"))
@@ -26,11 +27,11 @@ func TestWriteToSlowSender(t *testing.T) {
 				t.Fatal(err)
 			}
 			if kind == "checked" {
-				return &checkedBody{c: c.(*net.TCPConn), want: 23}
+				return xfertest.NewCheckedBody(c.(*net.TCPConn), 23)
 			}
 			return c.(*net.TCPConn)
 		}
-		res := fetchBody(t, open, -1, 0, nil)
+		body := fetchBody(t, open, 0, nil)
 		path := filepath.Join(t.TempDir(), "dst")
 		dst, err := os.Create(path)
 		if err != nil {
@@ -38,7 +39,7 @@ func TestWriteToSlowSender(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			_, err := io.Copy(dst, res.Body)
+			_, err := io.Copy(dst, body)
 			done <- err
 		}()
 		select {

@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"context"
@@ -11,52 +11,22 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/urlget/urlget/schemes"
 )
 
-// The bounds a Client applies when its fields leave them at zero.
-const (
-	// DefaultConnectTimeout bounds everything before a resource's first
-	// byte: connecting, the TLS handshake, a greeting and login, and the
-	// wait for the reply to the request. Two minutes lets a slow server
-	// compute a large listing, a search or a dynamic page; Linux gives up
-	// a TCP connection attempt after about as long (tcp_syn_retries 6).
-	DefaultConnectTimeout = 2 * time.Minute
-
-	// DefaultIdleTimeout ends a transfer that receives nothing for this
-	// long, when no speed limit is set. TCP's retransmission timeout grows
-	// to two minutes between tries (RFC 6298 §2.5 allows a cap of at least
-	// 60 s; Linux's is 120 s), so five minutes lets a live connection ride
-	// out an outage of a few minutes, where wget's 900 s read timeout
-	// would keep a dead one for a quarter of an hour.
-	DefaultIdleTimeout = 5 * time.Minute
-
-	// dialTimeout bounds one TCP connection attempt when ConnectTimeout is
-	// not set, so that one unreachable address leaves time for the next.
-	dialTimeout = 30 * time.Second
-
-	// defaultSpeedTime and defaultSpeedLimit are curl's: -Y alone means
-	// over 30 seconds, -y alone means below 1 byte a second.
-	defaultSpeedTime  = 30 * time.Second
-	defaultSpeedLimit = 1
-)
-
-// watchdog bounds one attempt at a URL by time, whatever its scheme: until
+// Watchdog bounds one attempt at a URL by time, whatever its scheme: until
 // the fetcher returns, by the connect timeout; then, while the caller waits
 // on the body or listing, by the connect timeout until its first byte and
 // by the idle bound or the speed limit after it. A speed limit counts from
 // the attempt's start, as curl's -Y/-y do: a server that accepts and says
 // nothing is slower than any limit, and ends at -y rather than at the
 // connect timeout. When a bound passes it cancels the attempt's context
-// with a timeout error as the cause: every fetcher closes its connections
+// with a *StallError as the cause: every fetcher closes its connections
 // when its context ends (see schemes.Fetcher), so a silent server cannot
 // hold a transfer.
 //
 // Time spent while the caller is not reading (writing the bytes out, or
 // busy elsewhere) does not count against the server.
-type watchdog struct {
-	req     *schemes.Request
+type Watchdog struct {
 	cancel  context.CancelCauseFunc
 	start   time.Time
 	connect time.Duration
@@ -72,7 +42,7 @@ type watchdog struct {
 	src     atomic.Pointer[kernelSource]
 	conns   dialedConns // the connections dialed, for the bytes before the body
 
-	// proxying counts the proxy handshakes under way (proxyDialer).
+	// proxying counts the proxy handshakes under way (Proxying).
 	proxying atomic.Int32
 
 	mu        sync.Mutex
@@ -88,29 +58,24 @@ type watchdog struct {
 
 type watchKey struct{}
 
-// newWatchdog starts the connect bound of one attempt; cancel ends the
-// attempt's context.
-func (c *Client) newWatchdog(req *schemes.Request, cancel context.CancelCauseFunc) *watchdog {
-	w := &watchdog{req: req, cancel: cancel, start: time.Now(), connect: c.ConnectTimeout, idle: c.IdleTimeout}
-	if w.connect <= 0 {
-		w.connect = DefaultConnectTimeout
-	}
-	switch {
-	case w.idle == 0:
-		w.idle = DefaultIdleTimeout
-	case w.idle < 0:
-		w.idle = 0
-	}
-	w.limit, w.window = c.LowSpeedLimit, c.LowSpeedTime
-	if w.limit > 0 || w.window > 0 {
-		// curl: -y alone implies -Y 1; -Y alone implies -y 30.
-		if w.limit <= 0 {
-			w.limit = defaultSpeedLimit
-		}
-		if w.window <= 0 {
-			w.window = defaultSpeedTime
-		}
-	}
+// Bounds are the bounds of one attempt, as its caller resolved them.
+type Bounds struct {
+	// Connect bounds everything before the resource's first byte; it
+	// must be above 0.
+	Connect time.Duration
+	// Idle ends a transfer that receives nothing for this long; 0
+	// means no bound.
+	Idle time.Duration
+	// SpeedLimit, in bytes a second, and SpeedTime: a transfer below
+	// the limit for that long ends. Both are set, or neither.
+	SpeedLimit int64
+	SpeedTime  time.Duration
+}
+
+// NewWatchdog starts the connect bound of one attempt; cancel ends the
+// attempt's context, with the *StallError that ended it as the cause.
+func NewWatchdog(b Bounds, cancel context.CancelCauseFunc) *Watchdog {
+	w := &Watchdog{cancel: cancel, start: time.Now(), connect: b.Connect, idle: b.Idle, limit: b.SpeedLimit, window: b.SpeedTime}
 	w.every = time.Second
 	for _, d := range []time.Duration{w.connect, w.idle, w.window} {
 		if d > 0 && d/4 < w.every {
@@ -127,12 +92,52 @@ func (c *Client) newWatchdog(req *schemes.Request, cancel context.CancelCauseFun
 	return w
 }
 
-// context returns ctx carrying w, for the dialer to tell w it connected.
-func (w *watchdog) context(ctx context.Context) context.Context {
+// Context returns ctx carrying w, for the dialer to tell w it connected
+// (WatchdogFrom).
+func (w *Watchdog) Context(ctx context.Context) context.Context {
 	return context.WithValue(ctx, watchKey{}, w)
 }
 
-func (w *watchdog) connectExpired() {
+// WatchdogFrom returns the watchdog ctx carries, or nil; every method of
+// a nil watchdog does nothing.
+func WatchdogFrom(ctx context.Context) *Watchdog {
+	w, _ := ctx.Value(watchKey{}).(*Watchdog)
+	return w
+}
+
+// Dialed tells w that a connection, c, was made for the attempt, so that
+// a timeout can say whether the server was reached, and, under a speed
+// limit, so that the bytes c receives before the body count.
+func (w *Watchdog) Dialed(c net.Conn) {
+	if w == nil {
+		return
+	}
+	w.dialed.Store(true)
+	if w.limit > 0 {
+		w.conns.add(c)
+	}
+}
+
+// Proxying tells w that what is awaited is a proxy's answer, so that a
+// connect timeout names the proxy; the function it returns ends that.
+func (w *Watchdog) Proxying() (done func()) {
+	if w == nil {
+		return func() {}
+	}
+	w.proxying.Add(1)
+	return func() { w.proxying.Add(-1) }
+}
+
+// Received returns the bytes (or listing weight) the caller received so
+// far.
+func (w *Watchdog) Received() int64 {
+	if w == nil {
+		return 0
+	}
+	return w.n.Load()
+}
+
+func (w *Watchdog) connectExpired() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done || w.body {
@@ -143,7 +148,7 @@ func (w *watchdog) connectExpired() {
 
 // fireConnect ends the attempt for want of a reply within the connect
 // timeout; w.mu is held.
-func (w *watchdog) fireConnect() {
+func (w *Watchdog) fireConnect() {
 	what := "no reply from the server"
 	switch {
 	case w.proxying.Load() > 0:
@@ -154,9 +159,9 @@ func (w *watchdog) fireConnect() {
 	w.fire(fmt.Errorf("%s within %s", what, seconds(w.connect)))
 }
 
-// fetched tells w that the fetcher returned a body or listing: from now
+// Fetched tells w that the fetcher returned a body or listing: from now
 // on the caller's reads are watched.
-func (w *watchdog) fetched() {
+func (w *Watchdog) Fetched() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -177,7 +182,7 @@ func (w *watchdog) fetched() {
 // a greeting, a login, the request and the reply's head): the fetcher
 // reads those bytes itself, unseen, so the sockets dialed for the attempt
 // are asked how many came (dialedConns).
-func (w *watchdog) earlyTick() {
+func (w *Watchdog) earlyTick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done || w.body {
@@ -197,14 +202,14 @@ func (w *watchdog) earlyTick() {
 }
 
 // speedOK reports whether got bytes in elapsed meet the speed limit.
-func (w *watchdog) speedOK(got int64, elapsed time.Duration) bool {
+func (w *Watchdog) speedOK(got int64, elapsed time.Duration) bool {
 	return float64(got) >= float64(w.limit)*elapsed.Seconds()
 }
 
 // fireSlow ends the attempt for being below the speed limit for its time;
 // w.mu is held. When the connect timeout has passed too with no byte of
 // the resource yet, that is what is reported: the server has not replied.
-func (w *watchdog) fireSlow(now time.Time) {
+func (w *Watchdog) fireSlow(now time.Time) {
 	if !w.first.Load() && now.Sub(w.start) >= w.connect {
 		w.fireConnect()
 		return
@@ -214,7 +219,7 @@ func (w *watchdog) fireSlow(now time.Time) {
 
 // tick looks at what arrived since the last one and fires once the
 // transfer has been too slow (or silent) for its bound.
-func (w *watchdog) tick() {
+func (w *Watchdog) tick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -277,14 +282,14 @@ func (w *watchdog) tick() {
 }
 
 // fire ends the attempt with a timeout; w.mu is held.
-func (w *watchdog) fire(why error) {
+func (w *Watchdog) fire(why error) {
 	w.done = true
-	w.err = &schemes.Error{Kind: schemes.ErrTimeout, URL: w.req.URL.Redacted(), Err: why, Temporary: true}
+	w.err = &StallError{Reason: why.Error()}
 	w.cancel(w.err)
 }
 
-// stop ends the watch without a timeout.
-func (w *watchdog) stop() {
+// Stop ends the watch without a timeout.
+func (w *Watchdog) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
@@ -294,8 +299,8 @@ func (w *watchdog) stop() {
 	}
 }
 
-// fired returns the timeout w ended the attempt with, or nil.
-func (w *watchdog) fired() error {
+// Fired returns the *StallError w ended the attempt with, or nil.
+func (w *Watchdog) Fired() error {
 	if w == nil {
 		return nil
 	}
@@ -304,15 +309,16 @@ func (w *watchdog) fired() error {
 	return w.err
 }
 
-// begin and end bracket a wait on the source; n bytes arrived in it, and
+// Begin and End bracket a wait on the source; n bytes arrived in it, and
 // err ended it (an end of stream is the resource's last byte).
-func (w *watchdog) begin() {
+func (w *Watchdog) Begin() {
 	if w != nil {
 		w.waiting.Add(1)
 	}
 }
 
-func (w *watchdog) end(n int64, err error) {
+// End ends the wait Begin began (see Begin).
+func (w *Watchdog) End(n int64, err error) {
 	if w == nil {
 		return
 	}
@@ -325,7 +331,7 @@ func (w *watchdog) end(n int64, err error) {
 
 // pause ends a bracketed wait for as long as the caller does something
 // else (writes the bytes out); the function it returns begins it again.
-func (w *watchdog) pause() (resume func()) {
+func (w *Watchdog) pause() (resume func()) {
 	if w == nil {
 		return func() {}
 	}
@@ -334,7 +340,7 @@ func (w *watchdog) pause() (resume func()) {
 }
 
 // count adds n bytes received while a wait is already bracketed.
-func (w *watchdog) count(n int64) {
+func (w *Watchdog) count(n int64) {
 	if w != nil && n > 0 {
 		w.n.Add(n)
 		w.first.Store(true)
@@ -345,7 +351,7 @@ func (w *watchdog) count(n int64) {
 // read through a buffer (kernel true) is watched for the whole copy call
 // instead (copyWatched); each of its reads first looks whether it offers
 // its socket now (look).
-func (w *watchdog) reader(r io.Reader, kernel bool) io.Reader {
+func (w *Watchdog) reader(r io.Reader, kernel bool) io.Reader {
 	if w == nil {
 		return r
 	}
@@ -354,7 +360,7 @@ func (w *watchdog) reader(r io.Reader, kernel bool) io.Reader {
 
 type watchedReader struct {
 	r      io.Reader
-	w      *watchdog
+	w      *Watchdog
 	kernel bool
 }
 
@@ -363,16 +369,16 @@ func (r watchedReader) Read(p []byte) (int, error) {
 		r.w.look()
 		return r.r.Read(p)
 	}
-	r.w.begin()
+	r.w.Begin()
 	n, err := r.r.Read(p)
-	r.w.end(int64(n), err)
+	r.w.End(int64(n), err)
 	return n, err
 }
 
 // source tells w that the kernel copies from r, which it cannot see until
 // a copy call returns; the returned function undoes it.
-func (w *watchdog) source(r io.Reader) func() {
-	sc, ok := r.(syscall.Conn)
+func (w *Watchdog) source(r io.Reader) func() {
+	sc, ok := r.(Source)
 	if w == nil || !ok {
 		return func() {}
 	}
@@ -383,10 +389,10 @@ func (w *watchdog) source(r io.Reader) func() {
 // kernelSource is a socket the kernel copies from. Only the goroutine
 // that copies asks the source for it (look), before each copy call: a body
 // decides whether to offer its socket from what its reads left buffered
-// (gopher's raw body, internal/bulk's readers), state the watchdog's timer
+// (gopher's raw body; see Source), state the watchdog's timer
 // must not read while a copy changes it.
 type kernelSource struct {
-	conn     syscall.Conn
+	conn     Source
 	rc       atomic.Pointer[syscall.RawConn] // nil while the source withholds it
 	received uint64                          // the socket's byte count at the last sample
 	sampled  bool
@@ -394,7 +400,7 @@ type kernelSource struct {
 
 // look asks the source for its socket, for the samples taken during the
 // copy about to start; the caller is the goroutine that copies.
-func (w *watchdog) look() {
+func (w *Watchdog) look() {
 	if w == nil {
 		return
 	}
@@ -429,21 +435,6 @@ func (s *kernelSource) sample() (arrived int64, started, behind bool) {
 	}
 	s.received, s.sampled = received, true
 	return arrived, received > 0, queued > 0
-}
-
-// watchedDialer tells the attempt's watchdog when a connection is made,
-// so that a timeout can say whether the server was reached.
-type watchedDialer struct{ d schemes.Dialer }
-
-func (d watchedDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	c, err := d.d.DialContext(ctx, network, address)
-	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok && err == nil {
-		w.dialed.Store(true)
-		if w.limit > 0 {
-			w.conns.add(c)
-		}
-	}
-	return c, err
 }
 
 // dialedConns are the sockets dialed for an attempt under a speed limit,
@@ -491,13 +482,4 @@ func (d *dialedConns) arrived() int64 {
 // seconds formats d as curl's options give it: "5s", "1.5s", "300s".
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
-}
-
-// entryWeight is what a listing entry counts for against a speed limit:
-// the bytes of the server's line for it, or of its name and URL.
-func entryWeight(e schemes.Entry) int64 {
-	if e.Raw != "" {
-		return int64(len(e.Raw))
-	}
-	return int64(len(e.Name) + len(e.URL))
 }

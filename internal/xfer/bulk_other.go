@@ -1,15 +1,9 @@
 //go:build !linux
 
-package bulk
+package xfer
 
-import (
-	"os"
-	"syscall"
-)
+import "os"
 
 // GrowPipe does nothing on this platform, and reports false: it has no
 // call to resize a pipe.
 func GrowPipe(f *os.File) bool { return false }
-
-// SetPipeSize does nothing on this platform, and reports false.
-func SetPipeSize(rc syscall.RawConn) bool { return false }

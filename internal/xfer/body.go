@@ -1,14 +1,11 @@
-package fetch
+package xfer
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
-
-	"github.com/urlget/urlget/schemes"
 )
 
 // copyChunk is how much WriteTo moves per kernel copy call between progress
@@ -16,25 +13,60 @@ import (
 // run at full speed, small enough for a smooth progress bar.
 const copyChunk = 4 << 20
 
-// Body is the stream a Client returns as a Resource's Body. It enforces the
-// transfer's deadline and size limit, reports progress, and turns a deadline
-// into a timeout error. Its WriteTo hands the copy to the kernel where the
-// source and destination allow it (a local file, a TCP connection, a pipe),
-// so wrapping costs no extra copy through user space.
+// Body is the stream a transfer's Resource hands its caller: it enforces
+// the transfer's deadline and size limit, reports progress, and turns a
+// deadline into a timeout error. Its WriteTo hands the copy to the kernel
+// where the source and destination allow it (a local file, a TCP
+// connection, a pipe), so wrapping costs no extra copy through user space.
 type Body struct {
 	rc       io.ReadCloser
 	ctx      context.Context
 	cancel   context.CancelFunc
-	watch    *watchdog // bounds the waits on the source (watchdog.go)
-	req      *schemes.Request
+	watch    *Watchdog // bounds the waits on the source (watchdog.go)
 	max      int64
-	progress func(Progress)
-	total    int64
+	progress func(done int64, final bool)
+	mapErr   func(error) error
 	rate     *limiter // --limit-rate; nil for none (limit.go)
+	plain    bool     // no kernel fast path (Config.Plain, FastPathsOff)
 
 	n         int64
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// Config is what New wraps a source with.
+type Config struct {
+	// Watch bounds the waits on the source; nil bounds none.
+	Watch *Watchdog
+	// Cancel ends the transfer's context; Close calls it. Nil: nothing.
+	Cancel context.CancelFunc
+	// Max is the largest body accepted in bytes; 0 means no limit.
+	Max int64
+	// Progress, when not nil, is called with the bytes read so far as
+	// they arrive, and with final set once the transfer ended.
+	Progress func(done int64, final bool)
+	// Rate is the bucket the body's reads are booked on (a rate limit
+	// shared by every body of one caller); nil for none.
+	Rate *Bucket
+	// Plain turns every kernel fast path off for this body: each byte
+	// is read through the source's Read into a buffer and written with
+	// the destination's Write (see the package doc). FastPathsOff turns
+	// them off for every body.
+	Plain bool
+	// MapError turns the engine's own errors (a *StallError, a
+	// *DeadlineError, a *TooLargeError) and an unclassified error of the
+	// source into the caller's; nil leaves them as they are. Write errors
+	// and context.Canceled never go through it.
+	MapError func(error) error
+}
+
+// New wraps rc, the source of one transfer whose context is ctx.
+func New(ctx context.Context, rc io.ReadCloser, cfg Config) *Body {
+	cancel := cfg.Cancel
+	if cancel == nil {
+		cancel = func() {}
+	}
+	return &Body{rc: rc, ctx: ctx, cancel: cancel, watch: cfg.Watch, max: cfg.Max, progress: cfg.Progress, mapErr: cfg.MapError, rate: newLimiter(ctx, cfg.Rate), plain: cfg.Plain || FastPathsOff()}
 }
 
 // Read reads from the underlying body.
@@ -44,9 +76,9 @@ func (b *Body) Read(p []byte) (int, error) {
 		p = p[:b.max+1-b.n]
 	}
 	p = p[:b.rate.chunk(b.n, int64(len(p)))]
-	b.watch.begin()
+	b.watch.Begin()
 	n, err := b.rc.Read(p)
-	b.watch.end(int64(n), err)
+	b.watch.End(int64(n), err)
 	b.n += int64(n)
 	if b.max > 0 && b.n > b.max {
 		return n - int(b.n-b.max), b.tooLarge()
@@ -60,7 +92,7 @@ func (b *Body) Read(p []byte) (int, error) {
 
 // WriteTo copies the body to w in chunks of copyChunk bytes, checking the
 // size limit and reporting progress between chunks. How each chunk moves
-// depends on the two ends (see newSink and fileSink): through *os.File's
+// depends on the two ends (see sink, newSink and fileSink): through *os.File's
 // ReadFrom, which splices from a socket and uses copy_file_range between
 // regular files, by splice(2) from a regular file into a pipe or
 // /dev/null, and otherwise through one large reused buffer. Every byte is
@@ -72,9 +104,9 @@ func (b *Body) Read(p []byte) (int, error) {
 // bytes waiting in the socket from the speed check, and lost them when a
 // deadline or an interrupt closed the connection (see docs/performance.md).
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
-	s := newSink(w, describe(w))
+	s := b.sink(w)
 	defer s.release()
-	if wt, ok := b.rc.(io.WriterTo); ok && !hasDescriptor(b.rc) {
+	if wt, ok := b.rc.(io.WriterTo); ok && !b.plain && !hasDescriptor(b.rc) {
 		return b.delegate(wt, s, w)
 	}
 	var written int64
@@ -107,6 +139,15 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
+// sink returns the way to copy into w: the buffer alone when the fast
+// paths are off, else the fastest the two ends allow (newSink).
+func (b *Body) sink(w io.Writer) sink {
+	if b.plain {
+		return &bufferSink{w: w}
+	}
+	return newSink(w, describe(w))
+}
+
 // delegate lets a fetcher's own WriteTo drive the copy, for bodies that
 // must see their end themselves (FTP checks the 226 reply and the byte
 // count once the data connection ends) yet can offer the raw connection:
@@ -116,9 +157,9 @@ func (b *Body) delegate(wt io.WriterTo, s sink, w io.Writer) (int64, error) {
 	cw := &chunkWriter{b: b, s: s, w: w}
 	// The fetcher's WriteTo reads its source itself: all of it is a wait
 	// on the source, save what the sink's own writes take.
-	b.watch.begin()
+	b.watch.Begin()
 	n, err := wt.WriteTo(cw)
-	b.watch.end(0, err)
+	b.watch.End(0, err)
 	b.report(true)
 	switch {
 	case cw.limit != nil:
@@ -237,9 +278,10 @@ func (b *Body) chunk() int64 {
 
 // watchedSource returns r as a copy should read it: a source the kernel
 // copies from (kernel true) is made known to the watchdog, undone by the
-// function returned; any other has its reads watched one by one.
+// function returned; any other, and every source while the fast paths are
+// off, has its reads watched one by one.
 func (b *Body) watchedSource(r io.Reader) (src io.Reader, kernel bool, unwatch func()) {
-	if hasDescriptor(r) {
+	if !b.plain && hasDescriptor(r) {
 		return r, true, b.watch.source(r)
 	}
 	return b.watch.reader(r, false), false, func() {}
@@ -261,9 +303,9 @@ func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, 
 		src = b.watch.reader(src, true)
 	}
 	b.watch.look()
-	b.watch.begin()
+	b.watch.Begin()
 	m, werr, err := s.copyN(src, n)
-	b.watch.end(m, err)
+	b.watch.End(m, err)
 	return m, werr, err
 }
 
@@ -271,43 +313,54 @@ func (b *Body) copyWatched(s sink, src io.Reader, kernel bool, n int64) (int64, 
 func (b *Body) Close() error {
 	b.closeOnce.Do(func() {
 		// Closing may wait for the server (FTP's 226): bounded too.
-		b.watch.begin()
+		b.watch.Begin()
 		b.closeErr = b.rc.Close()
-		b.watch.end(0, nil)
+		b.watch.End(0, nil)
 		b.cancel()
 	})
 	return b.closeErr
 }
 
-// Len returns the number of bytes read so far.
-func (b *Body) Len() int64 { return b.n }
-
-// Unwrap returns the fetcher's own body.
-func (b *Body) Unwrap() io.ReadCloser { return b.rc }
-
 func (b *Body) report(final bool) {
 	if b.progress != nil {
-		b.progress(Progress{URL: b.req.URL.Redacted(), Done: b.n, Total: b.total, Final: final})
+		b.progress(b.n, final)
 	}
 }
 
 func (b *Body) tooLarge() error {
 	b.report(true)
-	return b.req.Fail(schemes.ErrTooLarge, "", 0, "", fmt.Errorf("the body exceeds the limit of %d bytes", b.max))
+	return b.fail(&TooLargeError{Limit: b.max})
 }
 
-// ended returns why the transfer ended early, once it has (see ended).
-func (b *Body) ended() error { return ended(b.ctx, b.watch, b.req) }
+// fail hands an error of the engine's or the source's to the caller's
+// MapError.
+func (b *Body) fail(err error) error {
+	if b.mapErr == nil {
+		return err
+	}
+	return b.mapErr(err)
+}
 
-// ended returns why a transfer's context ended, or nil while it runs: the
-// watchdog's timeout, the Client's Timeout or the caller's deadline as a
-// timeout, the caller's cancellation (an interrupt) as context.Canceled. A
-// copy that fails once it has ended failed because of it: its connection
-// was closed, or the deadline cut a write short, which is no fault of the
-// server's or of the destination's, so that a timeout is always reported
-// as one and an interrupt never as a write error.
-func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
-	if err := w.fired(); err != nil {
+// ended returns why the transfer ended early, once it has (see ended),
+// as the caller's MapError words it; an interrupt stays context.Canceled.
+func (b *Body) ended() error {
+	err := Ended(b.ctx, b.watch)
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return b.fail(err)
+}
+
+// Ended returns why a transfer's context ended, or nil while it runs: the
+// watchdog's *StallError, a deadline (the caller's Timeout, or the
+// caller's own) as a *DeadlineError, the caller's cancellation (an
+// interrupt) as context.Canceled. A copy that fails once it has ended
+// failed because of it: its connection was closed, or the deadline cut a
+// write short, which is no fault of the server's or of the destination's,
+// so that a timeout is always reported as one and an interrupt never as a
+// write error.
+func Ended(ctx context.Context, w *Watchdog) error {
+	if err := w.Fired(); err != nil {
 		return err
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
@@ -321,7 +374,7 @@ func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return timeoutError(ctx, req, err)
+		return &DeadlineError{Err: err}
 	default:
 		return err
 	}
@@ -329,55 +382,13 @@ func ended(ctx context.Context, w *watchdog, req *schemes.Request) error {
 
 // wrap classifies a read error: the transfer's end (ended) says what it
 // is; a write error (from WriteTo's destination) stays what it is for the
-// caller to classify; anything unclassified goes through Request.NetError.
+// caller to classify; anything else goes to the caller's MapError.
 func (b *Body) wrap(err error) error {
 	if e := b.ended(); e != nil {
 		return e
 	}
-	var se *schemes.Error
-	if errors.As(err, &se) {
+	if isWriteError(err) {
 		return err
 	}
-	if IsWriteError(err) {
-		return err
-	}
-	return b.req.NetError("read", err)
-}
-
-// listing applies the transfer's deadline to a Listing.
-type listing struct {
-	schemes.Listing
-	ctx       context.Context
-	cancel    context.CancelFunc
-	watch     *watchdog
-	req       *schemes.Request
-	closeOnce sync.Once
-	closeErr  error
-}
-
-func (l *listing) Next() (schemes.Entry, error) {
-	l.watch.begin()
-	e, err := l.Listing.Next()
-	l.watch.end(entryWeight(e), err)
-	if err != nil && err != io.EOF {
-		if e := ended(l.ctx, l.watch, l.req); e != nil {
-			err = e
-		} else {
-			var se *schemes.Error
-			if !errors.As(err, &se) {
-				err = l.req.NetError("listing", err)
-			}
-		}
-	}
-	return e, err
-}
-
-func (l *listing) Close() error {
-	l.closeOnce.Do(func() {
-		l.watch.begin()
-		l.closeErr = l.Listing.Close()
-		l.watch.end(0, nil)
-		l.cancel()
-	})
-	return l.closeErr
+	return b.fail(err)
 }

@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urlget/urlget/internal/bulk"
-	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/internal/xfer/xfertest"
 )
 
 // copyData is larger than one copy chunk and not a multiple of any buffer
@@ -30,10 +29,10 @@ func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ln := serveTCP(t, func(c net.Conn) { c.Write(data) })
+	ln := xfertest.ServeTCP(t, func(c net.Conn) { c.Write(data) })
 	// A connection that outlives its body, as a kept-alive HTTP one does,
 	// with bytes past the body that the copy must leave alone.
-	held := serveTCP(t, func(c net.Conn) {
+	held := xfertest.ServeTCP(t, func(c net.Conn) {
 		c.Write(data)
 		c.Write([]byte("past the body"))
 		<-t.Context().Done()
@@ -61,7 +60,7 @@ func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &checkedBody{c: c.(*net.TCPConn), want: int64(len(data))}
+			return xfertest.NewCheckedBody(c.(*net.TCPConn), int64(len(data)))
 		},
 		"limited": func() io.ReadCloser {
 			c, err := net.Dial("tcp", held.Addr().String())
@@ -71,111 +70,10 @@ func bodySources(t *testing.T, data []byte) map[string]func() io.ReadCloser {
 			// A copy that reads past the body waits for bytes that
 			// never come: the deadline turns that into a failure.
 			c.SetReadDeadline(time.Now().Add(10 * time.Second))
-			return &lengthBody{c: c.(*net.TCPConn), remain: int64(len(data))}
+			return xfertest.NewLengthBody(c.(*net.TCPConn), int64(len(data)))
 		},
 	}
 }
-
-// serveTCP listens on 127.0.0.1 and runs serve on every connection, then
-// closes it; the listener ends with the test.
-func serveTCP(t *testing.T, serve func(net.Conn)) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				serve(c)
-			}()
-		}
-	}()
-	return ln
-}
-
-// errShortBody is what checkedBody reports when its connection ended early.
-var errShortBody = errors.New("the connection ended before the announced length")
-
-// checkedBody is a body that must see its own end, as FTP's does (the 226
-// reply, the byte count): it hides its connection's descriptor but offers
-// the connection to the destination's ReadFrom in its WriteTo.
-type checkedBody struct {
-	c    *net.TCPConn
-	n    int64
-	want int64
-}
-
-func (b *checkedBody) Read(p []byte) (int, error) {
-	n, err := b.c.Read(p)
-	b.n += int64(n)
-	if err == io.EOF && b.n < b.want {
-		err = errShortBody
-	}
-	return n, err
-}
-
-func (b *checkedBody) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	var err error
-	if rf, ok := w.(io.ReaderFrom); ok {
-		n, err = rf.ReadFrom(b.c)
-	} else {
-		n, err = io.Copy(w, b.c)
-	}
-	b.n += n
-	if err == nil && b.n < b.want {
-		err = errShortBody
-	}
-	return n, err
-}
-
-func (b *checkedBody) Close() error { return b.c.Close() }
-
-// lengthBody is a body that ends before its connection does, as an HTTP
-// body of known length on a kept-alive connection: its WriteTo offers the
-// connection as an *io.LimitedReader of the body's bytes.
-type lengthBody struct {
-	c      *net.TCPConn
-	remain int64
-}
-
-func (b *lengthBody) Read(p []byte) (int, error) {
-	if b.remain <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > b.remain {
-		p = p[:b.remain]
-	}
-	n, err := b.c.Read(p)
-	b.remain -= int64(n)
-	if err == io.EOF && b.remain > 0 {
-		err = errShortBody
-	}
-	return n, err
-}
-
-func (b *lengthBody) WriteTo(w io.Writer) (int64, error) {
-	rf, ok := w.(io.ReaderFrom)
-	if !ok {
-		return io.Copy(w, struct{ io.Reader }{b})
-	}
-	lr := &io.LimitedReader{R: b.c, N: b.remain}
-	n, err := rf.ReadFrom(lr)
-	b.remain = lr.N
-	if err == nil && b.remain > 0 {
-		err = errShortBody
-	}
-	return n, err
-}
-
-func (b *lengthBody) Close() error { return b.c.Close() }
 
 // TestWriteToCheckedBodyEndsShort makes sure a body that checks its own end
 // still reports a short transfer when the copy goes through the kernel.
@@ -197,54 +95,63 @@ func TestWriteToCheckedBodyEndsShort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &checkedBody{c: c.(*net.TCPConn), want: int64(len(copyData))}
+		return xfertest.NewCheckedBody(c.(*net.TCPConn), int64(len(copyData)))
 	}
-	var last Progress
-	res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+	var last progress
+	body := fetchBody(t, open, 0, &last)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pr.Close()
 	go io.Copy(io.Discard, pr)
-	n, err := io.Copy(pw, res.Body)
+	n, err := io.Copy(pw, body)
 	pw.Close()
-	if !errors.Is(err, errShortBody) || n != int64(len(copyData)/2) {
+	if !errors.Is(err, xfertest.ErrShortBody) || n != int64(len(copyData)/2) {
 		t.Errorf("copied %d, %v; want %d and the body's own error", n, err, len(copyData)/2)
 	}
 }
 
-// fetchBody fetches a body from open through a Client with the given limit,
-// recording the last progress report in last.
-func fetchBody(t *testing.T, open func() io.ReadCloser, size, max int64, last *Progress) *schemes.Resource {
-	t.Helper()
-	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
-		return &schemes.Resource{Body: open(), Size: size}, nil
-	}}
-	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, MaxSize: max}
-	if last != nil {
-		c.Progress = func(p Progress) { *last = p }
-	}
-	res, err := c.Fetch(context.Background(), "t://h/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { res.Body.Close() })
-	return res
+// progress is a body's last progress report.
+type progress struct {
+	Done  int64
+	Final bool
 }
 
-// copyToFile copies r into a new file in a temporary directory, with
-// io.Copy (so through the file's ReadFrom and the body's WriteTo).
-func copyToFile(t *testing.T, r io.Reader) (path string, n int64, err error) {
+// transferFault is what the tests' MapError makes of the engine's own
+// errors and of the source's, so that a test can tell them from write
+// errors, which never go through it.
+type transferFault struct{ err error }
+
+func (e *transferFault) Error() string { return "transfer: " + e.err.Error() }
+func (e *transferFault) Unwrap() error { return e.err }
+
+// generous are bounds no test here reaches.
+var generous = Bounds{Connect: time.Minute, Idle: time.Minute}
+
+// fetchBody wraps the source open returns as one transfer's body, as a
+// client does, under generous bounds and the size limit max, recording the
+// last progress report in last.
+func fetchBody(t *testing.T, open func() io.ReadCloser, max int64, last *progress) io.ReadCloser {
 	t.Helper()
-	path = filepath.Join(t.TempDir(), "dst")
-	dst, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
+	return startBody(t, open(), generous, Config{Max: max}, last)
+}
+
+// startBody wraps rc as a transfer's body under a watchdog with bounds b,
+// with cfg's limits, as a client does; the body is closed with the test.
+func startBody(t testing.TB, rc io.ReadCloser, b Bounds, cfg Config, last *progress) io.ReadCloser {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := NewWatchdog(b, cancel)
+	w.Fetched()
+	cfg.Watch = w
+	cfg.Cancel = func() { w.Stop(); cancel(nil) }
+	cfg.MapError = func(err error) error { return &transferFault{err} }
+	if last != nil {
+		cfg.Progress = func(done int64, final bool) { *last = progress{Done: done, Final: final} }
 	}
-	defer dst.Close()
-	n, err = io.Copy(dst, r)
-	return path, n, err
+	body := New(ctx, rc, cfg)
+	t.Cleanup(func() { body.Close() })
+	return body
 }
 
 // TestWriteToPipe copies every kind of source into a pipe, the destination
@@ -252,20 +159,20 @@ func copyToFile(t *testing.T, r io.Reader) (path string, n int64, err error) {
 func TestWriteToPipe(t *testing.T) {
 	for name, open := range bodySources(t, copyData) {
 		t.Run(name, func(t *testing.T) {
-			var last Progress
-			res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+			var last progress
+			body := fetchBody(t, open, 0, &last)
 			pr, pw, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer pr.Close()
-			bulk.GrowPipe(pw)
+			GrowPipe(pw)
 			got := make(chan []byte)
 			go func() {
 				b, _ := io.ReadAll(pr)
 				got <- b
 			}()
-			n, err := io.Copy(pw, res.Body)
+			n, err := io.Copy(pw, body)
 			pw.Close()
 			if err != nil || n != int64(len(copyData)) {
 				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
@@ -287,19 +194,19 @@ func TestWriteToRegularFile(t *testing.T) {
 		// differ.
 		for _, report := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/progress=%v", name, report), func(t *testing.T) {
-				var last *Progress
+				var last *progress
 				if report {
-					last = &Progress{}
+					last = &progress{}
 				}
-				res := fetchBody(t, open, -1, 0, last)
-				path, n, err := copyToFile(t, res.Body)
+				body := fetchBody(t, open, 0, last)
+				path, n, err := xfertest.CopyToFile(t, body)
 				if err != nil || n != int64(len(copyData)) {
 					t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
 				}
 				if b, _ := os.ReadFile(path); !bytes.Equal(b, copyData) {
 					t.Error("the file differs from the body")
 				}
-				if report && (!last.Final || last.Done != n || last.Total != -1) {
+				if report && (!last.Final || last.Done != n) {
 					t.Errorf("last progress %+v", last)
 				}
 			})
@@ -312,14 +219,14 @@ func TestWriteToRegularFile(t *testing.T) {
 func TestWriteToDevNull(t *testing.T) {
 	for name, open := range bodySources(t, copyData) {
 		t.Run(name, func(t *testing.T) {
-			var last Progress
-			res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+			var last progress
+			body := fetchBody(t, open, 0, &last)
 			null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer null.Close()
-			n, err := io.Copy(null, res.Body)
+			n, err := io.Copy(null, body)
 			if err != nil || n != int64(len(copyData)) {
 				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
 			}
@@ -336,8 +243,8 @@ func TestWriteToPipeLimit(t *testing.T) {
 	const max = copyBufferSize + 12345
 	for name, open := range bodySources(t, copyData) {
 		t.Run(name, func(t *testing.T) {
-			var last Progress
-			res := fetchBody(t, open, -1, max, &last)
+			var last progress
+			body := fetchBody(t, open, max, &last)
 			pr, pw, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
@@ -348,9 +255,10 @@ func TestWriteToPipeLimit(t *testing.T) {
 				n, _ := io.Copy(io.Discard, pr)
 				done <- int(n)
 			}()
-			n, err := io.Copy(pw, res.Body)
+			n, err := io.Copy(pw, body)
 			pw.Close()
-			if !errors.Is(err, schemes.ErrTooLarge) || n > max+1 {
+			var large *TooLargeError
+			if !errors.As(err, &large) || n > max+1 {
 				t.Errorf("copied %d with a limit of %d: %v", n, max, err)
 			}
 			if got := <-done; int64(got) != n {
@@ -365,20 +273,20 @@ func TestWriteToPipeLimit(t *testing.T) {
 func TestWriteToClosedPipe(t *testing.T) {
 	for name, open := range bodySources(t, copyData) {
 		t.Run(name, func(t *testing.T) {
-			var last Progress
-			res := fetchBody(t, open, int64(len(copyData)), 0, &last)
+			var last progress
+			body := fetchBody(t, open, 0, &last)
 			pr, pw, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
 			pr.Close()
 			defer pw.Close()
-			_, err = io.Copy(pw, res.Body)
-			if !IsWriteError(err) {
+			_, err = io.Copy(pw, body)
+			if !isWriteError(err) {
 				t.Errorf("got %v, want a write error", err)
 			}
-			var se *schemes.Error
-			if errors.As(err, &se) {
+			var tf *transferFault
+			if errors.As(err, &tf) {
 				t.Errorf("a write error classified as the transfer's: %v", err)
 			}
 		})
@@ -389,10 +297,10 @@ func TestWriteToClosedPipe(t *testing.T) {
 func TestWriteToWriter(t *testing.T) {
 	for name, open := range bodySources(t, copyData) {
 		t.Run(name, func(t *testing.T) {
-			var last Progress
-			res := fetchBody(t, open, -1, 0, &last)
+			var last progress
+			body := fetchBody(t, open, 0, &last)
 			var sb strings.Builder
-			n, err := io.Copy(&sb, res.Body)
+			n, err := io.Copy(&sb, body)
 			if err != nil || n != int64(len(copyData)) || sb.String() != string(copyData) {
 				t.Fatalf("copied %d of %d, %v", n, len(copyData), err)
 			}
@@ -416,7 +324,7 @@ func BenchmarkBodyWriteTo(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer pr.Close()
-			bulk.GrowPipe(pw)
+			GrowPipe(pw)
 			go io.Copy(io.Discard, pr)
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
@@ -428,7 +336,7 @@ func BenchmarkBodyWriteTo(b *testing.B) {
 					}
 					rc = f
 				}
-				body := &Body{rc: rc, ctx: context.Background(), cancel: func() {}, total: -1}
+				body := New(context.Background(), rc, Config{})
 				if _, err := body.WriteTo(pw); err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package bulk
+package xfer
 
 import (
 	"os"
@@ -10,8 +10,11 @@ import (
 // both sides switch less. The standard library grows only the private
 // pipes it splices through (internal/poll), never a pipe it is handed as
 // stdout. It does nothing, and reports false, when f is not a pipe or the
-// size is refused.
+// size is refused, or while the fast paths are off (FastPathsOff).
 func GrowPipe(f *os.File) bool {
+	if FastPathsOff() {
+		return false
+	}
 	fi, err := f.Stat()
 	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		return false
@@ -20,12 +23,12 @@ func GrowPipe(f *os.File) bool {
 	if err != nil {
 		return false
 	}
-	return SetPipeSize(rc)
+	return setPipeSize(rc)
 }
 
-// SetPipeSize sets the size of the pipe rc refers to to PipeSize and
+// setPipeSize sets the size of the pipe rc refers to to PipeSize and
 // reports whether the kernel took it.
-func SetPipeSize(rc syscall.RawConn) bool {
+func setPipeSize(rc syscall.RawConn) bool {
 	var errno syscall.Errno
 	err := rc.Control(func(fd uintptr) {
 		_, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, PipeSize)

@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"errors"
@@ -80,16 +80,11 @@ func newSink(w io.Writer, d destination) sink {
 	return &fileSink{rf: rf, d: d, fallback: bufferSink{w: w, discard: d.null}, splice: fileSplicer(d)}
 }
 
-// hasDescriptor reports whether r is a file or a connection whose
-// descriptor the copy may hand to the kernel.
+// hasDescriptor reports whether r is a Source: a file or a connection
+// whose descriptor the copy may hand to the kernel.
 func hasDescriptor(r io.Reader) bool {
-	switch r.(type) {
-	case *os.File:
-		return true
-	case syscall.Conn:
-		return true
-	}
-	return false
+	_, ok := r.(Source)
+	return ok
 }
 
 // fileSink copies into a file, choosing for each chunk by its source:
@@ -105,7 +100,7 @@ func hasDescriptor(r io.Reader) bool {
 //     ReadFrom does not reach: it splices only from sockets, and
 //     copy_file_range wants regular files at both ends;
 //   - a source that offers its socket only once the bytes it read ahead
-//     are out (see internal/bulk): one buffered read, then the above;
+//     are out (see Source): one buffered read, then the above;
 //   - anything else: the buffer.
 type fileSink struct {
 	rf       io.ReaderFrom
@@ -119,14 +114,14 @@ type sourceKind int
 
 const (
 	sourceOther  sourceKind = iota // no descriptor: read into the buffer
-	sourceLater                    // a descriptor, but not yet (see internal/bulk)
+	sourceLater                    // a descriptor, but not yet (see Source)
 	sourceFile                     // a regular file
 	sourceSocket                   // a stream socket
 )
 
 // kindOf looks at r's descriptor, with one fstat(2).
 func kindOf(r io.Reader) sourceKind {
-	sc, ok := r.(syscall.Conn)
+	sc, ok := r.(Source)
 	if !ok {
 		return sourceOther
 	}
@@ -183,12 +178,12 @@ func (s *fileSink) readFrom(r io.Reader, n int64) (int64, bool, error) {
 		return written + m, true, err
 	}
 	var pe *os.PathError
-	if errors.As(err, &pe) && (!IsWriteError(err) || sourceError(pe.Err)) {
+	if errors.As(err, &pe) && (!isWriteError(err) || sourceError(pe.Err)) {
 		// ReadFrom names the destination in every error, "write" as the
 		// operation, but this one is the source's (a reset, a timeout).
 		err = pe.Err
 	}
-	return written, IsWriteError(err), err
+	return written, isWriteError(err), err
 }
 
 // sourceError reports whether err, from a kernel copy into a file, can only

@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 // burst after a pause is at most one tick's worth.
 const limitTick = 100 * time.Millisecond
 
-// limiter bounds the rate a Body is read at (Client.LimitRate, curl's
-// --limit-rate). It books the body's bytes on its Client's bucket, which
-// all of the Client's bodies share, so that transfers running at once (-Z,
-// -r) keep to the rate together, as one transfer does: the flag is there
+// limiter bounds the rate a Body is read at (Config.Rate: fetch's
+// Client.LimitRate, curl's --limit-rate). It books the body's bytes on a
+// Bucket that all of one client's bodies share, so that transfers running
+// at once (-Z, -r) keep to the rate together, as one transfer does: the flag is there
 // for a link that must not be filled, which counts every byte that crosses
 // it. Before each read or kernel copy it sleeps until the bytes read so far
 // are paid for, and it bounds the size of the next read, so that the copy
@@ -25,29 +25,29 @@ const limitTick = 100 * time.Millisecond
 // keep to the rate too. A nil limiter bounds nothing.
 type limiter struct {
 	ctx  context.Context // a sleep ends early when it is done
-	b    *bucket
+	b    *Bucket
 	seen int64 // the body's bytes booked on b
 }
 
-// bucket is a token bucket of one tick's depth: due is when the bytes
+// Bucket is a token bucket of one tick's depth: due is when the bytes
 // booked so far may have been read by, at rate bytes a second.
-type bucket struct {
+type Bucket struct {
 	rate int64
 	mu   sync.Mutex
 	due  time.Time
 }
 
-// newBucket returns a bucket at rate bytes a second, nil when rate is 0
+// NewBucket returns a bucket at rate bytes a second, nil when rate is 0
 // or less.
-func newBucket(rate int64) *bucket {
+func NewBucket(rate int64) *Bucket {
 	if rate <= 0 {
 		return nil
 	}
-	return &bucket{rate: rate, due: time.Now()}
+	return &Bucket{rate: rate, due: time.Now()}
 }
 
 // newLimiter returns a limiter that books on b, nil when b is nil.
-func newLimiter(ctx context.Context, b *bucket) *limiter {
+func newLimiter(ctx context.Context, b *Bucket) *limiter {
 	if b == nil {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (c *chunkWriter) writeSplit(p []byte) (int, error) {
 }
 
 // wait sleeps until done bytes, the body's count so far, are paid for at
-// the rate, after what the Client's other bodies booked before them. The
+// the rate, after what the bucket's other bodies booked before them. The
 // sleep is a timer, and ends when the transfer does.
 func (l *limiter) wait(done int64) {
 	if l == nil {
@@ -112,7 +112,7 @@ func (l *limiter) wait(done int64) {
 // book adds n bytes to the bucket and returns how long the reader waits
 // for them to be paid for. Time nobody read in (a server that was slow to
 // send) is credit of at most one tick.
-func (b *bucket) book(n int64) time.Duration {
+func (b *Bucket) book(n int64) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()

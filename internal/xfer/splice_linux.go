@@ -1,12 +1,10 @@
-package fetch
+package xfer
 
 import (
 	"errors"
 	"io"
 	"os"
 	"syscall"
-
-	"github.com/urlget/urlget/internal/bulk"
 )
 
 const (
@@ -86,7 +84,7 @@ func (s *spliceSink) copyN(r io.Reader, n int64) (int64, bool, error) {
 	if s.broken {
 		return s.fallback.copyN(r, n)
 	}
-	rc, err := r.(syscall.Conn).SyscallConn()
+	rc, err := r.(Source).SyscallConn()
 	if err != nil {
 		return s.fallback.copyN(r, n)
 	}
@@ -99,7 +97,7 @@ func (s *spliceSink) copyN(r io.Reader, n int64) (int64, bool, error) {
 	s.clean = false
 	var written int64
 	for written < n {
-		want := min(n-written, bulk.PipeSize)
+		want := min(n-written, PipeSize)
 		var moved int64
 		var serr error
 		// The private pipe is empty here, so EAGAIN means a socket
@@ -151,7 +149,7 @@ func (s *spliceSink) openPipe() bool {
 			return false
 		}
 		s.pr, s.pw = p[0], p[1]
-		syscall.Syscall(syscall.SYS_FCNTL, uintptr(s.pw), syscall.F_SETPIPE_SZ, bulk.PipeSize)
+		syscall.Syscall(syscall.SYS_FCNTL, uintptr(s.pw), syscall.F_SETPIPE_SZ, PipeSize)
 	}
 	s.open = true
 	return true

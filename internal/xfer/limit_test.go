@@ -1,4 +1,4 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/internal/xfer/xfertest"
 )
 
 // TestLimitRate copies a 256 KiB body at 128 KiB a second from every kind
@@ -18,17 +18,8 @@ import (
 func TestLimitRate(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 256<<10/16)
 	const rate = 128 << 10
-	fetchLimited := func(t *testing.T, open func() io.ReadCloser) *schemes.Resource {
-		f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
-			return &schemes.Resource{Body: open(), Size: int64(len(data))}, nil
-		}}
-		c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, LimitRate: rate}
-		res, err := c.Fetch(context.Background(), "t://h/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { res.Body.Close() })
-		return res
+	fetchLimited := func(t *testing.T, open func() io.ReadCloser) io.ReadCloser {
+		return startBody(t, open(), generous, Config{Rate: NewBucket(rate)}, nil)
 	}
 	check := func(t *testing.T, got []byte, n int64, err error, start time.Time) {
 		t.Helper()
@@ -43,19 +34,19 @@ func TestLimitRate(t *testing.T) {
 	for name, open := range bodySources(t, data) {
 		t.Run(name+"/file", func(t *testing.T) {
 			t.Parallel()
-			res := fetchLimited(t, open)
+			body := fetchLimited(t, open)
 			start := time.Now()
-			path, n, err := copyToFile(t, res.Body)
+			path, n, err := xfertest.CopyToFile(t, body)
 			got, _ := os.ReadFile(path)
 			check(t, got, n, err, start)
 		})
 	}
 	t.Run("reader/read", func(t *testing.T) {
 		t.Parallel()
-		res := fetchLimited(t, func() io.ReadCloser { return io.NopCloser(bytes.NewReader(data)) })
+		body := fetchLimited(t, func() io.ReadCloser { return io.NopCloser(bytes.NewReader(data)) })
 		start := time.Now()
 		// Only Read: io.ReadAll never asks for WriteTo.
-		got, err := io.ReadAll(res.Body)
+		got, err := io.ReadAll(body)
 		check(t, got, int64(len(got)), err, start)
 	})
 }
@@ -67,7 +58,7 @@ func TestLimiterChunk(t *testing.T) {
 	if n := (*limiter)(nil).chunk(0, 1<<20); n != 1<<20 {
 		t.Errorf("no limit allows %d of 1 MiB", n)
 	}
-	if n := newLimiter(ctx, newBucket(0)); n != nil {
+	if n := newLimiter(ctx, NewBucket(0)); n != nil {
 		t.Errorf("rate 0 gives a limiter")
 	}
 	for _, c := range []struct{ rate, want, got int64 }{
@@ -76,13 +67,13 @@ func TestLimiterChunk(t *testing.T) {
 		{5, 100, 1},
 		{1000, 50, 50},
 	} {
-		if n := newLimiter(ctx, newBucket(c.rate)).chunk(0, c.want); n != c.got {
+		if n := newLimiter(ctx, NewBucket(c.rate)).chunk(0, c.want); n != c.got {
 			t.Errorf("at %d B/s, a read of %d may take %d, want %d", c.rate, c.want, n, c.got)
 		}
 	}
 	// A sleep ends with the transfer.
 	cctx, cancel := context.WithCancel(ctx)
-	l := newLimiter(cctx, newBucket(1))
+	l := newLimiter(cctx, NewBucket(1))
 	cancel()
 	start := time.Now()
 	l.chunk(1000, 1)
@@ -91,27 +82,19 @@ func TestLimiterChunk(t *testing.T) {
 	}
 }
 
-// TestLimitRateShared: two bodies of one Client read at once keep to the
+// TestLimitRateShared: two bodies on one bucket read at once keep to the
 // rate together, as one body does: 2 x 128 KiB at 128 KiB a second take
 // about 1.9 s (the first tick's worth is free; 1.5 s leaves room for timer
 // slack), where a rate for each would let both end in under a second.
 func TestLimitRateShared(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 128<<10/16)
-	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
-		return &schemes.Resource{Body: io.NopCloser(bytes.NewReader(data)), Size: int64(len(data))}, nil
-	}}
-	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, LimitRate: 128 << 10}
+	rate := NewBucket(128 << 10)
 	start := time.Now()
 	errs := make(chan error, 2)
 	for range 2 {
+		body := startBody(t, io.NopCloser(bytes.NewReader(data)), generous, Config{Rate: rate}, nil)
 		go func() {
-			res, err := c.Fetch(context.Background(), "t://h/")
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer res.Body.Close()
-			got, err := io.ReadAll(res.Body)
+			got, err := io.ReadAll(body)
 			if err == nil && !bytes.Equal(got, data) {
 				err = io.ErrUnexpectedEOF
 			}
@@ -138,16 +121,9 @@ func TestLimitRateIsNoIdleServer(t *testing.T) {
 	for _, name := range []string{"tcp", "reader", "checked"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
-				return &schemes.Resource{Body: sources[name](), Size: int64(len(data))}, nil
-			}}
-			c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, LimitRate: 2, IdleTimeout: 200 * time.Millisecond}
-			res, err := c.Fetch(context.Background(), "t://h/")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			_, n, err := copyToFile(t, res.Body)
+			bounds := Bounds{Connect: time.Minute, Idle: 200 * time.Millisecond}
+			body := startBody(t, sources[name](), bounds, Config{Rate: NewBucket(2)}, nil)
+			_, n, err := xfertest.CopyToFile(t, body)
 			if err != nil || n != int64(len(data)) {
 				t.Errorf("copied %d bytes, %v; want all %d", n, err, len(data))
 			}

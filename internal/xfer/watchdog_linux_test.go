@@ -1,8 +1,7 @@
-package fetch
+package xfer
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"sync"
@@ -10,12 +9,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/urlget/urlget/schemes"
 )
 
-// probeBody offers its socket the way gopher's raw body and
-// internal/bulk's readers do, from state its reads change. Its one Read
+// probeBody offers its socket the way gopher's raw body does (a Source),
+// from state its reads change. Its one Read
 // blocks until something looks at the socket: SyscallConn asked then is
 // the race; the watchdog's sample through the RawConn it was given before
 // the copy is what should happen.
@@ -70,18 +67,10 @@ func (probeConn) Write(func(fd uintptr) bool) error { return errNoSocket }
 // raced with them (gopher's rawBody under the race detector).
 func TestWatchdogSamplesWithoutAskingTheBody(t *testing.T) {
 	body := &probeBody{looked: make(chan struct{})}
-	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
-		return &schemes.Resource{Body: body, Size: -1}, nil
-	}}
 	// An idle bound of 400 ms makes the watchdog look every 100 ms.
-	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": f}, IdleTimeout: 400 * time.Millisecond}
-	res, err := c.Fetch(context.Background(), "t://h/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	rc := startBody(t, body, Bounds{Connect: time.Minute, Idle: 400 * time.Millisecond}, Config{}, nil)
 	var got bytes.Buffer
-	if _, err := io.Copy(&got, res.Body); err != nil || got.String() != "x" {
+	if _, err := io.Copy(&got, rc); err != nil || got.String() != "x" {
 		t.Fatalf("copied %q, %v", got.String(), err)
 	}
 	if body.raced.Load() {
