@@ -1,7 +1,8 @@
-// Command urlget retrieves whatever an RFC 1738 URL names — ftp, http(s),
-// gopher, news, nntp, wais, file — and writes it to standard output. Its flags
-// follow curl's names and meanings; `urlget parse|resolve|normalize|equal`
-// expose the URL toolkit.
+// Package cli is the urlget command: its flags (curl's names and
+// meanings), the runs of URLs one at a time, in parallel (-Z) and
+// recursively (-r), the toolkit subcommands (`urlget
+// parse|resolve|normalize|equal`), and what the command prints. The
+// program's main calls Main.
 package cli
 
 import (
@@ -30,7 +31,9 @@ const version = "0.1.0"
 // command run by a test).
 var runtimeProcs int
 
-func main() {
+// Main runs the command with the arguments args (without the program's
+// name) and returns its exit status.
+func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	// One transfer at a time gains nothing from a second P and loses by
 	// it: net/http's reader and writer goroutines would hand each
 	// response over between threads. Runs of transfers at once (-Z, -r)
@@ -38,7 +41,7 @@ func main() {
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
 		runtimeProcs = runtime.GOMAXPROCS(1)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	return run(args, stdin, stdout, stderr)
 }
 
 // useParallelProcs gives a run of transfers at once the processors the

@@ -23,10 +23,11 @@ import (
 
 // TestMain makes the test binary the command for the scripts and for the
 // tests that run it as a process: run as "urlget" (testscript puts it in
-// PATH under that name), it is the program itself, main and all.
+// PATH under that name), it is the program itself, as the root's main
+// runs it.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"urlget": main,
+		"urlget": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
