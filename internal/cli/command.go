@@ -22,6 +22,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/bulk"
+	"github.com/urlget/urlget/internal/glob"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -386,7 +387,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	if t.err != nil {
 		return st
 	}
-	spec.file = globName(spec.file, m.globs)
+	spec.file = glob.Name(spec.file, m.globs)
 
 	if spec.file != "" || spec.remote {
 		name, err := c.targetName(u, spec)

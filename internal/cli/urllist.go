@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/glob"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -206,9 +207,9 @@ type urlQueue struct {
 	list  *urlList // the list being read
 	lists []*urlList
 
-	globbing bool  // expand the command line's URL globs (not -g)
-	glob     *glob // the command-line URL being expanded
-	globCLI  int   // its place among the command line's URLs
+	globbing bool          // expand the command line's URL globs (not -g)
+	glob     *glob.Pattern // the command-line URL being expanded
+	globCLI  int           // its place among the command line's URLs
 
 	// raws[head:] are the URLs queued and not handed out, parsed[head:]
 	// the same parsed (zero where meta's err is set), meta[head:] what
@@ -268,7 +269,7 @@ func (q *urlQueue) push(raw string, m queued) {
 func (q *urlQueue) take(wait bool) bool {
 	for {
 		if q.glob != nil {
-			raw, texts, ok := q.glob.next()
+			raw, texts, ok := q.glob.Next()
 			if ok {
 				q.push(raw, queued{cli: q.globCLI, globs: texts})
 				return true
@@ -318,14 +319,14 @@ func (q *urlQueue) pushCLI(raw string) {
 	cli := q.cli
 	q.cli++
 	if q.globbing {
-		g, err := parseGlob(raw)
+		g, err := glob.Parse(raw)
 		if err != nil {
 			q.push(raw, queued{cli: cli, err: &schemes.Error{Kind: schemes.ErrBadURL, URL: maskedText(raw), Err: err}})
 			return
 		}
 		if g != nil {
 			q.glob, q.globCLI = g, cli
-			u, texts, _ := g.next()
+			u, texts, _ := g.Next()
 			q.push(u, queued{cli: cli, globs: texts})
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -332,5 +333,56 @@ func TestURLListStreams(t *testing.T) {
 		if err != nil || string(b) != "body of /"+name+"\n" {
 			t.Errorf("%s: %q, %v", name, b, err)
 		}
+	}
+}
+
+// TestGlobQueue checks that the run's queue takes a glob's URLs one at a
+// time, each paired with the command line's place of the glob (for -o),
+// and holds no more of them than it looks ahead at.
+func TestGlobQueue(t *testing.T) {
+	q := newURLQueue([]string{"http://h/[1-1000000]", "http://h/{a,b}"}, nil)
+	q.globbing = true
+	for i := 1; i <= 1000; i++ {
+		raw, _, m, ok := q.next()
+		if want := "http://h/" + strconv.Itoa(i); !ok || raw != want || m.cli != 0 || m.globs[0] != strconv.Itoa(i) {
+			t.Fatalf("URL %d: %q %+v, want %q", i, raw, m, want)
+		}
+		q.ahead(maxAhead)
+	}
+	if c := cap(q.raws); c > 4*maxAhead {
+		t.Errorf("the queue holds room for %d URLs", c)
+	}
+	if q.last() {
+		t.Error("last() with 999000 URLs to go")
+	}
+
+	q = newURLQueue([]string{"http://h/{a,b}", "http://h/[z-x]", "http://h/{c}"}, nil)
+	q.globbing = true
+	var got []string
+	for {
+		raw, _, m, ok := q.next()
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d %s %v", m.cli, raw, m.err != nil))
+	}
+	want := []string{"0 http://h/a false", "0 http://h/b false", "1 http://h/[z-x] true", "2 http://h/c false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("queue gave %q, want %q", got, want)
+	}
+
+	// A malformed glob's message masks the password, and its column is
+	// the one in the URL shown.
+	q = newURLQueue([]string{"ftp://u:secret@h/{a"}, nil)
+	q.globbing = true
+	_, _, m, _ := q.next()
+	if m.err == nil || m.err.Error() != "ftp://u:****@h/{a: bad URL: unmatched brace at column 16" {
+		t.Errorf("a malformed glob with a password: %v", m.err)
+	}
+
+	// With -g, the URL is taken as it is.
+	q = newURLQueue([]string{"http://h/{a,b}"}, nil)
+	if raw, _, _, _ := q.next(); raw != "http://h/{a,b}" {
+		t.Errorf("with -g the queue gave %q", raw)
 	}
 }

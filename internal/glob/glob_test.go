@@ -1,10 +1,8 @@
-package cli
+package glob
 
 import (
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -14,9 +12,9 @@ import (
 // expand returns every URL of a glob, at most limit of them.
 func expand(t *testing.T, raw string, limit int) ([]string, [][]string) {
 	t.Helper()
-	g, err := parseGlob(raw)
+	g, err := Parse(raw)
 	if err != nil {
-		t.Fatalf("parseGlob(%q): %v", raw, err)
+		t.Fatalf("Parse(%q): %v", raw, err)
 	}
 	if g == nil {
 		return []string{raw}, nil
@@ -24,7 +22,7 @@ func expand(t *testing.T, raw string, limit int) ([]string, [][]string) {
 	var urls []string
 	var texts [][]string
 	for len(urls) < limit {
-		u, tx, ok := g.next()
+		u, tx, ok := g.Next()
 		if !ok {
 			break
 		}
@@ -97,10 +95,10 @@ func TestGlobErrors(t *testing.T) {
 		// Not an IPv6 address: a range, and a bad one.
 		{"http://[::1-2]/", "bad range step", 9},
 	} {
-		_, err := parseGlob(tt.in)
+		_, err := Parse(tt.in)
 		var ue *uri.Error
 		if !errors.As(err, &ue) || ue.Msg != tt.msg || ue.Col != tt.col {
-			t.Errorf("parseGlob(%q) = %v, want %q at column %d", tt.in, err, tt.msg, tt.col)
+			t.Errorf("Parse(%q) = %v, want %q at column %d", tt.in, err, tt.msg, tt.col)
 		}
 	}
 }
@@ -108,15 +106,15 @@ func TestGlobErrors(t *testing.T) {
 // TestGlobLazy checks that a glob of a million URLs is expanded as it is
 // taken: its state is one index a pattern, however many URLs it stands for.
 func TestGlobLazy(t *testing.T) {
-	g, err := parseGlob("http://h/[1-1000000]/[001-100]")
+	g, err := Parse("http://h/[1-1000000]/[001-100]")
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocs := testing.AllocsPerRun(100, func() { g.next() })
+	allocs := testing.AllocsPerRun(100, func() { g.Next() })
 	if allocs > 4 {
 		t.Errorf("next makes %v allocations a URL", allocs)
 	}
-	u, texts, _ := g.next()
+	u, texts, _ := g.Next()
 	if u != "http://h/2/002" || !slices.Equal(texts, []string{"2", "002"}) {
 		t.Errorf("next = %q %q, want the 102nd combination", u, texts)
 	}
@@ -131,63 +129,12 @@ func TestGlobName(t *testing.T) {
 		"plain":       "plain",
 		"#12":         "#12",
 	} {
-		if got := globName(in, texts); got != want {
-			t.Errorf("globName(%q) = %q, want %q", in, got, want)
+		if got := Name(in, texts); got != want {
+			t.Errorf("Name(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := globName("#1", nil); got != "#1" {
-		t.Errorf("globName without globs = %q", got)
-	}
-}
-
-// TestGlobQueue checks that the run's queue takes a glob's URLs one at a
-// time, each paired with the command line's place of the glob (for -o),
-// and holds no more of them than it looks ahead at.
-func TestGlobQueue(t *testing.T) {
-	q := newURLQueue([]string{"http://h/[1-1000000]", "http://h/{a,b}"}, nil)
-	q.globbing = true
-	for i := 1; i <= 1000; i++ {
-		raw, _, m, ok := q.next()
-		if want := "http://h/" + strconv.Itoa(i); !ok || raw != want || m.cli != 0 || m.globs[0] != strconv.Itoa(i) {
-			t.Fatalf("URL %d: %q %+v, want %q", i, raw, m, want)
-		}
-		q.ahead(maxAhead)
-	}
-	if c := cap(q.raws); c > 4*maxAhead {
-		t.Errorf("the queue holds room for %d URLs", c)
-	}
-	if q.last() {
-		t.Error("last() with 999000 URLs to go")
-	}
-
-	q = newURLQueue([]string{"http://h/{a,b}", "http://h/[z-x]", "http://h/{c}"}, nil)
-	q.globbing = true
-	var got []string
-	for {
-		raw, _, m, ok := q.next()
-		if !ok {
-			break
-		}
-		got = append(got, fmt.Sprintf("%d %s %v", m.cli, raw, m.err != nil))
-	}
-	want := []string{"0 http://h/a false", "0 http://h/b false", "1 http://h/[z-x] true", "2 http://h/c false"}
-	if !slices.Equal(got, want) {
-		t.Errorf("queue gave %q, want %q", got, want)
-	}
-
-	// A malformed glob's message masks the password, and its column is
-	// the one in the URL shown.
-	q = newURLQueue([]string{"ftp://u:secret@h/{a"}, nil)
-	q.globbing = true
-	_, _, m, _ := q.next()
-	if m.err == nil || m.err.Error() != "ftp://u:****@h/{a: bad URL: unmatched brace at column 16" {
-		t.Errorf("a malformed glob with a password: %v", m.err)
-	}
-
-	// With -g, the URL is taken as it is.
-	q = newURLQueue([]string{"http://h/{a,b}"}, nil)
-	if raw, _, _, _ := q.next(); raw != "http://h/{a,b}" {
-		t.Errorf("with -g the queue gave %q", raw)
+	if got := Name("#1", nil); got != "#1" {
+		t.Errorf("Name without globs = %q", got)
 	}
 }
 
@@ -198,11 +145,11 @@ func FuzzParseGlob(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		g, err := parseGlob(s)
+		g, err := Parse(s)
 		if err != nil {
 			var ue *uri.Error
 			if !errors.As(err, &ue) || ue.Col < 1 || ue.Col > len(s)+1 {
-				t.Fatalf("parseGlob(%q) = %v", s, err)
+				t.Fatalf("Parse(%q) = %v", s, err)
 			}
 			return
 		}
@@ -218,7 +165,7 @@ func FuzzParseGlob(f *testing.F) {
 		}
 		var n int64
 		for {
-			_, texts, ok := g.next()
+			_, texts, ok := g.Next()
 			if !ok {
 				break
 			}

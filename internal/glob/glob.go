@@ -1,4 +1,4 @@
-package cli
+package glob
 
 import (
 	"net/netip"
@@ -52,26 +52,26 @@ func (p *globPat) text(i int64) string {
 	return s
 }
 
-// glob is a globbed URL and where its expansion stands: lits[i] is the
+// Pattern is a globbed URL and where its expansion stands: lits[i] is the
 // fixed text before pats[i], and the last of lits follows the last
 // pattern.
-type glob struct {
+type Pattern struct {
 	lits []string
 	pats []globPat
 	idx  []int64 // the current text of each pattern
 	more bool    // next has a combination left to give
 }
 
-// parseGlob reads raw's sets and ranges. It returns nil, and no error,
+// Parse reads raw's sets and ranges. It returns nil, and no error,
 // when raw holds neither a glob nor an escape: such a URL is taken as it
 // is.
 // A malformed pattern is a *uri.Error naming its column, as curl names
 // the position (exit 3).
-func parseGlob(raw string) (*glob, error) {
+func Parse(raw string) (*Pattern, error) {
 	if !strings.ContainsAny(raw, "{}[]") {
 		return nil, nil
 	}
-	g := &glob{}
+	g := &Pattern{}
 	hostStart, hostEnd := hostSpan(raw)
 	var lit strings.Builder
 	total := int64(1)
@@ -279,9 +279,9 @@ func globError(raw string, i int, msg string) error {
 	return &uri.Error{Input: raw, Col: i + 1, Msg: msg}
 }
 
-// next returns the next combination: the URL and the text each glob
+// Next returns the next combination: the URL and the text each glob
 // stands for in it (for #n in -o names). ok is false once all are given.
-func (g *glob) next() (url string, texts []string, ok bool) {
+func (g *Pattern) Next() (url string, texts []string, ok bool) {
 	if !g.more {
 		return "", nil, false
 	}
@@ -306,9 +306,9 @@ func (g *glob) next() (url string, texts []string, ok bool) {
 	return b.String(), texts, true
 }
 
-// globName replaces #n in an -o name by the text of the URL's n-th glob,
+// Name replaces #n in an -o name by the text of the URL's n-th glob,
 // as curl does; a # that names no glob stays as it is.
-func globName(name string, texts []string) string {
+func Name(name string, texts []string) string {
 	if len(texts) == 0 || !strings.Contains(name, "#") {
 		return name
 	}
