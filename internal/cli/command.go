@@ -23,6 +23,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/internal/glob"
+	"github.com/urlget/urlget/internal/outfile"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -403,7 +404,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	if c.opts.continueAt == "-" {
 		if st.target != "" {
 			// The file itself, not what a link there leads to: a link
-			// is not written through (openResume).
+			// is not written through (outfile.OpenResume).
 			if fi, err := os.Lstat(st.target); err == nil && fi.Mode().IsRegular() {
 				st.offset = fi.Size()
 			}
@@ -467,7 +468,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	}
 
 	var out io.Writer = c.stdout
-	var file *atomicFile
+	var file *outfile.File
 	if target != "" {
 		var err error
 		if c.opts.createDirs {
@@ -476,11 +477,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		switch {
 		case err != nil:
 		case c.opts.continueAt != "":
-			file, err = openResume(wctx, target, offset, st.named)
+			file, err = outfile.OpenResume(wctx, target, offset, st.named)
 		case st.named:
-			file, err = createNamed(target)
+			file, err = outfile.CreateNamed(target)
 		default:
-			file, err = createOutput(wctx, target)
+			file, err = outfile.Create(wctx, target)
 		}
 		if err != nil {
 			closeRes(res)
@@ -488,7 +489,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 			return t
 		}
 		out = file
-		defer file.watchWrites(wctx)()
+		defer file.WatchWrites(wctx)()
 	}
 
 	if c.progress != nil {

@@ -1,10 +1,10 @@
 //go:build !unix
 
-package cli
+package outfile
 
 import "os"
 
-// noFollow has no equivalent here: openResume then checks the name with
+// noFollow has no equivalent here: OpenResume then checks the name with
 // Lstat only.
 const noFollow = 0
 

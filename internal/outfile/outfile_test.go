@@ -1,4 +1,4 @@
-package cli
+package outfile
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // error of the commit.
 func writeOutput(t *testing.T, target, body string) error {
 	t.Helper()
-	f, err := createOutput(context.Background(), target)
+	f, err := Create(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func TestAtomicFile(t *testing.T) {
 	if err := os.Chmod(old, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	f, err := createOutput(context.Background(), old)
+	f, err := Create(context.Background(), old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := createOutput(context.Background(), old)
+	g, err := Create(context.Background(), old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestAtomicFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(busy, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := createOutput(context.Background(), busy); err == nil {
+	if f, err := Create(context.Background(), busy); err == nil {
 		f.Abort()
 		t.Error("a directory taken for an output file")
 	}
@@ -117,7 +117,7 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("the directory holds %q, want %q", names, want)
 	}
 
-	if _, err := createOutput(context.Background(), filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Create(context.Background(), filepath.Join(dir, "missing", "f")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file in a missing directory: %v", err)
 	}
 }

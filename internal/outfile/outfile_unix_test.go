@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package outfile
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func TestCreateOutputInPlace(t *testing.T) {
 		t.Errorf("the FIFO's reader got %q through the link", s)
 	}
 	readFIFO()
-	f, err := createOutput(context.Background(), fifo)
+	f, err := Create(context.Background(), fifo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package outfile
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// atomicFile writes into a temporary file beside the target and renames it
+// File writes into a temporary file beside the target and renames it
 // into place only when the transfer completed, so that a failed transfer
 // leaves an existing file untouched and no partial file behind. With -C the
 // target itself is written (created, or appended to): what arrived before a
@@ -21,7 +21,7 @@ import (
 // A target that exists and is no regular file (/dev/null, a FIFO, a
 // terminal) is written in place too: it cannot be replaced, only written
 // to, as curl does.
-type atomicFile struct {
+type File struct {
 	*os.File
 	target   string
 	inPlace  bool // the target itself is written: nothing to rename or remove
@@ -29,13 +29,13 @@ type atomicFile struct {
 	perm     os.FileMode
 }
 
-// createOutput opens target for a body written from its start. A regular
+// Create opens target for a body written from its start. A regular
 // file, or none yet, is written atomically (createAtomic); through a
 // symbolic link, the file the link leads to is, and the link stays.
 // Anything else is written in place: what exists and is no regular file,
 // a dangling link's file, and the names of a descriptor (standsForOpenFile),
 // which must be written through, not replaced.
-func createOutput(ctx context.Context, target string) (*atomicFile, error) {
+func Create(ctx context.Context, target string) (*File, error) {
 	if standsForOpenFile(target) {
 		return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
 	}
@@ -86,8 +86,8 @@ const fifoRetry = 50 * time.Millisecond
 // a signal nor -m could end the wait (fifo(7)): a FIFO is opened without
 // waiting, and tried again every fifoRetry while it has no reader (ENXIO).
 // Its writes then go through Go's poller, so that a write deadline
-// (watchWrites) ends a write into a pipe whose reader stopped reading.
-func openInPlace(ctx context.Context, target string, flags int) (*atomicFile, error) {
+// (WatchWrites) ends a write into a pipe whose reader stopped reading.
+func openInPlace(ctx context.Context, target string, flags int) (*File, error) {
 	fi, err := os.Stat(target)
 	fifo := err == nil && fi.Mode()&os.ModeNamedPipe != 0
 	if fifo {
@@ -96,7 +96,7 @@ func openInPlace(ctx context.Context, target string, flags int) (*atomicFile, er
 	for {
 		f, err := os.OpenFile(target, os.O_WRONLY|flags, 0o666)
 		if err == nil {
-			return &atomicFile{File: f, target: target, inPlace: true}, nil
+			return &File{File: f, target: target, inPlace: true}, nil
 		}
 		if !fifo || !errors.Is(err, syscall.ENXIO) {
 			return nil, err
@@ -109,11 +109,11 @@ func openInPlace(ctx context.Context, target string, flags int) (*atomicFile, er
 	}
 }
 
-// watchWrites makes a write into an in-place target that blocks (a FIFO
+// WatchWrites makes a write into an in-place target that blocks (a FIFO
 // whose reader stopped reading, a terminal held by flow control) end when
 // ctx does. It returns the function that stops watching. Regular files
 // have no write deadlines; their writes do not wait on a reader.
-func (f *atomicFile) watchWrites(ctx context.Context) (stop func() bool) {
+func (f *File) WatchWrites(ctx context.Context) (stop func() bool) {
 	if !f.inPlace {
 		return func() bool { return false }
 	}
@@ -123,7 +123,7 @@ func (f *atomicFile) watchWrites(ctx context.Context) (stop func() bool) {
 // createAtomic opens a temporary file beside target, for Commit to rename
 // into place: in the same directory, so that the rename stays within one
 // file system.
-func createAtomic(target string) (*atomicFile, error) {
+func createAtomic(target string) (*File, error) {
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
@@ -132,16 +132,16 @@ func createAtomic(target string) (*atomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &atomicFile{File: f, target: target}, nil
+	return &File{File: f, target: target}, nil
 }
 
-// createNamed opens target for a body written from its start when the
+// CreateNamed opens target for a body written from its start when the
 // server chose its name (-O, -J): a temporary file made anew (O_EXCL) is
 // renamed over target by Commit, whatever stands there. A symbolic link,
 // a hard link to another file, a FIFO placed under the name are replaced
 // as names, never written through: the server does not choose which of
 // the user's files its bytes go into.
-func createNamed(target string) (*atomicFile, error) {
+func CreateNamed(target string) (*File, error) {
 	fi, err := os.Lstat(target)
 	f, cerr := createAtomic(target)
 	if cerr == nil && err == nil && fi.Mode().IsRegular() {
@@ -157,14 +157,14 @@ var errLinked = errors.New("is a symbolic link, which -C does not write through"
 // that has other names.
 var errHardLinked = errors.New("has other hard links, which -C -O does not write through")
 
-// openResume opens target for -C: the body's rest is appended to it from
+// OpenResume opens target for -C: the body's rest is appended to it from
 // offset, or with offset 0 the file is started afresh. As curl, the file
 // itself is written, but never through a symbolic link as its last
 // component (O_NOFOLLOW), which would have the bytes, or the truncation,
 // land in whatever file the link names; when the server chose the name
 // (-O), not through a second hard link either. The names that stand for a
 // descriptor (/dev/stdout) are links by nature and are written through.
-func openResume(ctx context.Context, target string, offset int64, named bool) (*atomicFile, error) {
+func OpenResume(ctx context.Context, target string, offset int64, named bool) (*File, error) {
 	flags := os.O_CREATE
 	if offset > 0 {
 		flags |= os.O_APPEND
@@ -199,10 +199,10 @@ func openResume(ctx context.Context, target string, offset int64, named bool) (*
 
 // ReadFrom passes io.Copy straight to *os.File so that the kernel's copy
 // paths (copy_file_range, splice) stay in use.
-func (f *atomicFile) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFrom(r) }
+func (f *File) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFrom(r) }
 
 // Commit makes the file visible under its target name.
-func (f *atomicFile) Commit() error {
+func (f *File) Commit() error {
 	if f.inPlace {
 		return f.File.Close()
 	}
@@ -228,7 +228,7 @@ func (f *atomicFile) Commit() error {
 }
 
 // Abort discards the temporary file; with -C the partial data is kept.
-func (f *atomicFile) Abort() {
+func (f *File) Abort() {
 	f.File.Close()
 	if !f.inPlace {
 		os.Remove(f.File.Name())

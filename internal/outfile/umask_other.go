@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package outfile
 
 // umask returns 0 where there is no file mode creation mask: the output
 // file gets the permissions a new file would (0666 where modes apply).
