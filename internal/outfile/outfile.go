@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,7 +54,7 @@ func Create(ctx context.Context, target string) (*File, error) {
 	if err == nil && !fi.Mode().IsRegular() {
 		return openInPlace(ctx, target, 0)
 	}
-	f, cerr := createAtomic(target)
+	f, cerr := createAtomic(target, err == nil)
 	if cerr == nil && err == nil {
 		f.replaces, f.perm = true, fi.Mode().Perm()
 	}
@@ -120,20 +123,44 @@ func (f *File) WatchWrites(ctx context.Context) (stop func() bool) {
 	return context.AfterFunc(ctx, func() { f.File.SetWriteDeadline(time.Now()) })
 }
 
-// createAtomic opens a temporary file beside target, for Commit to rename
-// into place: in the same directory, so that the rename stays within one
-// file system.
-func createAtomic(target string) (*File, error) {
+// createAtomic opens a new temporary file beside target, for Commit to
+// rename into place: in the same directory, so that the rename stays
+// within one file system.
+//
+// The file is made with mode 0666, as a program makes any new file, and
+// the kernel takes the process's umask (and a directory's default ACL)
+// off it at creation (open(2)): it has from the start the mode a new
+// target gets, and nothing reads the umask, which POSIX offers no way to
+// do but setting it (umask(2)), a change that file creation in other
+// goroutines would see meanwhile. With private it is made 0600 instead:
+// it replaces a file whose mode Commit then gives it, and a body bound
+// for a file only its owner reads must not be readable by others while
+// it arrives.
+func createAtomic(target string, private bool) (*File, error) {
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".urlget-*")
-	if err != nil {
-		return nil, err
+	mode := os.FileMode(0o666)
+	if private {
+		mode = 0o600
 	}
-	return &File{File: f, target: target}, nil
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+".urlget-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) && try < maxTempTries {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, target: target}, nil
+	}
 }
+
+// maxTempTries bounds the names createAtomic tries when another file
+// holds the one it drew, as os.CreateTemp bounds them.
+const maxTempTries = 10000
 
 // CreateNamed opens target for a body written from its start when the
 // server chose its name (-O, -J): a temporary file made anew (O_EXCL) is
@@ -143,8 +170,9 @@ func createAtomic(target string) (*File, error) {
 // the user's files its bytes go into.
 func CreateNamed(target string) (*File, error) {
 	fi, err := os.Lstat(target)
-	f, cerr := createAtomic(target)
-	if cerr == nil && err == nil && fi.Mode().IsRegular() {
+	replaces := err == nil && fi.Mode().IsRegular()
+	f, cerr := createAtomic(target, replaces)
+	if cerr == nil && replaces {
 		f.replaces, f.perm = true, fi.Mode().Perm()
 	}
 	return f, cerr
@@ -206,15 +234,13 @@ func (f *File) Commit() error {
 	if f.inPlace {
 		return f.File.Close()
 	}
-	// The temporary file is 0600; give the result the mode of the file it
-	// replaces, or the one a newly created file would get.
-	mode := f.perm
-	if !f.replaces {
-		mode = os.FileMode(0o666) &^ os.FileMode(processUmask())
-	}
-	if err := f.File.Chmod(mode); err != nil {
-		f.Abort()
-		return err
+	// A new file has its mode since createAtomic; one that replaces
+	// another takes that one's.
+	if f.replaces {
+		if err := f.File.Chmod(f.perm); err != nil {
+			f.Abort()
+			return err
+		}
 	}
 	if err := f.File.Close(); err != nil {
 		os.Remove(f.File.Name())

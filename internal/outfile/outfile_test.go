@@ -56,7 +56,13 @@ func TestAtomicFile(t *testing.T) {
 	if err := commit(fresh, "new\n"); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := perm(fresh), os.FileMode(0o666)&^os.FileMode(umask()); got != want {
+	// A new output file has the mode any program's new file gets: what
+	// the kernel leaves of 0666 under the umask.
+	ref := filepath.Join(t.TempDir(), "ref")
+	if err := os.WriteFile(ref, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := perm(fresh), perm(ref); got != want {
 		t.Errorf("a new file has mode %v, want %v", got, want)
 	}
 
@@ -79,6 +85,11 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("two temporary files for one target share the name %s", f.Name())
 	}
 	g.Abort()
+	// Until the commit, the body bound for a file with mode 0640 is
+	// readable by its owner only.
+	if got := perm(f.Name()); got != 0o600 {
+		t.Errorf("the temporary file replacing a 0640 file has mode %v, want 0600", got)
+	}
 	f.WriteString("replaced\n")
 	if b, _ := os.ReadFile(old); string(b) != "old\n" {
 		t.Errorf("the target reads %q before the commit", b)
@@ -103,7 +114,7 @@ func TestAtomicFile(t *testing.T) {
 		t.Error("a directory taken for an output file")
 	}
 	// A rename that fails leaves no temporary file behind.
-	f, err = createAtomic(busy)
+	f, err = createAtomic(busy, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package outfile
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -150,5 +151,49 @@ func TestCreateOutputInPlace(t *testing.T) {
 	}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("the directory holds %q, want %q", names, want)
+	}
+}
+
+// TestNewFileUmask runs the test binary again under `umask 027`, where a
+// new file's mode differs from most machines' 0644, and checks there
+// that a new output file gets 0640 while a replaced file keeps its own
+// mode: the umask applies without the command reading or setting it.
+// The umask is the child's alone, so no other test's files see it.
+func TestNewFileUmask(t *testing.T) {
+	if dir := os.Getenv("OUTFILE_UMASK_DIR"); dir != "" {
+		writeUnderUmask(t, dir)
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `umask 027 && exec "$0" -test.run='^TestNewFileUmask$' -test.count=1`, os.Args[0])
+	cmd.Env = append(os.Environ(), "OUTFILE_UMASK_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("under umask 027: %v\n%s", err, out)
+	}
+	for name, want := range map[string]os.FileMode{"fresh": 0o640, "old": 0o604} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("under umask 027, %s has mode %v, want %v", name, got, want)
+		}
+	}
+}
+
+// writeUnderUmask is TestNewFileUmask's child: it writes a new file and
+// replaces one of mode 0604 in dir.
+func writeUnderUmask(t *testing.T, dir string) {
+	old := filepath.Join(dir, "old")
+	if err := os.WriteFile(old, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(old, 0o604); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{filepath.Join(dir, "fresh"), old} {
+		if err := writeOutput(t, target, "new\n"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
