@@ -24,6 +24,7 @@ import (
 	"github.com/urlget/urlget/internal/bulk"
 	"github.com/urlget/urlget/internal/glob"
 	"github.com/urlget/urlget/internal/outfile"
+	"github.com/urlget/urlget/internal/progress"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -56,7 +57,6 @@ const (
 	exitProxy          = 97  // the SOCKS handshake failed
 	exitInterrupted    = 130 // SIGINT; other signals 128 plus their number
 	exitOther          = 1
-	progressInterval   = 200 * time.Millisecond
 	writeOutMaxVarName = 40
 )
 
@@ -161,7 +161,7 @@ type command struct {
 	cancel context.CancelFunc // ends the run's context; see catchInterrupts
 	signal atomic.Int32       // the signal that ended it, once caught
 
-	progress *progressBar
+	progress *progress.Bar
 	headers  *headerDump // -D and -i, nil without them
 }
 
@@ -203,8 +203,8 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		bulk.GrowPipe(f)
 	}
 	if !c.opts.silent && isTerminal(c.stderr) {
-		c.progress = &progressBar{w: c.stderr}
-		cl.Progress = c.progress.update
+		c.progress = progress.NewBar(c.stderr)
+		cl.Progress = c.progress.Update
 	}
 	if c.cancel != nil {
 		defer c.catchInterrupts()()
@@ -495,7 +495,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	if c.progress != nil {
 		// The bar is drawn only when the body goes to a file (-o, -O, or a
 		// redirected stdout): on a terminal it would mix with the body.
-		c.progress.setActive(file != nil || !isTerminal(c.stdout))
+		c.progress.SetActive(file != nil || !isTerminal(c.stdout))
 	}
 	var n int64
 	var err error
@@ -509,7 +509,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	}
 	t.size = n
 	if c.progress != nil {
-		c.progress.finish()
+		c.progress.Finish()
 	}
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
@@ -721,6 +721,14 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// jobTerminal reports whether the job line may be drawn on w; tests
+// replace it to draw on a buffer.
+var jobTerminal = isTerminal
+
+// newJobs returns the job line of a parallel run or a recursion drawn on
+// w, or nil when w is no terminal.
+func newJobs(w io.Writer) *progress.Jobs { return progress.NewJobs(w, jobTerminal(w)) }
 
 // tlsConfig builds the base TLS configuration from -k and --cacert.
 func tlsConfig(insecure bool, cacert string) (*tls.Config, error) {

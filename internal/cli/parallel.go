@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/progress"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -30,7 +31,7 @@ import (
 //     ends, one line each, in the order the transfers end; the -w and
 //     --json lines a transfer to a file makes while a body is being
 //     written to standard output wait until that body is whole;
-//   - one line for the whole job on a terminal (jobProgress) takes the
+//   - one line for the whole job on a terminal (progress.Jobs) takes the
 //     place of the per-transfer bar.
 //
 // -v, -C, -i and -D keep the run serial, as if -Z were not given: a trace
@@ -168,18 +169,18 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 	r.results = make(chan pdone, r.max)
 	// The job line replaces the per-transfer bar; messages to stderr are
 	// written above it.
-	var p *jobProgress
+	var p *progress.Jobs
 	if !c.opts.silent {
-		p = newJobProgress(c.stderr)
+		p = newJobs(c.stderr)
 	}
 	c.progress = nil
 	c.client.Progress = nil
 	r.tally = &jobTally{p: p, bodies: map[string]bodyCount{}}
 	if p != nil {
 		c.client.Progress = r.tally.body
-		c.stderr = p.above(c.stderr)
+		c.stderr = p.Above(c.stderr)
 	}
-	defer p.stop()
+	defer p.Stop()
 
 	// The queue is read by a goroutine of its own, so that waiting for a
 	// list's next line (a pipe) does not hold up the transfers under way.
@@ -276,7 +277,7 @@ func (r *parallelRun) start(j pjob) {
 	c := r.c
 	if j.stdout {
 		r.toStdout = true
-		r.tally.p.hold(isTerminal(c.stdout))
+		r.tally.p.Hold(isTerminal(c.stdout))
 	}
 	go func() {
 		st := c.start(r.ctx, j.raw, j.u, j.m, j.last, nil)
@@ -295,7 +296,7 @@ func (r *parallelRun) ended(d pdone) {
 	}
 	if d.j.stdout {
 		r.toStdout = false
-		r.tally.p.hold(false)
+		r.tally.p.Hold(false)
 	}
 	t := d.t
 	r.c.settle(r.ctx, &t)
@@ -322,7 +323,7 @@ func (r *parallelRun) flushHeld() {
 // jobTally counts a parallel run for its job line: the files from the
 // run, the bytes from the transfers' progress as they arrive.
 type jobTally struct {
-	p *jobProgress
+	p *progress.Jobs
 
 	mu                  sync.Mutex
 	done, queued, fails int64
@@ -410,6 +411,6 @@ func (t *jobTally) draw() {
 			total += b.total - b.done
 		}
 	}
-	t.p.setTotal(total)
-	t.p.set(t.done, t.queued, t.fails, t.bytes)
+	t.p.SetTotal(total)
+	t.p.Set(t.done, t.queued, t.fails, t.bytes)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/urlget/urlget/internal/progress"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/uri"
 )
@@ -293,19 +294,19 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		defer c.catchInterrupts()()
 	}
 	mo := c.mirrorOptions()
-	var progress *jobProgress
+	var jobs *progress.Jobs
 	if !c.opts.silent {
-		progress = newJobProgress(c.stderr)
+		jobs = newJobs(c.stderr)
 	}
-	if progress != nil {
-		progress.trailing = true
+	if jobs != nil {
+		jobs.Trailing = true
 		// The bytes as each body's transfer reads them, not as files
 		// complete: a large file shows its progress as it comes.
-		tally := &jobTally{p: progress, bodies: map[string]bodyCount{}}
+		tally := &jobTally{p: jobs, bodies: map[string]bodyCount{}}
 		cl.Progress = tally.body
 		mo.Progress = func(s mirror.Stats) { tally.counts(s.Done, s.Queued, s.Failed) }
 		// Messages go above the job's line rather than through it.
-		c.stderr = progress.above(c.stderr)
+		c.stderr = jobs.Above(c.stderr)
 	}
 	sum := mirrorSummary{start: time.Now()}
 	mo.Report = func(r mirror.Report) {
@@ -361,7 +362,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		}
 	}
 	st, err := mirror.Run(ctx, cl, mo, starts)
-	progress.stop()
+	jobs.Stop()
 	code := c.recursionStatus(ctx, st, err, status)
 	c.summarize(&sum, code)
 	return code
@@ -461,7 +462,7 @@ func (s *mirrorSummary) text(elapsed time.Duration) string {
 			fmt.Fprintf(&b, ", %d %s", x.n, x.what)
 		}
 	}
-	fmt.Fprintf(&b, "), %s in %.1f s", humanBytes(s.bytes), elapsed.Seconds())
+	fmt.Fprintf(&b, "), %s in %.1f s", progress.HumanBytes(s.bytes), elapsed.Seconds())
 	return b.String()
 }
 

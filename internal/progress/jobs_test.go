@@ -1,4 +1,4 @@
-package cli
+package progress
 
 import (
 	"bytes"
@@ -10,12 +10,10 @@ import (
 
 // fakeJobProgress returns a job line drawn on a buffer as on a terminal,
 // with a clock the test moves.
-func fakeJobProgress(t *testing.T) (*jobProgress, *bytes.Buffer, *time.Time) {
+func fakeJobProgress(t *testing.T) (*Jobs, *bytes.Buffer, *time.Time) {
 	t.Helper()
-	jobTerminal = func(io.Writer) bool { return true }
-	t.Cleanup(func() { jobTerminal = isTerminal })
 	var b bytes.Buffer
-	p := newJobProgress(&b)
+	p := NewJobs(&b, true)
 	now := time.Unix(1e9, 0)
 	p.now = func() time.Time { return now }
 	return p, &b, &now
@@ -39,20 +37,20 @@ func drawn(t *testing.T, s string) []string {
 	return lines
 }
 
-// TestJobProgress: the line is drawn at most every progressInterval, with
+// TestJobProgress: the line is drawn at most every Interval, with
 // the counts, the rate and, once the total is known, the time left; it is
 // cut to 80 columns; messages clear it; stop leaves it cleared.
 func TestJobProgress(t *testing.T) {
 	p, b, now := fakeJobProgress(t)
-	p.set(0, 6, 0, 0)
-	*now = now.Add(progressInterval / 2)
-	p.set(1, 5, 0, 1<<20) // too soon: not drawn
+	p.Set(0, 6, 0, 0)
+	*now = now.Add(Interval / 2)
+	p.Set(1, 5, 0, 1<<20) // too soon: not drawn
 	if got := drawn(t, b.String()); len(got) != 1 || got[0] != "0 done  6 queued  0 B" {
 		t.Fatalf("first drawings %q", got)
 	}
-	*now = now.Add(progressInterval)
-	p.setTotal(4 << 20)
-	p.set(2, 4, 1, 3<<20)
+	*now = now.Add(Interval)
+	p.SetTotal(4 << 20)
+	p.Set(2, 4, 1, 3<<20)
 	got := drawn(t, b.String())
 	if want := "2 done  4 queued  1 failed  3.0 MiB  10.0 MiB/s  ETA 0:00"; got[len(got)-1] != want {
 		t.Errorf("line %q, want %q", got[len(got)-1], want)
@@ -60,8 +58,8 @@ func TestJobProgress(t *testing.T) {
 
 	// A message clears the line first; the next count draws it at once.
 	b.Reset()
-	io.WriteString(p.above(b), "urlget: a failure\n")
-	p.set(3, 3, 1, 3<<20)
+	io.WriteString(p.Above(b), "urlget: a failure\n")
+	p.Set(3, 3, 1, 3<<20)
 	if s := b.String(); !strings.HasPrefix(s, "\r\x1b[Kurlget: a failure\n\r3 done") {
 		t.Errorf("message and redraw: %q", s)
 	}
@@ -69,24 +67,24 @@ func TestJobProgress(t *testing.T) {
 	// Counts too large for the line are cut to its width.
 	b.Reset()
 	*now = now.Add(time.Hour)
-	p.setTotal(1 << 62)
-	p.set(1<<62, 1<<62, 1<<62, 1<<40)
+	p.SetTotal(1 << 62)
+	p.Set(1<<62, 1<<62, 1<<62, 1<<40)
 	if got := drawn(t, b.String()); len(got) != 1 || len(got[0]) != jobWidth {
 		t.Errorf("the line of large counts: %q", got)
 	}
 
 	// Held, nothing is drawn; stop clears the line for good.
-	p.hold(true)
+	p.Hold(true)
 	b.Reset()
 	*now = now.Add(time.Hour)
-	p.set(4, 2, 1, 1)
+	p.Set(4, 2, 1, 1)
 	if b.Len() != 0 {
 		t.Errorf("held, the line wrote %q", b.String())
 	}
-	p.hold(false)
-	p.set(5, 1, 1, 1)
-	p.stop()
-	p.set(6, 0, 1, 1)
+	p.Hold(false)
+	p.Set(5, 1, 1, 1)
+	p.Stop()
+	p.Set(6, 0, 1, 1)
 	if s := b.String(); !strings.HasSuffix(s, "\r\x1b[K") || strings.Contains(s, "6 done") {
 		t.Errorf("stop: %q", s)
 	}
@@ -96,16 +94,16 @@ func TestJobProgress(t *testing.T) {
 // methods do nothing.
 func TestJobProgressOff(t *testing.T) {
 	var b bytes.Buffer
-	p := newJobProgress(&b)
+	p := NewJobs(&b, false)
 	if p != nil {
 		t.Fatal("a line on a buffer")
 	}
-	p.set(1, 2, 3, 4)
-	p.addBytes(5)
-	p.setTotal(6)
-	p.hold(true)
-	p.stop()
-	if w := p.above(&b); w != io.Writer(&b) {
+	p.Set(1, 2, 3, 4)
+	p.AddBytes(5)
+	p.SetTotal(6)
+	p.Hold(true)
+	p.Stop()
+	if w := p.Above(&b); w != io.Writer(&b) {
 		t.Errorf("above gave %T, want the writer itself", w)
 	}
 	if b.Len() != 0 {

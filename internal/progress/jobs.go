@@ -1,4 +1,4 @@
-package cli
+package progress
 
 import (
 	"fmt"
@@ -11,18 +11,18 @@ import (
 	"golang.org/x/term"
 )
 
-// jobProgress is the one status line of a whole job, a parallel run or a
+// Jobs is the one status line of a whole job, a parallel run or a
 // recursion, on a terminal's stderr: files done, queued and failed, the
 // bytes received, the rate, and the time left when the job's total is
 // known. It takes the place of the per-transfer bar (progressBar), which
 // cannot show several bodies at once. The line is redrawn with \r at most
-// every progressInterval, and fits the terminal's width, 80 columns at
+// every Interval, and fits the terminal's width, 80 columns at
 // most.
 //
-// newJobProgress returns nil where the line is not drawn (stderr is no
-// terminal); every method of a nil *jobProgress does nothing, so that a
+// NewJobs returns nil where the line is not drawn (stderr is no
+// terminal); every method of a nil *Jobs does nothing, so that a
 // caller need not ask. The methods may be called from several goroutines.
-type jobProgress struct {
+type Jobs struct {
 	w     io.Writer
 	width int
 	now   func() time.Time
@@ -33,28 +33,24 @@ type jobProgress struct {
 	shown                       bool      // the line is on the screen
 	held                        bool      // draw nothing for now (hold)
 	done, queued, failed, bytes int64
-	total                       int64 // the job's bytes in all, -1 while unknown (setTotal)
+	total                       int64 // the job's bytes in all, -1 while unknown (SetTotal)
 
-	// trailing draws counts that came too soon after the last drawing
-	// once progressInterval has passed, even when no count follows: a
+	// Trailing draws counts that came too soon after the last drawing
+	// once Interval has passed, even when no count follows: a
 	// recursion's counts come in bursts (a page's links, the first
 	// chunk of a large body), and the line must not sit on the burst's
 	// first value while its last is known. late is that drawing's timer.
-	trailing bool
+	Trailing bool
 	late     *time.Timer
 }
-
-// jobTerminal reports whether the job line may be drawn on w; tests
-// replace it to draw on a buffer.
-var jobTerminal = isTerminal
 
 // jobWidth is the widest the job line is drawn.
 const jobWidth = 80
 
-// newJobProgress returns the job line drawn on w, or nil when w is no
-// terminal.
-func newJobProgress(w io.Writer) *jobProgress {
-	if !jobTerminal(w) {
+// NewJobs returns the job line drawn on w, or nil when w is no
+// terminal, as the caller tells.
+func NewJobs(w io.Writer, terminal bool) *Jobs {
+	if !terminal {
 		return nil
 	}
 	width := jobWidth
@@ -65,14 +61,14 @@ func newJobProgress(w io.Writer) *jobProgress {
 			width = cols - 1
 		}
 	}
-	return &jobProgress{w: w, width: width, now: time.Now, total: -1}
+	return &Jobs{w: w, width: width, now: time.Now, total: -1}
 }
 
-// set records the job's counts: files done (fetched or failed), queued
+// Set records the job's counts: files done (fetched or failed), queued
 // (known and not done yet: waiting or under way), failed, and the bytes
-// received in all; and redraws the line when progressInterval has passed
+// received in all; and redraws the line when Interval has passed
 // since it was last drawn.
-func (p *jobProgress) set(done, queued, failed, bytes int64) {
+func (p *Jobs) Set(done, queued, failed, bytes int64) {
 	if p == nil {
 		return
 	}
@@ -82,9 +78,9 @@ func (p *jobProgress) set(done, queued, failed, bytes int64) {
 	p.draw()
 }
 
-// addBytes adds n to the bytes received, for a caller that counts them
+// AddBytes adds n to the bytes received, for a caller that counts them
 // as they come rather than in all.
-func (p *jobProgress) addBytes(n int64) {
+func (p *Jobs) AddBytes(n int64) {
 	if p == nil {
 		return
 	}
@@ -94,9 +90,9 @@ func (p *jobProgress) addBytes(n int64) {
 	p.draw()
 }
 
-// setTotal gives the bytes the whole job receives, for the time left;
+// SetTotal gives the bytes the whole job receives, for the time left;
 // a negative n means unknown.
-func (p *jobProgress) setTotal(n int64) {
+func (p *Jobs) SetTotal(n int64) {
 	if p == nil {
 		return
 	}
@@ -108,7 +104,7 @@ func (p *jobProgress) setTotal(n int64) {
 // hold stops the line from being drawn (on) while something else writes
 // to the same terminal, a body going to standard output, and lets it be
 // drawn again (off). The line is cleared while held.
-func (p *jobProgress) hold(on bool) {
+func (p *Jobs) Hold(on bool) {
 	if p == nil {
 		return
 	}
@@ -121,7 +117,7 @@ func (p *jobProgress) hold(on bool) {
 }
 
 // stop clears the line, for good: the job is over.
-func (p *jobProgress) stop() {
+func (p *Jobs) Stop() {
 	if p == nil {
 		return
 	}
@@ -138,7 +134,7 @@ func (p *jobProgress) stop() {
 // above returns a writer for messages to w, the line's terminal, that
 // appear above the line: the line is cleared before each write and drawn
 // again at the next count. Without a line it returns w.
-func (p *jobProgress) above(w io.Writer) io.Writer {
+func (p *Jobs) Above(w io.Writer) io.Writer {
 	if p == nil {
 		return w
 	}
@@ -146,7 +142,7 @@ func (p *jobProgress) above(w io.Writer) io.Writer {
 }
 
 type aboveLine struct {
-	p *jobProgress
+	p *Jobs
 	w io.Writer
 }
 
@@ -159,7 +155,7 @@ func (a aboveLine) Write(b []byte) (int, error) {
 
 // clear erases the line, if drawn; the next count draws it at once.
 // p.mu is held.
-func (p *jobProgress) clear() {
+func (p *Jobs) clear() {
 	if p.shown {
 		io.WriteString(p.w, "\r\x1b[K")
 		p.shown = false
@@ -168,8 +164,8 @@ func (p *jobProgress) clear() {
 }
 
 // draw writes the line when due: at once after clear, else when
-// progressInterval has passed. p.mu is held.
-func (p *jobProgress) draw() {
+// Interval has passed. p.mu is held.
+func (p *Jobs) draw() {
 	if p.held {
 		return
 	}
@@ -177,9 +173,9 @@ func (p *jobProgress) draw() {
 	if p.start.IsZero() {
 		p.start = now
 	}
-	if !p.last.IsZero() && now.Sub(p.last) < progressInterval {
-		if p.trailing && p.late == nil {
-			p.late = time.AfterFunc(progressInterval-now.Sub(p.last), func() {
+	if !p.last.IsZero() && now.Sub(p.last) < Interval {
+		if p.Trailing && p.late == nil {
+			p.late = time.AfterFunc(Interval-now.Sub(p.last), func() {
 				p.mu.Lock()
 				defer p.mu.Unlock()
 				p.late = nil
@@ -196,7 +192,7 @@ func (p *jobProgress) draw() {
 
 // line is the text of the line after elapsed, cut to p.width:
 // "12 done  28 queued  1 failed  3.4 MiB  1.2 MiB/s  ETA 0:12".
-func (p *jobProgress) line(elapsed time.Duration) string {
+func (p *Jobs) line(elapsed time.Duration) string {
 	b := make([]byte, 0, 2*jobWidth)
 	b = strconv.AppendInt(b, p.done, 10)
 	b = append(b, " done  "...)
@@ -207,11 +203,11 @@ func (p *jobProgress) line(elapsed time.Duration) string {
 		b = strconv.AppendInt(b, p.failed, 10)
 		b = append(b, " failed"...)
 	}
-	b = append(b, "  "+humanBytes(p.bytes)...)
+	b = append(b, "  "+HumanBytes(p.bytes)...)
 	var rate float64
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(p.bytes) / s
-		b = append(b, "  "+humanBytes(int64(rate))+"/s"...)
+		b = append(b, "  "+HumanBytes(int64(rate))+"/s"...)
 	}
 	if p.total >= p.bytes && rate > 0 {
 		left := time.Duration(float64(p.total-p.bytes) / rate * float64(time.Second))
