@@ -1,4 +1,22 @@
-package cli
+// Package curlrc reads the command's config files, as curl's: -K FILE
+// (and -K - for standard input) reads options from FILE in the place of
+// -K, and ~/.urlgetrc is read before the command line unless its first
+// option is -q/--disable. Each line is one option, written
+//
+//	long-option = value
+//	long-option value
+//	long-option: value
+//	-x value
+//	silent
+//	url = "http://example.com/a file"
+//
+// The leading -- of a long option may be left out; a value with blanks is
+// quoted, and in quotes \" \\ \t \n \r and \v are escapes. A line whose
+// first non-blank character is # is a comment. url lines add URLs as
+// --url does. The options become arguments for the same flag set as the
+// command line's, so every flag can be given in a file. Errors are
+// returned, for the command to map to its exit status.
+package curlrc
 
 import (
 	"bufio"
@@ -12,33 +30,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Config files, as curl's: -K FILE (and -K - for standard input) reads
-// options from FILE in the place of -K, and ~/.urlgetrc is read before
-// the command line unless its first option is -q/--disable. Each line is
-// one option, written
-//
-//	long-option = value
-//	long-option value
-//	long-option: value
-//	-x value
-//	silent
-//	url = "http://example.com/a file"
-//
-// The leading -- of a long option may be left out; a value with blanks is
-// quoted, and in quotes \" \\ \t \n \r and \v are escapes. A line whose
-// first non-blank character is # is a comment. url lines add URLs as
-// --url does. The options become arguments for the same flag set as the
-// command line's, so every flag can be given in a file.
-
 // maxConfigDepth bounds -K inside config files, which curl also allows, so
 // that a file that reads itself fails instead of looping.
 const maxConfigDepth = 10
 
-// configStdin is what -K - reads.
-var configStdin io.Reader = os.Stdin
-
-// defaultConfig returns the path of ~/.urlgetrc, "" with no home.
-var defaultConfig = func() string {
+// DefaultPath returns the path of ~/.urlgetrc, "" with no home.
+func DefaultPath() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""
@@ -46,64 +43,67 @@ var defaultConfig = func() string {
 	return filepath.Join(home, ".urlgetrc")
 }
 
-// configError is a config file that cannot be read (exit 26, curl's read
-// error) or that holds a line that is no option (a usage error).
-type configError struct {
-	name string
-	line int // 0 when the file cannot be read
-	err  error
+// Error is a config file that cannot be read (Line 0: curl's read error,
+// exit 26) or that holds a line that is no option (a usage error).
+type Error struct {
+	Name string // the file's name, "-" for standard input
+	Line int    // the line, from 1; 0 when the file cannot be read
+	Err  error
 }
 
-func (e *configError) Error() string {
-	if e.line > 0 {
-		return fmt.Sprintf("config %s, line %d: %v", e.name, e.line, e.err)
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("config %s, line %d: %v", e.Name, e.Line, e.Err)
 	}
-	return fmt.Sprintf("config %s: %v", e.name, e.err)
+	return fmt.Sprintf("config %s: %v", e.Name, e.Err)
 }
 
-// withConfig returns args with the options of ~/.urlgetrc before them and
-// each -K FILE replaced by FILE's options. fs tells which options take a
-// value. On failure it prints the error and returns the exit status.
-func withConfig(fs *pflag.FlagSet, args []string, stderr io.Writer) ([]string, int) {
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Expand returns args with the options of the file home (~/.urlgetrc,
+// DefaultPath; "" or a missing file for none) before them, unless the
+// first of args is -q or --disable, and each -K FILE replaced by FILE's
+// options; -K - reads stdin. fs tells which options take a value. A
+// file that cannot be read or holds a line that is no option is an
+// *Error; -K without a file is another error.
+func Expand(fs *pflag.FlagSet, args []string, home string, stdin io.Reader) ([]string, error) {
+	x := &expander{fs: fs, stdin: stdin}
 	var out []string
-	if len(args) == 0 || args[0] != "-q" && args[0] != "--disable" {
-		if name := defaultConfig(); name != "" {
-			f, err := os.Open(name)
-			switch {
-			case err == nil:
-				out, err = readConfig(fs, name, f, 1)
-				f.Close()
-			case errors.Is(err, os.ErrNotExist):
-				err = nil
-			}
-			if err != nil {
-				return nil, configStatus(err, stderr)
-			}
+	if home != "" && (len(args) == 0 || args[0] != "-q" && args[0] != "--disable") {
+		f, err := os.Open(home)
+		switch {
+		case err == nil:
+			out, err = x.read(home, f, 1)
+			f.Close()
+		case errors.Is(err, os.ErrNotExist):
+			err = nil
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	more, err := expandConfig(fs, args, 0)
+	more, err := x.expand(args, 0)
 	if err != nil {
-		return nil, configStatus(err, stderr)
+		return nil, err
 	}
-	return append(out, more...), 0
+	return append(out, more...), nil
 }
 
-func configStatus(err error, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "urlget: %v\n", err)
-	var ce *configError
-	if errors.As(err, &ce) && ce.line == 0 {
-		return exitRead
-	}
-	return exitUsage
+// expander reads config files for the flag set fs; -K - reads stdin.
+type expander struct {
+	fs    *pflag.FlagSet
+	stdin io.Reader
 }
 
-// expandConfig replaces each -K FILE, -KFILE, --config FILE and
+// expand replaces each -K FILE, -KFILE, --config FILE and
 // --config=FILE of args by the options FILE holds. It steps over the
 // values of other options, so that "-o -K" writes to a file named -K.
-func expandConfig(fs *pflag.FlagSet, args []string, depth int) ([]string, error) {
+func (x *expander) expand(args []string, depth int) ([]string, error) {
+	fs := x.fs
 	var out []string
 	include := func(name string) error {
-		more, err := loadConfig(fs, name, depth+1)
+		more, err := x.load(name, depth+1)
 		out = append(out, more...)
 		return err
 	}
@@ -181,21 +181,21 @@ func expandConfig(fs *pflag.FlagSet, args []string, depth int) ([]string, error)
 	return out, nil
 }
 
-// loadConfig reads the options of the config file name; "-" is standard
+// load reads the options of the config file name; "-" is standard
 // input.
-func loadConfig(fs *pflag.FlagSet, name string, depth int) ([]string, error) {
+func (x *expander) load(name string, depth int) ([]string, error) {
 	if depth > maxConfigDepth {
-		return nil, &configError{name: name, err: fmt.Errorf("more than %d config files inside each other", maxConfigDepth)}
+		return nil, &Error{Name: name, Err: fmt.Errorf("more than %d config files inside each other", maxConfigDepth)}
 	}
 	if name == "-" {
-		return readConfig(fs, name, configStdin, depth)
+		return x.read(name, x.stdin, depth)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, &configError{name: name, err: unwrapPath(err)}
+		return nil, &Error{Name: name, Err: unwrapPath(err)}
 	}
 	defer f.Close()
-	return readConfig(fs, name, f, depth)
+	return x.read(name, f, depth)
 }
 
 // unwrapPath drops the *PathError's repetition of the file name.
@@ -207,16 +207,17 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// readConfig turns the lines of a config file into arguments, each in the
+// read turns the lines of a config file into arguments, each in the
 // form --name=value or --name, so that pflag reads them unambiguously.
-func readConfig(fs *pflag.FlagSet, name string, r io.Reader, depth int) ([]string, error) {
+func (x *expander) read(name string, r io.Reader, depth int) ([]string, error) {
+	fs := x.fs
 	var out []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		opt, value, hasValue, err := configLine(sc.Text())
 		if err != nil {
-			return nil, &configError{name: name, line: n, err: err}
+			return nil, &Error{Name: name, Line: n, Err: err}
 		}
 		if opt == "" {
 			continue
@@ -228,16 +229,16 @@ func readConfig(fs *pflag.FlagSet, name string, r io.Reader, depth int) ([]strin
 			f = fs.ShorthandLookup(opt[1:])
 		}
 		if f == nil {
-			return nil, &configError{name: name, line: n, err: fmt.Errorf("unknown option %s", opt)}
+			return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("unknown option %s", opt)}
 		}
 		takes := f.NoOptDefVal == ""
 		switch {
 		case takes && !hasValue:
-			return nil, &configError{name: name, line: n, err: fmt.Errorf("%s needs a value", opt)}
+			return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s needs a value", opt)}
 		case !takes && hasValue:
-			return nil, &configError{name: name, line: n, err: fmt.Errorf("%s takes no value", opt)}
+			return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s takes no value", opt)}
 		case f.Name == "config":
-			more, err := loadConfig(fs, value, depth+1)
+			more, err := x.load(value, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -249,7 +250,7 @@ func readConfig(fs *pflag.FlagSet, name string, r io.Reader, depth int) ([]strin
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &configError{name: name, err: err}
+		return nil, &Error{Name: name, Err: err}
 	}
 	return out, nil
 }
