@@ -1,3 +1,17 @@
+// Package glob expands URL globs, as curl's: a URL given on the command
+// line may hold sets, {a,b,c}, and ranges, [1-100], [001-100] (zero-padded
+// to the width of the first bound), [a-z], with an optional step,
+// [1-100:10]. The URL stands for every combination, the last glob varying
+// fastest, and an -o name may take the current text of the n-th glob as
+// #n. The combinations are made one at a time as the run takes them, so
+// that [1-1000000] costs no more memory than [1-2]. -g/--globoff turns
+// globbing off.
+//
+// Neither RFC 3986 nor RFC 1738 lets {, }, [ or ] stand unescaped in a
+// path or query, and [ ] in the host only around an IP literal (RFC 3986
+// §3.2.2): a URL that holds them for real writes them %-escaped, or is
+// given with -g. As in curl, a [ that opens an IPv6 literal in the host is
+// left alone, and \ before one of the four characters makes it literal.
 package glob
 
 import (
@@ -7,20 +21,6 @@ import (
 
 	"github.com/urlget/urlget/uri"
 )
-
-// URL globbing, as curl's: a URL given on the command line may hold sets,
-// {a,b,c}, and ranges, [1-100], [001-100] (zero-padded to the width of the
-// first bound), [a-z], with an optional step, [1-100:10]. The URL stands
-// for every combination, the last glob varying fastest, and an -o name may
-// take the current text of the n-th glob as #n. The combinations are made
-// one at a time as the run takes them, so that [1-1000000] costs no more
-// memory than [1-2]. -g/--globoff turns globbing off.
-//
-// Neither RFC 3986 nor RFC 1738 lets {, }, [ or ] stand unescaped in a
-// path or query, and [ ] in the host only around an IP literal (RFC 3986
-// §3.2.2): a URL that holds them for real writes them %-escaped, or is
-// given with -g. As in curl, a [ that opens an IPv6 literal in the host is
-// left alone, and \ before one of the four characters makes it literal.
 
 // Limits that keep a pattern's expansion countable: curl's.
 const (

@@ -1,3 +1,10 @@
+// Package outfile writes the command's output files (-o, -O): atomically
+// where a file can be replaced, so that a failed transfer leaves no partial
+// file and an existing one untouched, in place where it cannot (a device,
+// a FIFO, /dev/stdout) or where -C resumes. Two policies are kept apart on
+// purpose: a name the user gave (Create) is written through a symbolic
+// link it names, as curl does, while a name the server chose (CreateNamed,
+// -O and -J) is replaced as a name and never written through.
 package outfile
 
 import (

@@ -1,3 +1,6 @@
+// Package progress draws the command's progress on a terminal: Bar, the
+// line of one transfer, and Jobs, the line of a whole parallel run or
+// recursion. The caller decides whether the terminal is there.
 package progress
 
 import (
