@@ -4,6 +4,9 @@
 // expose the URL toolkit. The command is package internal/cli.
 package main
 
+// The man page and the shell completions are made from the flags.
+//go:generate go run ./internal/cli/gendoc
+
 import (
 	"os"
 

@@ -67,8 +67,6 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			return runNormalize(args[1:], stdout, stderr)
 		case "equal":
 			return runEqual(args[1:], stdout, stderr)
-		case "__generate":
-			return runGenerate(args[1:], stdout, stderr)
 		}
 	}
 	o, urls, code := parseFlags(args, stdout, stderr)

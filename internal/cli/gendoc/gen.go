@@ -1,32 +1,31 @@
-package cli
+// Command gendoc makes the man page (docs/urlget.1) and the bash, zsh and
+// fish completions (completions/) from the command's flags; `go generate`
+// in the repository's root runs it (main.go). It reads README.md for the
+// exit status table the man page repeats: at generate time, so that the
+// program does not carry the README. TestGeneratedFilesUpToDate fails
+// when the kept files differ from what it makes, so that they cannot
+// drift from the flags.
+package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/urlget/urlget/internal/cli"
 )
 
-// The man page and the shell completions are made from the flag set by
-// the program itself, `urlget __generate man|bash|zsh|fish`, and kept in
-// docs/ and completions/; TestGeneratedFilesUpToDate fails when the kept
-// files differ from what the program makes, so they cannot drift from
-// the flags. docs/usage.md says how to make them again.
-
-// readmePath is the README, whose exit status table the man page
-// repeats, read when the man page is made.
-var readmePath = "README.md"
-
-// generators are the files __generate makes, by name.
-var generators = map[string]func(io.Writer, *pflag.FlagSet){
+// generators make the files, by kind; readme is README.md's text.
+var generators = map[string]func(w io.Writer, flags []cli.Flag, readme string){
 	"man":  writeMan,
-	"bash": writeBash,
-	"zsh":  writeZsh,
-	"fish": writeFish,
+	"bash": func(w io.Writer, flags []cli.Flag, _ string) { writeBash(w, flags) },
+	"zsh":  func(w io.Writer, flags []cli.Flag, _ string) { writeZsh(w, flags) },
+	"fish": func(w io.Writer, flags []cli.Flag, _ string) { writeFish(w, flags) },
 }
 
 // generatedFiles are the paths the generated files are kept at.
@@ -37,36 +36,30 @@ var generatedFiles = map[string]string{
 	"fish": "completions/urlget.fish",
 }
 
-// runGenerate is the hidden subcommand __generate KIND.
-func runGenerate(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || generators[args[0]] == nil {
-		fmt.Fprintln(stderr, "urlget: __generate takes one of man, bash, zsh, fish")
-		return exitUsage
+func main() {
+	root := flag.String("root", ".", "the repository's root: where README.md is read and the files are written")
+	flag.Parse()
+	if err := generate(*root); err != nil {
+		fmt.Fprintln(os.Stderr, "gendoc:", err)
+		os.Exit(1)
 	}
-	generators[args[0]](stdout, flagSet())
-	return 0
 }
 
-// visibleFlags returns the flags of fs that help shows, in its order.
-func visibleFlags(fs *pflag.FlagSet) []*pflag.Flag {
-	var flags []*pflag.Flag
-	fs.VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden {
-			flags = append(flags, f)
-		}
-	})
-	return flags
-}
-
-// mainCategory is the category a flag is listed under in the man page:
-// its first besides "important".
-func mainCategory(name string) string {
-	for _, c := range strings.Fields(flagCategories[name]) {
-		if c != "important" {
-			return c
+// generate writes every generated file under root.
+func generate(root string) error {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		return err
+	}
+	flags := cli.Flags()
+	for kind, path := range generatedFiles {
+		var b bytes.Buffer
+		generators[kind](&b, flags, string(readme))
+		if err := os.WriteFile(filepath.Join(root, path), b.Bytes(), 0o644); err != nil {
+			return err
 		}
 	}
-	return "urlget"
+	return nil
 }
 
 // roff escapes text for a man page: backslashes, hyphens (which roff
@@ -98,9 +91,8 @@ func roff(s string) string {
 }
 
 // exitTable returns the rows of the README's exit status table.
-func exitTable() [][2]string {
-	readme, _ := os.ReadFile(readmePath)
-	_, rest, _ := strings.Cut(string(readme), "\n## Exit status\n")
+func exitTable(readme string) [][2]string {
+	_, rest, _ := strings.Cut(readme, "\n## Exit status\n")
 	row := regexp.MustCompile(`^\|\s*([0-9][^|]*?)\s*\|\s*(.*?)\s*\|$`)
 	var rows [][2]string
 	for _, line := range strings.Split(rest, "\n") {
@@ -114,10 +106,10 @@ func exitTable() [][2]string {
 	return rows
 }
 
-func writeMan(w io.Writer, fs *pflag.FlagSet) {
+func writeMan(w io.Writer, flags []cli.Flag, readme string) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
-	p(`.\" Made by "urlget __generate man"; do not edit.`)
-	p(`.TH URLGET 1 "" "urlget %s" "User Commands"`, version)
+	p(`.\" Made by go generate (internal/cli/gendoc); do not edit.`)
+	p(`.TH URLGET 1 "" "urlget %s" "User Commands"`, cli.Version)
 	p(".SH NAME")
 	p(`urlget \- retrieve what a URL names: ftp, http(s), gopher, news, nntp, wais, file`)
 	p(".SH SYNOPSIS")
@@ -144,20 +136,19 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 	p(`The subcommands \fBparse\fR, \fBresolve\fR, \fBnormalize\fR and \fBequal\fR`)
 	p(`expose the URL toolkit.`)
 	p(".SH OPTIONS")
-	flags := visibleFlags(fs)
-	for _, c := range categories {
-		var in []*pflag.Flag
+	for _, c := range cli.Categories() {
+		var in []cli.Flag
 		for _, f := range flags {
-			if mainCategory(f.Name) == c.name {
+			if f.Category == c.Name {
 				in = append(in, f)
 			}
 		}
 		if len(in) == 0 {
 			continue
 		}
-		p(".SS %s", strings.ToUpper(c.desc[:1])+c.desc[1:])
+		p(".SS %s", strings.ToUpper(c.Desc[:1])+c.Desc[1:])
 		for _, f := range in {
-			value, usage := flagValue(f)
+			value, usage := f.Value, f.Usage
 			p(".TP")
 			head := `\fB\-\-` + roff(f.Name) + `\fR`
 			if f.Shorthand != "" {
@@ -172,7 +163,7 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 	}
 	p(".SH EXIT STATUS")
 	p("The numbers are curl's where curl has the same condition.")
-	for _, r := range exitTable() {
+	for _, r := range exitTable(readme) {
 		p(".TP")
 		p("%s", roff(r[0]))
 		p("%s", roff(r[1]))
@@ -217,8 +208,8 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 }
 
 // longOpts returns the completion words of the flags: --name, and -x.
-func longOpts(fs *pflag.FlagSet) (longs, shorts []string) {
-	for _, f := range visibleFlags(fs) {
+func longOpts(flags []cli.Flag) (longs, shorts []string) {
+	for _, f := range flags {
 		longs = append(longs, "--"+f.Name)
 		if f.Shorthand != "" {
 			shorts = append(shorts, "-"+f.Shorthand)
@@ -227,31 +218,24 @@ func longOpts(fs *pflag.FlagSet) (longs, shorts []string) {
 	return longs, shorts
 }
 
-// fileValue reports whether a flag's value is a file or directory name,
-// which the shells complete from the file system.
-func fileValue(f *pflag.Flag) bool {
-	v, _ := flagValue(f)
-	return slices.Contains([]string{"file", "dir"}, v)
-}
-
-func writeBash(w io.Writer, fs *pflag.FlagSet) {
-	longs, shorts := longOpts(fs)
+func writeBash(w io.Writer, flags []cli.Flag) {
+	longs, shorts := longOpts(flags)
 	var files, values []string
-	for _, f := range visibleFlags(fs) {
-		if f.NoOptDefVal != "" {
+	for _, f := range flags {
+		if f.Value == "" {
 			continue
 		}
 		names := []string{"--" + f.Name}
 		if f.Shorthand != "" {
 			names = append(names, "-"+f.Shorthand)
 		}
-		if fileValue(f) {
+		if f.File {
 			files = append(files, names...)
 		} else {
 			values = append(values, names...)
 		}
 	}
-	fmt.Fprintf(w, `# bash completion for urlget. Made by "urlget __generate bash"; do not edit.
+	fmt.Fprintf(w, `# bash completion for urlget. Made by go generate (internal/cli/gendoc); do not edit.
 _urlget() {
 	local cur prev
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -280,30 +264,30 @@ complete -o default -F _urlget urlget
 // shellQuote quotes s for the single quotes of a shell word.
 func shellQuote(s string) string { return strings.ReplaceAll(s, "'", `'\''`) }
 
-func writeZsh(w io.Writer, fs *pflag.FlagSet) {
+func writeZsh(w io.Writer, flags []cli.Flag) {
 	fmt.Fprintln(w, "#compdef urlget")
-	fmt.Fprintln(w, `# zsh completion for urlget. Made by "urlget __generate zsh"; do not edit.`)
+	fmt.Fprintln(w, `# zsh completion for urlget. Made by go generate (internal/cli/gendoc); do not edit.`)
 	fmt.Fprintln(w, "_arguments -s -S \\")
-	for _, f := range visibleFlags(fs) {
-		value, usage := flagValue(f)
+	for _, f := range flags {
+		value, usage := f.Value, f.Usage
 		// In _arguments, ] ends a description and % starts a prompt
 		// escape; : separates a value's message from its action.
 		desc := strings.NewReplacer("[", `\[`, "]", `\]`, "%", "%%").Replace(usage)
 		action := ""
-		if f.NoOptDefVal == "" {
+		if f.Value != "" {
 			act := " "
-			if fileValue(f) {
+			if f.File {
 				act = "_files"
 			}
 			action = ":" + strings.ReplaceAll(value, ":", `\:`) + ":" + act
 		}
 		long, short := "--"+f.Name, ""
-		if f.NoOptDefVal == "" {
+		if f.Value != "" {
 			long += "="
 		}
 		if f.Shorthand != "" {
 			short = "-" + f.Shorthand
-			if f.NoOptDefVal == "" {
+			if f.Value != "" {
 				short += "+"
 			}
 			fmt.Fprintf(w, "\t{%s,%s}'[%s]%s' \\\n", short, long, shellQuote(desc), shellQuote(action))
@@ -314,17 +298,17 @@ func writeZsh(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintln(w, "\t'*:URL:_urls'")
 }
 
-func writeFish(w io.Writer, fs *pflag.FlagSet) {
-	fmt.Fprintln(w, `# fish completion for urlget. Made by "urlget __generate fish"; do not edit.`)
+func writeFish(w io.Writer, flags []cli.Flag) {
+	fmt.Fprintln(w, `# fish completion for urlget. Made by go generate (internal/cli/gendoc); do not edit.`)
 	fmt.Fprintln(w, `complete -c urlget -n '__fish_use_subcommand' -a 'parse resolve normalize equal' -d 'URL toolkit'`)
-	for _, f := range visibleFlags(fs) {
-		_, usage := flagValue(f)
+	for _, f := range flags {
+		usage := f.Usage
 		line := "complete -c urlget -l " + f.Name
 		if f.Shorthand != "" {
 			line += " -s " + f.Shorthand
 		}
-		if f.NoOptDefVal == "" {
-			if fileValue(f) {
+		if f.Value != "" {
+			if f.File {
 				line += " -r -F"
 			} else {
 				line += " -x"

@@ -1,37 +1,65 @@
-package cli
+package main
 
 import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urlget/urlget/internal/cli"
 )
+
+// root is the repository's root, seen from this package's directory.
+const root = "../../.."
+
+// readme returns the text of the repository's README.md.
+func readme(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // TestGeneratedFilesUpToDate makes the man page and the completions again
 // and compares them with the kept files, so that they cannot drift from
-// the flags. To make them again: see docs/usage.md.
+// the flags. To make them again: go generate (docs/usage.md).
 func TestGeneratedFilesUpToDate(t *testing.T) {
-	readmePath = "../../README.md"
-	for kind, path := range generatedFiles {
-		var out, errw bytes.Buffer
-		if code := run([]string{"__generate", kind}, nil, &out, &errw); code != 0 {
-			t.Fatalf("__generate %s: exit %d, %s", kind, code, errw.String())
+	// generate writes what it makes into a copy of the tree's layout.
+	dir := t.TempDir()
+	for _, d := range []string{"docs", "completions"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		kept, err := os.ReadFile("../../" + path)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := generate(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range generatedFiles {
+		made, err := os.ReadFile(filepath.Join(dir, path))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(out.Bytes(), kept) {
-			t.Errorf("%s differs from what __generate %s makes; make it again: go run . __generate %s > %s", path, kind, kind, path)
+		kept, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(made, kept) {
+			t.Errorf("%s differs from what go generate makes; make it again: go generate", path)
 		}
 	}
 }
 
 func TestGenerateMan(t *testing.T) {
-	readmePath = "../../README.md"
 	var out bytes.Buffer
-	writeMan(&out, flagSet())
+	text := readme(t)
+	writeMan(&out, cli.Flags(), text)
 	man := out.String()
 	for _, want := range []string{
 		".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", ".SH EXIT STATUS",
@@ -45,7 +73,7 @@ func TestGenerateMan(t *testing.T) {
 			t.Errorf("the man page lacks %q", want)
 		}
 	}
-	if n := len(exitTable()); n < 18 {
+	if n := len(exitTable(text)); n < 18 {
 		t.Errorf("the README's exit table has %d rows", n)
 	}
 	for i, l := range strings.Split(man, "\n") {
@@ -59,7 +87,7 @@ func TestGenerateMan(t *testing.T) {
 // prefix, and file names after an option that takes a file.
 func TestBashCompletion(t *testing.T) {
 	var out bytes.Buffer
-	writeBash(&out, flagSet())
+	writeBash(&out, cli.Flags())
 	dir := t.TempDir()
 	if err := os.WriteFile(dir+"/c.bash", out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
