@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -26,32 +25,13 @@ import (
 // version is the program's version, printed by --version.
 const version = "0.1.0"
 
-// runtimeProcs is the GOMAXPROCS the runtime chose, which main replaced
-// with 1; 0 when it did not (GOMAXPROCS set in the environment, or the
-// command run by a test).
-var runtimeProcs int
-
 // Main runs the command with the arguments args (without the program's
-// name) and returns its exit status.
+// name) and returns its exit status. It sets nothing for the whole
+// process: the runtime keeps its own choice of processors (GOMAXPROCS,
+// which follows a container's CPU limit only while no one sets a number),
+// for one transfer and for many at once alike.
 func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
-	// One transfer at a time gains nothing from a second P and loses by
-	// it: net/http's reader and writer goroutines would hand each
-	// response over between threads. Runs of transfers at once (-Z, -r)
-	// give the runtime's own choice back (useParallelProcs).
-	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
-		runtimeProcs = runtime.GOMAXPROCS(1)
-	}
 	return run(args, stdin, stdout, stderr)
-}
-
-// useParallelProcs gives a run of transfers at once the processors the
-// runtime chose: its transfers' request and response handling, file
-// look-ups and writes then run side by side (a 10,000-file mirror over
-// loopback took 18% less time on two cores than on one).
-func useParallelProcs() {
-	if runtimeProcs > 1 {
-		runtime.GOMAXPROCS(runtimeProcs)
-	}
 }
 
 // run is the whole command: it parses args, fetches every URL and returns

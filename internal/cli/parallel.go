@@ -155,7 +155,6 @@ type parallelRun struct {
 // runParallel runs the transfers of q, up to --parallel-max at once, and
 // returns the exit status.
 func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
-	useParallelProcs()
 	r := &parallelRun{
 		c:       c,
 		ctx:     ctx,

@@ -265,7 +265,6 @@ func (c *command) mirrorOptions() mirror.Options {
 // line is a start of one recursion into --output-dir.
 func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	defer q.close()
-	useParallelProcs()
 	status := exitOK
 	var starts []uri.URL
 	for {
