@@ -14,10 +14,9 @@ import (
 // Jobs is the one status line of a whole job, a parallel run or a
 // recursion, on a terminal's stderr: files done, queued and failed, the
 // bytes received, the rate, and the time left when the job's total is
-// known. It takes the place of the per-transfer bar (progressBar), which
+// known. It takes the place of the per-transfer bar (Bar), which
 // cannot show several bodies at once. The line is redrawn with \r at most
-// every Interval, and fits the terminal's width, 80 columns at
-// most.
+// every Interval, and fits the terminal's width, 80 columns at most.
 //
 // NewJobs returns nil where the line is not drawn (stderr is no
 // terminal); every method of a nil *Jobs does nothing, so that a
@@ -31,17 +30,17 @@ type Jobs struct {
 	start                       time.Time
 	last                        time.Time // when the line was last drawn
 	shown                       bool      // the line is on the screen
-	held                        bool      // draw nothing for now (hold)
+	held                        bool      // draw nothing for now (Hold)
 	done, queued, failed, bytes int64
 	total                       int64 // the job's bytes in all, -1 while unknown (SetTotal)
 
-	// Trailing draws counts that came too soon after the last drawing
-	// once Interval has passed, even when no count follows: a
-	// recursion's counts come in bursts (a page's links, the first
-	// chunk of a large body), and the line must not sit on the burst's
-	// first value while its last is known. late is that drawing's timer.
+	// Trailing, set before the first count, draws counts that came too
+	// soon after the last drawing once Interval has passed, even when no
+	// count follows: a recursion's counts come in bursts (a page's
+	// links, the first chunk of a large body), and the line must not sit
+	// on the burst's first value while its last is known.
 	Trailing bool
-	late     *time.Timer
+	late     *time.Timer // the trailing drawing's timer
 }
 
 // jobWidth is the widest the job line is drawn.
