@@ -355,6 +355,9 @@ type listing struct {
 	closeErr  error
 }
 
+// NamesOnly passes on the wrapped listing's schemes.NameLister.
+func (l *listing) NamesOnly() bool { return schemes.NamesOnly(l.Listing) }
+
 func (l *listing) Next() (schemes.Entry, error) {
 	l.watch.begin()
 	e, err := l.Listing.Next()
