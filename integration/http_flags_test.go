@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -363,6 +364,20 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 		got := string(body)
 		if sent := strings.Contains(got, "Authorization: Bearer token\n") || strings.Contains(got, "Cookie: sid=1\n"); sent == foreign || !strings.Contains(got, "X-Kept: yes\n") {
 			t.Errorf("foreign %v: credential fields sent %v:\n%s", foreign, sent, got)
+		}
+	}
+	// Nor does a removal of the user's own Authorization take a foreign
+	// URL's own credentials away.
+	f = httpFetcherWith(t, &httpscheme.Fetcher{RemoveHeader: []string{"Authorization"}})
+	for _, foreign := range []bool{false, true} {
+		req := httpRequest(t, s.URL+"/echo")
+		req.User, req.Foreign = url.UserPassword("u", "p"), foreign
+		_, body, err := httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent := strings.Contains(string(body), "Authorization: Basic dTpw\n"); sent != foreign {
+			t.Errorf("foreign %v: the URL's own credentials sent %v:\n%s", foreign, sent, body)
 		}
 	}
 }

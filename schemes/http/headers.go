@@ -55,12 +55,18 @@ func isToken(s string) bool {
 
 // applyHeaders applies RemoveHeader and Header to hreq, after the defaults
 // and the credentials, so that a field the user names replaces the default
-// one of that name (as curl's -H does). A Foreign request gets none of the
-// credential fields (Authorization, Cookie): they were given for another
-// origin.
+// one of that name (as curl's -H does). On a Foreign request neither
+// touches the credential fields (Authorization, Cookie): they were given
+// for another origin.
 func (f *Fetcher) applyHeaders(req *schemes.Request, hreq *http.Request) error {
 	for _, name := range f.RemoveHeader {
-		switch name = textproto.CanonicalMIMEHeaderKey(name); name {
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		if req.Foreign && isCredentialField(name) {
+			// The user's choice for their own origin: a foreign URL's
+			// own userinfo still goes.
+			continue
+		}
+		switch name {
 		case "Host":
 		case "User-Agent":
 			// An empty User-Agent makes net/http send none; without
