@@ -27,6 +27,11 @@ import (
 // user, HTTP keep-alive), so fetching many URLs on one server logs in once;
 // Close releases them.
 //
+// A Client holds the policy every scheme shares (timeouts, credentials,
+// proxies, retries, limits); each protocol's own options are fields of its
+// fetcher (ftp.Fetcher's Method, http.Fetcher's Header, …), set where the
+// registry is built, as http.Transport holds its own settings.
+//
 // Fields must not be changed once the Client is in use.
 type Client struct {
 	// Fetchers maps a lower-case scheme name to its Fetcher. Nil means the
