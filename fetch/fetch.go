@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +28,11 @@ import (
 // user, HTTP keep-alive), so fetching many URLs on one server logs in once;
 // Close releases them.
 //
+// A Client holds the policy every scheme shares (timeouts, credentials,
+// proxies, retries, limits); each protocol's own options are fields of its
+// fetcher (ftp.Fetcher's Method, http.Fetcher's Header, …), set where the
+// registry is built, as http.Transport holds its own settings.
+//
 // Fields must not be changed once the Client is in use.
 type Client struct {
 	// Fetchers maps a lower-case scheme name to its Fetcher. Nil means the
@@ -36,7 +41,7 @@ type Client struct {
 
 	// Dialer opens connections. Nil means a net.Dialer whose attempts
 	// ConnectTimeout bounds (30 seconds each when it is 0). Resolve and
-	// IPVersion apply over it, and host names reach it in ASCII form.
+	// Network apply over it, and host names reach it in ASCII form.
 	Dialer schemes.Dialer
 
 	// Proxy chooses the proxy of each URL, nil for a direct connection
@@ -44,20 +49,20 @@ type Client struct {
 	// a proxy, every connection a fetch makes goes through it.
 	Proxy func(u uri.URL) (*Proxy, error)
 
-	// ProxyUser and ProxyPassword are the proxy's credentials (curl's
-	// --proxy-user) in place of the proxy URL's; HasProxyUser tells
-	// whether they were given. They go to the proxy only, never to a site.
-	ProxyUser     string
-	ProxyPassword string
-	HasProxyUser  bool
+	// ProxyUser holds the proxy's credentials (curl's --proxy-user) in
+	// place of the proxy URL's; nil when none were given. They go to the
+	// proxy only, never to a site.
+	ProxyUser *url.Userinfo
+
 	// Resolve pins host names and ports to addresses, as curl's
 	// --resolve: a connection to an entry's host and port goes to its
 	// addresses without a look-up (see ParseResolve). Later entries win.
 	Resolve []ResolveEntry
 
-	// IPVersion keeps every connection to IPv4 (4) or IPv6 (6) addresses,
-	// as curl's -4 and -6; 0 allows both.
-	IPVersion int
+	// Network is the network every connection is made on, as net.Dial
+	// names it: "tcp4" keeps to IPv4 addresses and "tcp6" to IPv6 ones,
+	// as curl's -4 and -6; "tcp" (or "") allows both.
+	Network string
 
 	// ConnectTimeout bounds everything before the resource's first byte
 	// (curl's --connect-timeout, and more): connecting, the TLS handshake,
@@ -93,12 +98,11 @@ type Client struct {
 	// TLSConfig is the base TLS configuration; nil means the system roots.
 	TLSConfig *tls.Config
 
-	// Credentials, used when the URL names none (curl's -u). HasUser tells
-	// whether User was given, HasPassword whether Password was.
-	User        string
-	Password    string
-	HasUser     bool
-	HasPassword bool
+	// User holds the credentials used when the URL names none (curl's
+	// -u), nil when none were given; a user without a password (Password
+	// reports false) is asked for one where a server wants it and Prompt
+	// is set.
+	User *url.Userinfo
 
 	// Netrc is the .netrc data consulted for credentials the URL and User
 	// do not give; nil means none is consulted (curl reads ~/.netrc only
@@ -106,9 +110,10 @@ type Client struct {
 	// their host; its default entry only a start URL's origin.
 	Netrc *Netrc
 
-	// LocationTrusted sends the credentials given for a start URL (User
-	// and Password, the start URL's userinfo, a .netrc default entry,
-	// and the Authorization and Cookie fields of HTTP.Header) to every
+	// LocationTrusted sends the credentials given for a start URL (User,
+	// the start URL's userinfo, a .netrc default entry, and the
+	// Authorization and Cookie header fields an http fetcher was
+	// configured with) to every
 	// origin its redirects and recursion reach, as curl's
 	// --location-trusted. Without it they go only to the start URL's
 	// scheme, host and port (see Request.Start).
@@ -151,16 +156,9 @@ type Client struct {
 	RetryDelay   time.Duration
 	RetryMaxTime time.Duration
 
-	// Search holds search terms given apart from the URL (--search).
-	Search    string
-	HasSearch bool
-
-	// FTP, NNTP and HTTP are the settings of one family of schemes each,
-	// passed to every fetch (see schemes.Request). Their zero values mean
-	// the defaults.
-	FTP  schemes.FTPOptions
-	NNTP schemes.NNTPOptions
-	HTTP schemes.HTTPOptions
+	// Search holds search terms given apart from the URL (--search), for
+	// gopher type-7 items and WAIS databases; nil when none were given.
+	Search *string
 
 	once     sync.Once
 	registry map[string]schemes.Fetcher
@@ -202,11 +200,6 @@ type Request struct {
 	// them. See schemes.Request.IfModifiedSince.
 	IfModifiedSince time.Time
 	IfNoneMatch     string
-
-	// GopherAttributes asks a gopher menu for its items' Gopher+
-	// attributes, so that its entries carry sizes and times where the
-	// server offers them; see schemes.Request.GopherAttributes.
-	GopherAttributes bool
 
 	// Last tells that no request follows this one on the Client; see
 	// schemes.Request.Last.
@@ -278,7 +271,7 @@ func (c *Client) init() {
 			}
 			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
 		}
-		base := newBaseDialer(d, c.Resolve, c.IPVersion)
+		base := newBaseDialer(d, c.Resolve, c.Network)
 		base.trace = c.Trace
 		c.dialer = watchedDialer{base}
 		c.tls = c.TLSConfig
@@ -545,10 +538,6 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Ahead:           r.Ahead,
 		AheadConditions: r.AheadConditions,
 		Search:          c.Search,
-		HasSearch:       c.HasSearch,
-		FTP:             c.FTP,
-		NNTP:            c.NNTP,
-		HTTP:            c.HTTP,
 		Dialer:          c.dialer,
 		TLSConfig:       c.tls,
 		Trace:           c.Trace,
@@ -556,25 +545,26 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Prompt:          c.Prompt,
 		LocationTrusted: c.LocationTrusted,
 
-		IfModifiedSince:  r.IfModifiedSince,
-		IfNoneMatch:      r.IfNoneMatch,
-		GopherAttributes: r.GopherAttributes,
+		IfModifiedSince: r.IfModifiedSince,
+		IfNoneMatch:     r.IfNoneMatch,
 	}
 	start := u
 	if r.Start.IsAbs() {
 		start = r.Start
 	}
 	var home bool
-	req.User, req.Password, req.HasUser, req.HasPassword, home = c.credentials(u, start)
+	req.User, home = c.credentials(u, start)
 	if !home {
-		req.HTTP.Header = withoutCredentialFields(c.HTTP.Header)
+		// The fetcher's own credential fields (HTTP's Authorization
+		// and Cookie) stay off this URL too.
+		req.Foreign = true
 		// A link naming a user but no password is the server's
 		// choice: the person at the terminal is not asked for a
 		// password for a host they did not name.
 		req.Prompt = nil
 	}
 	// A redirect is held to the same rule, from the same start.
-	req.RedirectCredentials = func(target uri.URL) (user, password string, hasUser, hasPassword, fields bool) {
+	req.RedirectCredentials = func(target uri.URL) (user *url.Userinfo, fields bool) {
 		if a, err := target.ASCII(); err == nil {
 			target = a
 		}
@@ -590,18 +580,25 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 // start's origin, or LocationTrusted makes every origin count as one:
 // what the user gave for start (-H Authorization and Cookie too) goes to
 // home URLs only, as curl's rule has it.
-func (c *Client) credentials(u, start uri.URL) (user, password string, hasUser, hasPassword, home bool) {
+func (c *Client) credentials(u, start uri.URL) (userinfo *url.Userinfo, home bool) {
 	home = c.LocationTrusted || start.Origin() == u.Origin()
-	given, givenPW, hasGiven, hasGivenPW := c.User, c.Password, c.HasUser, c.HasPassword
+	var given, givenPW string
+	var hasGiven, hasGivenPW bool
+	if c.User != nil {
+		given, hasGiven = c.User.Username(), true
+		givenPW, hasGivenPW = c.User.Password()
+	}
 	if su, ok := start.User(); ok {
 		// A start URL's userinfo, like -u, is the user's credentials
 		// for its origin (or, trusted, for all of the walk).
 		pw, hasPW := start.Password()
-		if !hasPW && c.HasUser && c.HasPassword && c.User == su {
-			pw, hasPW = c.Password, true
+		if !hasPW && hasGiven && hasGivenPW && given == su {
+			pw, hasPW = givenPW, true
 		}
 		given, givenPW, hasGiven, hasGivenPW = su, pw, true, hasPW
 	}
+	var user, password string
+	var hasUser, hasPassword bool
 	if uu, ok := u.User(); ok {
 		user, hasUser = uu, true
 		if pw, ok := u.Password(); ok {
@@ -625,31 +622,13 @@ func (c *Client) credentials(u, start uri.URL) (user, password string, hasUser, 
 			}
 		}
 	}
-	return user, password, hasUser, hasPassword, home
-}
-
-// withoutCredentialFields returns -H's header lines without those that
-// send Authorization or Cookie: curl drops both on the way to another
-// origin, since they hold what the user gave for the first one.
-func withoutCredentialFields(lines []string) []string {
-	out := lines[:0:0]
-	for _, line := range lines {
-		if !isCredentialField(line) {
-			out = append(out, line)
-		}
+	switch {
+	case !hasUser:
+		return nil, home
+	case hasPassword:
+		return url.UserPassword(user, password), home
 	}
-	return out
-}
-
-// isCredentialField reports whether an -H line names the Authorization or
-// Cookie field, in any of -H's forms ("Name: value", "Name:", "Name;").
-func isCredentialField(line string) bool {
-	name := line
-	if i := strings.IndexAny(line, ":;"); i >= 0 {
-		name = line[:i]
-	}
-	name = strings.TrimSpace(name)
-	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
+	return url.User(user), home
 }
 
 // asciiURLs returns urls with each host in ASCII form (uri.URL.ASCII),

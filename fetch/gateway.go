@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -40,7 +39,7 @@ const gatewayPeek = 16 << 10
 // in to the site with them; a password given apart from the URL (-u,
 // .netrc) goes as Authorization, which squid also logs in with. The proxy's
 // own credentials, from proxy.URL, go only in Proxy-Authorization.
-func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error) {
+func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config, ua string) (*schemes.Resource, error) {
 	method := http.MethodGet
 	if req.Head {
 		method = http.MethodHead
@@ -63,11 +62,7 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	if port, ok := req.URL.Port(); ok && port != "" {
 		hreq.Host += ":" + port
 	}
-	ua := req.HTTP.UserAgent
-	if ua == "" {
-		ua = "urlget"
-	}
-	if !req.HTTP.NoUserAgent {
+	if ua != "" {
 		hreq.Header.Set("User-Agent", ua)
 	}
 	hreq.Header.Set("Accept", "*/*")
@@ -78,8 +73,9 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	// A password the URL lacks (given with -u, from .netrc) goes as
 	// Authorization, with which squid logs in where the URL names no
 	// password.
-	if _, inURL := req.URL.Password(); !inURL && req.HasUser {
-		hreq.Header.Set("Authorization", basicAuth(req.User, req.Password))
+	if _, inURL := req.URL.Password(); !inURL && req.User != nil {
+		password, _ := req.User.Password()
+		hreq.Header.Set("Authorization", basicAuth(req.User.Username(), password))
 	}
 	if user, ok := pu.User(); ok {
 		password, _ := pu.Password()
@@ -189,10 +185,10 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
 		Name:        lastSegment(req.URL),
-		Header: append([][2]string{
-			{":status-line", resp.Proto + " " + resp.Status},
-			{":status", strconv.Itoa(resp.StatusCode)},
-		}, urlhttp.HeaderPairs(resp.Header)...),
+		Proto:       resp.Proto,
+		StatusCode:  resp.StatusCode,
+		Status:      resp.Status,
+		Header:      urlhttp.HeaderPairs(resp.Header),
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
@@ -485,3 +481,22 @@ func attr(z *html.Tokenizer, more bool, key string) string {
 
 // Close closes the answer's connection.
 func (l *gatewayListing) Close() error { return l.rc.Close() }
+
+// userAgent is the User-Agent a gateway request sends: the one the
+// registry's http fetcher sends (urlhttp.Fetcher's UserAgent and
+// RemoveHeader), "" for none.
+func (c *Client) userAgent() string {
+	hf, _ := c.registry["http"].(*urlhttp.Fetcher)
+	if hf == nil {
+		return "urlget"
+	}
+	for _, name := range hf.RemoveHeader {
+		if strings.EqualFold(name, "User-Agent") {
+			return ""
+		}
+	}
+	if hf.UserAgent == "" {
+		return "urlget"
+	}
+	return hf.UserAgent
+}

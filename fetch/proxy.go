@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/ftp"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -29,9 +30,10 @@ var NoProxy = func(uri.URL) (*Proxy, error) { return nil, nil }
 
 // gatewayFetcher, when set, fetches an ftp:, ftps: or gopher: URL through
 // an HTTP proxy acting as a gateway (GET ftp://host/path to the proxy, as
-// squid serves them); dial reaches the proxy. Nil means such URLs go
-// through a CONNECT tunnel instead.
-var gatewayFetcher func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error)
+// squid serves them); dial reaches the proxy, and userAgent is the
+// User-Agent field to send, "" for none. Nil means such URLs go through a
+// CONNECT tunnel instead.
+var gatewayFetcher func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config, userAgent string) (*schemes.Resource, error)
 
 // proxySchemes are the proxy kinds urlget speaks, each with the port a
 // proxy URL without one means: curl's 1080 for all but https, 443.
@@ -292,8 +294,9 @@ func (c *Client) proxyFor(u uri.URL) (*Proxy, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	if c.HasProxyUser {
-		return withCredentials(p, c.ProxyUser, c.ProxyPassword)
+	if c.ProxyUser != nil {
+		password, _ := c.ProxyUser.Password()
+		return withCredentials(p, c.ProxyUser.Username(), password)
 	}
 	return p, nil
 }
@@ -328,7 +331,7 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 		return f, nil
 	}
 	req.Proxy = p.URL.Redacted()
-	if isFTP(scheme) && req.FTP.ActiveAddr != "" {
+	if ftpF, ok := f.(*ftp.Fetcher); ok && isFTP(scheme) && ftpF.ActiveAddr != "" {
 		// Refused here, before the choice of a gateway or a tunnel:
 		// neither relays the server's connection back to this host.
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%w (%s); use passive mode", schemes.ErrActiveFTPProxy, req.Proxy))
@@ -413,5 +416,5 @@ func (c *Client) gatewayFetch(ctx context.Context, req *schemes.Request, proxy *
 	if gatewayFetcher == nil {
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("no gateway fetcher"))
 	}
-	return gatewayFetcher(ctx, req, proxy, c.dialer, c.tls)
+	return gatewayFetcher(ctx, req, proxy, c.dialer, c.tls, c.userAgent())
 }

@@ -189,7 +189,7 @@ func TestGatewayChoice(t *testing.T) {
 	saved := gatewayFetcher
 	defer func() { gatewayFetcher = saved }()
 	var called []string
-	gatewayFetcher = func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error) {
+	gatewayFetcher = func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config, _ string) (*schemes.Resource, error) {
 		called = append(called, req.URL.String()+" via "+proxy.URL.String())
 		return &schemes.Resource{Body: io.NopCloser(strings.NewReader(""))}, nil
 	}

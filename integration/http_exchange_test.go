@@ -153,8 +153,8 @@ func TestHTTPInterimResponsesSkipped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(body) != "final" || res.Header[0][1] != "HTTP/1.1 200 OK" {
-			t.Errorf("body %q, status %q", body, res.Header[0][1])
+		if status := res.Proto + " " + res.Status; string(body) != "final" || status != "HTTP/1.1 200 OK" || res.StatusCode != 200 {
+			t.Errorf("body %q, status %q (%d)", body, status, res.StatusCode)
 		}
 	})
 }
@@ -234,8 +234,7 @@ func TestHTTPUserAgentWithControlBytesRefused(t *testing.T) {
 		var hits atomic.Int32
 		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 		req := httpRequest(t, s.URL+"/x")
-		req.HTTP.UserAgent = "agent\r\nX-Injected: 1"
-		_, _, err := httpGet(t, httpFetcher(t), req)
+		_, _, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{UserAgent: "agent\r\nX-Injected: 1"}), req)
 		httpWantKind(t, err, schemes.ErrBadURL, 0)
 		if hits.Load() != 0 {
 			t.Error("the request reached the server")

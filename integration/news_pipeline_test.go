@@ -2,6 +2,7 @@ package integration
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func fetchInOrder(t *testing.T, f *news.Fetcher, s *nntptest.Server, head bool, 
 	parsed := parseURLs(t, urls...)
 	var got []string
 	for i, u := range urls {
-		req := newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr})
+		req := newsRequest(t, u)
 		req.Head = head
 		req.Ahead = parsed[i+1:]
 		res, err := f.Fetch(testCtx(t), req)
@@ -73,7 +74,7 @@ func wantConnections(t *testing.T, s *nntptest.Server, want int) {
 // caller says which come next, and each fetch still gets its own reply.
 func TestNewsPipelined(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test", "missing@example.test", "first@example.test"}
 	got := fetchInOrder(t, f, s, false, ids...)
 	for i, id := range ids {
@@ -107,20 +108,19 @@ func TestNewsPipelined(t *testing.T) {
 // replies sent ahead, and gets its own.
 func TestNewsPipelineHintNotFollowed(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	first := newsRequest(t, newsArticleURL("first@example.test"), opts)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	first := newsRequest(t, newsArticleURL("first@example.test"))
 	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	if got, want := newsFetchBody(t, f, first), wantArticle(t, "first@example.test"); got != want {
 		t.Errorf("first: %q", got)
 	}
-	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("third/x@example.test"), opts)), wantArticle(t, "third/x@example.test"); got != want {
+	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("third/x@example.test"))), wantArticle(t, "third/x@example.test"); got != want {
 		t.Errorf("third, out of the announced order: %q, want %q", got, want)
 	}
 	// A command of another kind waits for the replies sent ahead too.
 	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, first)
-	entries := newsFetchListing(t, f, newsRequest(t, "news:test.urlget", opts))
+	entries := newsFetchListing(t, f, newsRequest(t, "news:test.urlget"))
 	if len(entries) != 3 {
 		t.Errorf("listing after replies sent ahead: %d entries", len(entries))
 	}
@@ -141,13 +141,12 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 // on it; the next article comes on a new connection.
 func TestNewsPipelineBodyClosedEarly(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	req := newsRequest(t, newsArticleURL("first@example.test"), opts)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, newsArticleURL("first@example.test"))
 	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
 	res := mustFetch(t, f, req)
 	res.Body.Close()
-	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("second@example.test"), opts)), wantArticle(t, "second@example.test"); got != want {
+	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("second@example.test"))), wantArticle(t, "second@example.test"); got != want {
 		t.Errorf("second: %q, want %q", got, want)
 	}
 	wantConnections(t, s, 2)
@@ -161,13 +160,13 @@ func TestNewsPipelineAuthRequired(t *testing.T) {
 	cfg.User, cfg.Password = "reader", "pw"
 	cfg.NoCapabilities = true
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test"}
 	urls := []string{newsArticleURL(ids[0]), newsArticleURL(ids[1]), newsArticleURL(ids[2])}
 	parsed := parseURLs(t, urls...)
 	for i, u := range urls {
-		req := newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr})
-		req.User, req.Password, req.HasUser, req.HasPassword = "reader", "pw", true, true
+		req := newsRequest(t, u)
+		req.User = url.UserPassword("reader", "pw")
 		req.Ahead = parsed[i+1:]
 		if got, want := newsFetchBody(t, f, req), wantArticle(t, ids[i]); got != want {
 			t.Errorf("%s: %q, want %q", ids[i], got, want)
@@ -186,7 +185,7 @@ func TestNewsPipelineServerCloses(t *testing.T) {
 	cfg := newsConfig()
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE <second@example.test>", Reply: "", Close: true, Once: true}}
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test"}
 	got := fetchInOrder(t, f, s, false, ids...)
 	for i, id := range ids {
@@ -202,21 +201,20 @@ func TestNewsPipelineServerCloses(t *testing.T) {
 // never sent.
 func TestNewsPipelineOnlyArticlesByID(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	req := newsRequest(t, newsArticleURL("first@example.test"), opts)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, newsArticleURL("first@example.test"))
 	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, req)
-	req = newsRequest(t, newsArticleURL("first@example.test"), opts)
+	req = newsRequest(t, newsArticleURL("first@example.test"))
 	req.Ahead = parseURLs(t, "news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, req)
-	req = newsRequest(t, newsArticleURL("first@example.test"), opts)
+	req = newsRequest(t, newsArticleURL("first@example.test"))
 	req.Ahead = parseURLs(t, "news://other.example:119/second@example.test", "http://x/")
 	newsFetchBody(t, f, req)
 	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "ARTICLE <second@example.test>",
 		"ARTICLE <first@example.test>", "ARTICLE <first@example.test>")
 	var e *schemes.Error
-	if _, err := f.Fetch(testCtx(t), newsRequest(t, "news:bad%0d%0aQUIT@x", opts)); !errors.As(err, &e) || !errors.Is(err, schemes.ErrBadURL) {
+	if _, err := f.Fetch(testCtx(t), newsRequest(t, "news:bad%0d%0aQUIT@x")); !errors.As(err, &e) || !errors.Is(err, schemes.ErrBadURL) {
 		t.Errorf("bad message-id: %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -213,7 +214,12 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		e.o.Layout.SchemeDirs = true
 	}
 	if e.o.Layout.NewsHost == "" {
-		h := c.NNTP.Server
+		// news: URLs name no server (RFC 1738 §3.6): theirs is the
+		// news fetcher's, or NNTPSERVER's.
+		var h string
+		if nf, ok := c.Fetchers["news"].(*news.Fetcher); ok {
+			h = nf.Server
+		}
 		if h == "" {
 			h = os.Getenv("NNTPSERVER")
 		}
@@ -773,7 +779,6 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.etagOf(rel, fi)
 		}
-		req.GopherAttributes = true
 		req.AheadConditions = e.validators
 	}
 	if !gated {

@@ -194,7 +194,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		return exitWrite
 	}
 	if c.headers != nil {
-		cl.HTTP.OnResponse = c.headers.response
+		c.opts.http.OnResponse = c.headers.response
 		defer c.headers.close()
 	}
 	if f, ok := c.stdout.(*os.File); ok && !c.opts.head {
@@ -553,15 +553,7 @@ func closeRes(res *schemes.Resource) {
 	}
 }
 
-func httpCode(res *schemes.Resource) int {
-	for _, h := range res.Header {
-		if h[0] == ":status" {
-			n, _ := strconv.Atoi(h[1])
-			return n
-		}
-	}
-	return 0
-}
+func httpCode(res *schemes.Resource) int { return res.StatusCode }
 
 // emit writes the resource to w: the body's bytes, the listing rendered, or
 // with -I the metadata. It returns the number of body bytes written.
@@ -591,15 +583,11 @@ func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {
 // fetcher gave any, else size, type and time in HTTP header form, as curl
 // prints them for ftp: and file:.
 func renderHead(res *schemes.Resource, w io.Writer) {
-	if len(res.Header) > 0 {
+	if len(res.Header) > 0 || res.Status != "" {
+		if res.Status != "" {
+			fmt.Fprintf(w, "%s %s\r\n", res.Proto, res.Status)
+		}
 		for _, h := range res.Header {
-			if h[0] == ":status" {
-				continue
-			}
-			if h[0] == ":status-line" {
-				fmt.Fprintf(w, "%s\r\n", h[1])
-				continue
-			}
 			fmt.Fprintf(w, "%s: %s\r\n", h[0], h[1])
 		}
 		fmt.Fprint(w, "\r\n")
@@ -637,7 +625,7 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 			if err := w.WriteByte('\n'); err != nil {
 				return count, err
 			}
-		case res.NamesOnly:
+		case schemes.NamesOnly(res.Listing):
 			w.WriteString(e.Name)
 			w.WriteByte('\n')
 		case e.Kind == schemes.KindInfo:

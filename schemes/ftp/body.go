@@ -246,6 +246,10 @@ func newListing(t *transfer, base string, nlst, mlsd bool) *listing {
 	}
 }
 
+// NamesOnly reports whether the listing is NLST's (;type=d), whose entries
+// are shown as the server's names alone (schemes.NameLister).
+func (l *listing) NamesOnly() bool { return l.nlst }
+
 // Next returns the next entry. Lines no parser can read are kept as
 // KindInfo entries holding the line, never dropped.
 func (l *listing) Next() (schemes.Entry, error) {

@@ -61,9 +61,9 @@ type sentRequest struct {
 }
 
 // pipelinable reports whether hreq may take the pipelined path.
-func pipelinable(req *schemes.Request, hreq *http.Request) bool {
+func (f *Fetcher) pipelinable(req *schemes.Request, hreq *http.Request) bool {
 	if hreq.URL.Scheme != "http" || hreq.Method != http.MethodGet || req.Offset > 0 ||
-		req.Trace != nil || req.HTTP.OnResponse != nil {
+		req.Trace != nil || f.OnResponse != nil {
 		return false
 	}
 	if req.HTTPProxy != nil {
@@ -88,7 +88,7 @@ func hostPort(hreq *http.Request) string {
 // the URLs that follow it. ok is false when the request is left to the
 // Transport.
 func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *http.Request) (res *schemes.Resource, err error, ok bool) {
-	if !pipelinable(req, hreq) {
+	if !f.pipelinable(req, hreq) {
 		return nil, nil, false
 	}
 	key := hostPort(hreq)
@@ -127,7 +127,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 		}
 		p.sent = append(p.sent, sentRequest{req: hreq, uri: target, raw: req.URL.String()})
 	}
-	p.sendAhead(ctx, req, hreq)
+	p.sendAhead(ctx, f, req, hreq)
 	if err := p.bw.Flush(); err != nil {
 		return fail()
 	}
@@ -166,7 +166,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 // same server, up to pipelineDepth in flight, each built as its own fetch
 // would build it, with its own conditions (AheadConditions), never req's:
 // they share req's options, not its validators.
-func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *http.Request) {
+func (p *pipeline) sendAhead(ctx context.Context, f *Fetcher, req *schemes.Request, hreq *http.Request) {
 	if len(p.sent) >= pipelineDepth {
 		return
 	}
@@ -210,7 +210,7 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		if req.AheadConditions != nil {
 			ar.IfModifiedSince, ar.IfNoneMatch = req.AheadConditions(u)
 		}
-		next, err := newRequest(ctx, &ar, target, http.MethodGet)
+		next, err := f.newRequest(ctx, &ar, target, http.MethodGet)
 		if err != nil || hostPort(next) != p.key {
 			// The run goes on to another server: the pipeline ends here.
 			return

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -415,7 +416,7 @@ func TestPipelineKeepsCredentialsToTheirURL(t *testing.T) {
 		uri.MustParse("http://" + host + "/d"),
 	}
 	req := &schemes.Request{URL: first, Dialer: &net.Dialer{}, Ahead: ahead,
-		User: "alice", Password: "secret", HasUser: true, HasPassword: true}
+		User: url.UserPassword("alice", "secret")}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res, err := f.Fetch(ctx, req)

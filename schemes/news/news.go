@@ -33,7 +33,21 @@ const maxIdlePerServer = 8
 // goes to one server (same host, port, TLS and user) is served by one
 // connection; Close ends them. A Fetcher is safe for use by several
 // goroutines; each concurrent fetch gets a session of its own.
+//
+// Its settings, as http.Transport's, hold for every URL it fetches; they
+// must not be changed once it is in use.
 type Fetcher struct {
+	// Server is the "host[:port]" that news: and snews: URLs, which name
+	// no server (RFC 1738 §3.6), are fetched from. Empty means the
+	// NNTPSERVER environment variable; when that is empty too, such a
+	// fetch fails with schemes.ErrNoNewsServer.
+	Server string
+
+	// MaxArticles is how many of a group's newest articles a group
+	// listing holds: 0 means DefaultMaxArticles, and a negative value
+	// lists them all.
+	MaxArticles int
+
 	mu     sync.Mutex
 	idle   map[poolKey][]*session
 	closed bool
@@ -89,14 +103,15 @@ type articleSpan struct {
 
 // Fetch retrieves the article, group listing or group list req.URL names.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
-	t, err := decode(req)
+	t, err := decode(req, f.Server)
 	if err != nil {
 		return nil, err
 	}
-	max := maxArticles(req)
+	max := maxArticles(f.MaxArticles)
 	key := poolKey{tls: t.tls, addr: t.addr}
-	if req.HasUser {
-		key.user, key.password = req.User, req.Password
+	if req.User != nil {
+		key.user = req.User.Username()
+		key.password, _ = req.User.Password()
 	}
 	for attempt := 0; ; attempt++ {
 		s, reused, err := f.get(ctx, req, key, t)
@@ -104,7 +119,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			return nil, err
 		}
 		s.begin(ctx, req)
-		res, owned, err := s.fetch(t, max, aheadCommands(req, t))
+		res, owned, err := s.fetch(t, max, aheadCommands(req, t, f.Server))
 		if err == nil {
 			if !owned {
 				f.put(s)
@@ -128,7 +143,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 // from the skip-th on, at most n, as long as they are articles by
 // message-id on the same server as t, itself one. Only those can be
 // pipelined; the list stops at the first URL that is not.
-func aheadCommands(req *schemes.Request, t target) func(skip, n int) []string {
+func aheadCommands(req *schemes.Request, t target, server string) func(skip, n int) []string {
 	if t.kind != kindArticleByID || len(req.Ahead) == 0 {
 		return nil
 	}
@@ -144,7 +159,7 @@ func aheadCommands(req *schemes.Request, t target) func(skip, n int) []string {
 				break
 			}
 			next.URL = u
-			a, err := decode(&next)
+			a, err := decode(&next, server)
 			if err != nil || a.kind != kindArticleByID || a.addr != t.addr || a.tls != t.tls {
 				break
 			}
@@ -213,8 +228,8 @@ func (f *Fetcher) put(s *session) {
 }
 
 // decode turns the request's URL into a target, checking every value that
-// will go into a command.
-func decode(req *schemes.Request) (target, error) {
+// will go into a command; server is Fetcher.Server.
+func decode(req *schemes.Request, server string) (target, error) {
 	u := req.URL
 	var t target
 	if base, span, ok, err := splitSpan(req); err != nil {
@@ -234,7 +249,7 @@ func decode(req *schemes.Request) (target, error) {
 			// RFC 5538 §2.1: news://server/... names its server.
 			t.host, t.addr = u.Hostname(), u.Addr()
 		} else {
-			t.host, t.addr, err = newsServer(req, scheme)
+			t.host, t.addr, err = newsServer(req, server, scheme)
 			if err != nil {
 				return t, err
 			}
@@ -283,7 +298,7 @@ func decode(req *schemes.Request) (target, error) {
 // nntp://host/group/first-last and news:group/first-last list the articles
 // numbered first to last; "first-" lists from first to the newest. It
 // returns the URL without the range. A range is explicit, so that
-// NNTPOptions.MaxArticles does not cut it.
+// Fetcher.MaxArticles does not cut it.
 func splitSpan(req *schemes.Request) (base uri.URL, span *articleSpan, ok bool, err error) {
 	u := req.URL.WithoutFragment()
 	if _, q := u.Query(); q {
@@ -336,10 +351,10 @@ func allDigits(s string) bool {
 }
 
 // newsServer finds the server for a news: URL, which names none (RFC 1738
-// §3.6): the request's NNTP.Server, then the NNTPSERVER environment variable
+// §3.6): server (Fetcher.Server), then the NNTPSERVER environment variable
 // that tin, slrn and Lynx read.
-func newsServer(req *schemes.Request, scheme string) (host, addr string, err error) {
-	s := req.NNTP.Server
+func newsServer(req *schemes.Request, server, scheme string) (host, addr string, err error) {
+	s := server
 	if s == "" {
 		s = os.Getenv("NNTPSERVER")
 	}
@@ -373,9 +388,9 @@ func newsServer(req *schemes.Request, scheme string) (host, addr string, err err
 }
 
 // maxArticles returns how many of a group's newest articles to list, 0
-// for all of them (schemes.NNTPOptions.MaxArticles).
-func maxArticles(req *schemes.Request) int64 {
-	switch n := req.NNTP.MaxArticles; {
+// for all of them, from Fetcher.MaxArticles, n.
+func maxArticles(n int) int64 {
+	switch {
 	case n == 0:
 		return DefaultMaxArticles
 	case n < 0:
