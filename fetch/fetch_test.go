@@ -90,8 +90,8 @@ func TestDoRefusesRelativeURL(t *testing.T) {
 	}
 }
 
-// TestOptionsReachFetcher: the Client's typed options and a Request's
-// parsed hints reach the fetcher as they were given.
+// TestOptionsReachFetcher: the Client's typed options reach the fetcher
+// as they were given.
 func TestOptionsReachFetcher(t *testing.T) {
 	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
 		return bodyResource(""), nil
@@ -102,8 +102,7 @@ func TestOptionsReachFetcher(t *testing.T) {
 		NNTP:     schemes.NNTPOptions{Server: "news.example:119", MaxArticles: 7},
 		HTTP:     schemes.HTTPOptions{MaxRedirects: schemes.NoRedirects, UserAgent: "agent/1", Header: []string{"X-A: 1"}, Compressed: true},
 	}
-	ahead := []uri.URL{uri.MustParse("x-test://host/b"), uri.MustParse("x-test://host/c")}
-	res, err := c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a"), Ahead: ahead})
+	res, err := c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,9 +110,6 @@ func TestOptionsReachFetcher(t *testing.T) {
 	req := f.last.Load()
 	if req.FTP != c.FTP || req.NNTP != c.NNTP || !reflect.DeepEqual(req.HTTP, c.HTTP) {
 		t.Errorf("options %+v %+v %+v, want %+v %+v %+v", req.FTP, req.NNTP, req.HTTP, c.FTP, c.NNTP, c.HTTP)
-	}
-	if len(req.Ahead) != 2 || req.Ahead[1].String() != "x-test://host/c" {
-		t.Errorf("ahead %v", req.Ahead)
 	}
 }
 

@@ -41,6 +41,18 @@ const maxIdlePerKey = 8
 type Fetcher struct {
 	mu   sync.Mutex
 	idle map[connKey][]*conn
+
+	// expected holds the runs of requests told by Expect: only whether
+	// one is the last matters here.
+	expected schemes.Expected
+}
+
+// Expect implements schemes.Expecter. FTP sends nothing ahead for
+// requests to come, but readies a connection for another request after
+// each (a PWD after login, an EPSV after a transfer, RFC 2428 §3); the
+// last request of a run told to end sends neither.
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
 }
 
 // connKey identifies control connections that may serve each other's URLs:
@@ -63,6 +75,7 @@ func (f *Fetcher) Close() error {
 	idle := f.idle
 	f.idle = nil
 	f.mu.Unlock()
+	f.expected.Reset()
 	for _, cs := range idle {
 		for _, c := range cs {
 			c.close(true)
@@ -265,12 +278,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
+	_, last := f.expected.Take(req)
 	fresh := false
 	for {
 		c, err := f.get(ctx, req, key, lg, fresh)
 		if err != nil {
 			return nil, err
 		}
+		c.last = last
 		wasReused := c.reused
 		attempt := *p // run may rewrite the argument for this connection
 		res, err := f.run(ctx, c, req, &attempt)
@@ -692,7 +707,7 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 		return nil, err
 	}
 	st.start = r.last()
-	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.req.Last}
+	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.last}
 	return st, nil
 }
 
@@ -853,7 +868,7 @@ const maxAbsDirs = 1024
 // there stays; one elsewhere goes back to its login directory first, or
 // straight to the absolute directory PWD named for p's CWD sequence when
 // it has been there before. The PWDs serve later URLs only: the last
-// request of a run (schemes.Request.Last) sends none.
+// request of a run (schemes.Expecter's end) sends none.
 //
 // Each CWD waits for the reply of the one before, so that none runs from
 // the wrong directory after one fails. What needs no such wait rides
@@ -868,14 +883,14 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 	var pwds []step
 	if c.dirKey == "" && !c.haveLogin {
 		// Without the login directory the connection cannot serve
-		// another URL after this one; with no other to come (Last), it
+		// another URL after this one; with no other to come (c.last), it
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
-		if !c.req.Last {
+		if !c.last {
 			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
 		}
 	}
-	if c.dirKey != "" && c.dirKey != unknownDir && !c.req.Last && len(c.absDir) < maxAbsDirs {
+	if c.dirKey != "" && c.dirKey != unknownDir && !c.last && len(c.absDir) < maxAbsDirs {
 		if _, ok := c.absDir[c.dirKey]; !ok {
 			key := c.dirKey
 			pwds = append(pwds, c.pwdStep(func(d string) { c.absDir[key] = d }))
