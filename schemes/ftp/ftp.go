@@ -47,6 +47,18 @@ type Fetcher struct {
 	expected schemes.Expected
 }
 
+// ProxyWays implements schemes.ProxyAware: an HTTP proxy can fetch ftp:
+// and ftps: URLs as a gateway (squid's ftp gateway), and every
+// connection, data connections too, can go through the Dialer. Active
+// mode (FTPOptions.ActiveAddr) cannot go through a proxy: the server
+// could not connect back through it (RFC 959 §3.2).
+func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
+	if req.FTP.ActiveAddr != "" {
+		return 0, fmt.Errorf("%w; use passive mode", schemes.ErrActiveFTPProxy)
+	}
+	return schemes.ViaGateway | schemes.ViaDialer, nil
+}
+
 // Expect implements schemes.Expecter. FTP sends nothing ahead for
 // requests to come, but readies a connection for another request after
 // each (a PWD after login, an EPSV after a transfer, RFC 2428 §3); the

@@ -56,6 +56,19 @@ const maxErrorBlock = 8 << 10
 // With req.Head the request is made and the start of the reply read, enough
 // to tell an error from an item and to learn a Gopher+ length; the
 // Resource then carries the type, content type and, when known, the size.
+// ProxyWays implements schemes.ProxyAware. A gopher: URL can be fetched
+// by an HTTP proxy acting as a gateway (RFC 1738 §3.4 leaves it to the
+// proxy), where one still does: squid dropped gopher in version 4, and
+// answers 501, after which the run goes through a CONNECT tunnel
+// (GatewayFallback). gophers:, which no gateway speaks, goes through the
+// Dialer only.
+func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
+	if req.URL.Scheme() == "gopher" {
+		return schemes.ViaGateway | schemes.GatewayFallback | schemes.ViaDialer, nil
+	}
+	return schemes.ViaDialer, nil
+}
+
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	g, err := req.URL.Gopher()
 	if err != nil {
