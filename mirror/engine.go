@@ -251,47 +251,17 @@ func (e *engine) close() {
 }
 
 // tlsTwin is the scheme that names the same resources over TLS, or the
-// plain one of a TLS scheme.
+// same without it (uri.SchemeOf); "" for a scheme with none.
 func tlsTwin(s string) string {
-	switch s {
-	case "http":
-		return "https"
-	case "https":
-		return "http"
-	case "ftp":
-		return "ftps"
-	case "ftps":
-		return "ftp"
-	case "gopher":
-		return "gophers"
-	case "gophers":
-		return "gopher"
-	case "nntp":
-		return "nntps"
-	case "nntps":
-		return "nntp"
-	case "news":
-		return "snews"
-	case "snews":
-		return "news"
-	}
-	return ""
+	info, _ := uri.SchemeOf(s)
+	return info.Twin
 }
 
-// family names the protocol a scheme speaks, TLS or not: the scheme
-// directory of a run that crosses schemes.
+// family names the protocol a scheme speaks, TLS or not (uri.SchemeOf):
+// the scheme directory of a run that crosses schemes.
 func family(s string) string {
-	switch s {
-	case "https":
-		return "http"
-	case "ftps":
-		return "ftp"
-	case "gophers":
-		return "gopher"
-	case "nntp", "nntps", "snews":
-		return "news"
-	}
-	return s
+	info, _ := uri.SchemeOf(s)
+	return info.Family
 }
 
 // startOf returns what --no-parent keeps of a start URL: the directory a

@@ -240,10 +240,9 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	}
 	switch {
 	case key.scheme == "ftps":
+		// Its port, when the URL names none, is the scheme table's:
+		// 990, which RFC 4217 §7 names for implicit FTPS.
 		key.tls = tlsImplicit
-		if p, _ := req.URL.Port(); p == "" {
-			key.port = "990" // RFC 4217 §7 names 990 for implicit FTPS
-		}
 	case req.FTP.RequireTLS:
 		key.tls = tlsExplicit
 	}

@@ -120,7 +120,7 @@ func dial(ctx context.Context, req *schemes.Request, srv server) (*session, erro
 	}
 	s := &session{ctx: ctx, req: req, conn: nc, trace: req.Trace}
 	s.stop = ctxDeadline(ctx, nc)
-	if srv.scheme == "gophers" {
+	if info, _ := uri.SchemeOf(srv.scheme); info.TLS {
 		tc := tls.Client(nc, req.TLSClientConfig(srv.host))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			s.Close()

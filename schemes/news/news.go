@@ -244,13 +244,15 @@ func decode(req *schemes.Request) (target, error) {
 	} else if ok {
 		u, t.span = base, span
 	}
-	switch scheme := u.Scheme(); scheme {
+	scheme := u.Scheme()
+	info, _ := uri.SchemeOf(scheme)
+	t.tls = info.TLS // snews and nntps (RFC 5538 §2.2)
+	switch scheme {
 	case "news", "snews":
 		v, err := u.News()
 		if err != nil {
 			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		t.tls = scheme == "snews"
 		t.newsScheme = scheme
 		if u.HasAuthority() && u.Hostname() != "" {
 			// RFC 5538 §2.1: news://server/... names its server.
@@ -274,7 +276,6 @@ func decode(req *schemes.Request) (target, error) {
 		if err != nil {
 			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		t.tls = scheme == "nntps"
 		t.host, t.addr = u.Hostname(), u.Addr()
 		t.group = v.Group
 		t.kind = kindGroup
