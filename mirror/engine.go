@@ -458,11 +458,17 @@ func (e *engine) batchSize() int {
 // expect tells the client the requests of a batch, in the order they
 // will be made, so that the fetcher sends them ahead: each as process will
 // make it, under -N with its local copy's validators, worked out now and
-// kept for its turn (sentValidators). A part to resume is not looked at:
-// its request asks for a range, which is never sent ahead.
+// kept for its turn (sentValidators). Under -N an item whose listing gave
+// its size and time is left out: upToDate most often finds it unchanged
+// without a request, and its local file is not looked at here for one
+// that may never be made. A part to resume is not looked at either: its
+// request asks for a range, which is never sent ahead.
 func (e *engine) expect(batch []item) {
 	reqs := make([]fetch.Request, 0, len(batch))
 	for _, it := range batch {
+		if e.o.Timestamping && it.size >= 0 && !it.mod.IsZero() {
+			continue
+		}
 		u, err := uri.Parse(it.url)
 		if err != nil {
 			continue
