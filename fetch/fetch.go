@@ -200,18 +200,6 @@ type Request struct {
 	// them. See schemes.Request.IfModifiedSince.
 	IfModifiedSince time.Time
 	IfNoneMatch     string
-
-	// Last tells that no request follows this one on the Client; see
-	// schemes.Request.Last.
-	Last bool
-
-	// Ahead lists the URLs the caller will request next, in order, with
-	// the same options; see schemes.Request.Ahead.
-	Ahead []uri.URL
-
-	// AheadConditions gives the validators of each URL of Ahead; see
-	// schemes.Request.AheadConditions.
-	AheadConditions func(u uri.URL) (ifModifiedSince time.Time, ifNoneMatch string)
 }
 
 // Progress reports a body's transfer so far.
@@ -352,7 +340,6 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	if err != nil {
 		return nil, &schemes.Error{Kind: schemes.ErrBadURL, URL: r.URL.Redacted(), Err: err}
 	}
-	r.Ahead = asciiURLs(r.Ahead)
 	req := c.request(u, r)
 	f, err = c.route(req, f)
 	if err != nil {
@@ -534,9 +521,6 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		IfRange:         r.IfRange,
 		Head:            r.Head,
 		Raw:             r.Raw,
-		Last:            r.Last,
-		Ahead:           r.Ahead,
-		AheadConditions: r.AheadConditions,
 		Search:          c.Search,
 		Dialer:          c.dialer,
 		TLSConfig:       c.tls,
@@ -631,25 +615,55 @@ func (c *Client) credentials(u, start uri.URL) (userinfo *url.Userinfo, home boo
 	return url.User(user), home
 }
 
-// asciiURLs returns urls with each host in ASCII form (uri.URL.ASCII),
-// copying the slice only when a host changes. The list ends before a URL
-// whose host IDNA rejects: that one fails on its own when its turn comes,
-// and what follows it is no longer known to come next.
-func asciiURLs(urls []uri.URL) []uri.URL {
-	for i, u := range urls {
-		a, err := u.ASCII()
-		if err == nil && a == u {
+// Expect tells the client that the caller will make reqs next through Do,
+// in this order, so that the fetchers that can (schemes.Expecter) ready
+// themselves: HTTP sends the GET requests of a server's URLs ahead on one
+// connection, NNTP pipelines articles by message-id. end tells that the
+// caller makes no request after the last of reqs: FTP then leaves its
+// connection unready for another. The caller's end of work is Close.
+//
+// Each request is built as Do would build it, with its own credentials
+// (never another URL's), its own conditions and its host in ASCII form,
+// and told to the fetcher of its scheme, which is handed only its own.
+// A request Do would refuse, or would send through a gateway proxy, is
+// left out. Expect does no I/O.
+func (c *Client) Expect(reqs []Request, end bool) {
+	c.init()
+	type told struct {
+		x    schemes.Expecter
+		reqs []*schemes.Request
+	}
+	var runs []told
+	for _, r := range reqs {
+		if !r.URL.IsAbs() {
 			continue
 		}
-		out := append(make([]uri.URL, 0, len(urls)), urls[:i]...)
-		for _, u := range urls[i:] {
-			a, err := u.ASCII()
-			if err != nil {
-				break
-			}
-			out = append(out, a)
+		f, ok := c.registry[r.URL.Scheme()]
+		if !ok {
+			continue
 		}
-		return out
+		x, ok := f.(schemes.Expecter)
+		if !ok {
+			continue
+		}
+		u, err := r.URL.ASCII()
+		if err != nil {
+			continue
+		}
+		req := c.request(u, r)
+		if rf, err := c.route(req, f); err != nil || rf != f {
+			continue
+		}
+		i := 0
+		for i < len(runs) && runs[i].x != x {
+			i++
+		}
+		if i == len(runs) {
+			runs = append(runs, told{x: x})
+		}
+		runs[i].reqs = append(runs[i].reqs, req)
 	}
-	return urls
+	for _, t := range runs {
+		t.x.Expect(t.reqs, end)
+	}
 }

@@ -166,7 +166,7 @@ func TestGatewaySiteCredentials(t *testing.T) {
 // directory holding a.txt, sub/ and "we ird&.html") becomes entries with
 // absolute ftp: URLs; --raw keeps the page.
 func TestGatewayListing(t *testing.T) {
-	page, err := os.ReadFile("testdata/squid-ftp-listing.html")
+	page, err := os.ReadFile("../schemes/http/testdata/squid-ftp-listing.html")
 	if err != nil {
 		t.Fatal(err)
 	}

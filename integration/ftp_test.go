@@ -247,8 +247,9 @@ type ftpExample struct {
 // commands. As a request of a longer run, the walk starts with PWD (for
 // the URLs that may follow) and a transfer that ended with its 226 is
 // followed at once by the EPSV for the connection's next transfer, sent
-// ahead, its reply read later. As the last request (schemes.Request.Last)
-// it does neither. Close ends with QUIT.
+// ahead, its reply read later. As the last request (told to the Fetcher
+// as a run that ends with it, schemes.Expecter) it does neither. Close
+// ends with QUIT.
 func (tt ftpExample) check(t *testing.T, last bool) {
 	s := newFTPServer(t, func(s *ftptest.Server) {
 		s.AcceptBareCWD, s.BareCWDReply, s.MLSD = tt.bareCWD, tt.bareCWDReply, tt.mlsd
@@ -256,7 +257,9 @@ func (tt ftpExample) check(t *testing.T, last bool) {
 	f := &ftp.Fetcher{Method: tt.method}
 	defer f.Close()
 	req := ftpRequest(t, s.URL+tt.url)
-	req.Last = last
+	if last {
+		f.Expect([]*schemes.Request{req}, true)
+	}
 	body, err := fetchFTP(t, f, req)
 	if tt.errKind != nil {
 		if !errors.Is(err, tt.errKind) {

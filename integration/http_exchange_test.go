@@ -87,7 +87,10 @@ func TestHTTPRedirectKeepsConnection(t *testing.T) {
 	})
 }
 
-func TestHTTPLastLeavesNoConnectionOpen(t *testing.T) {
+// TestHTTPCloseLeavesNoConnectionOpen: the caller's end of work is the
+// Fetcher's Close, which closes what the exchange opened, a redirect's
+// first hop's connection too.
+func TestHTTPCloseLeavesNoConnectionOpen(t *testing.T) {
 	var originConns, otherConns connCounter
 	other := countedServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "landed")
@@ -96,12 +99,12 @@ func TestHTTPLastLeavesNoConnectionOpen(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/landed", http.StatusFound)
 	}), &originConns)
 	t.Run("last", func(t *testing.T) {
-		// The Fetcher is not closed: a last request closes what it opened.
 		f := &httpscheme.Fetcher{}
 		_, body, err := httpGet(t, f, httpRequest(t, origin.URL+"/away"))
 		if err != nil || string(body) != "landed" {
 			t.Fatalf("body %q, error %v", body, err)
 		}
+		f.Close()
 		deadline := time.Now().Add(10 * time.Second)
 		for originConns.closed.Load() < 1 || otherConns.closed.Load() < 1 {
 			if time.Now().After(deadline) {

@@ -382,10 +382,10 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 	}
 }
 
-// TestHTTPLastDecodedBodyLeavesNoConnectionOpen: a run's last request
-// closes its connection once its body is closed, when the body is decoded
-// or an error page too.
-func TestHTTPLastDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
+// TestHTTPDecodedBodyLeavesNoConnectionOpen: a body closed gives its
+// connection back, when the body is decoded or an error page too, so that
+// the Fetcher's Close, the caller's end of work, closes it.
+func TestHTTPDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
 	page := encodeWith(t, "gzip", []byte("page\n"))
 	for _, status := range []int{http.StatusOK, http.StatusNotFound} {
 		var conns connCounter
@@ -395,12 +395,12 @@ func TestHTTPLastDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
 			w.Write(page)
 		}), &conns)
 		req := httpRequest(t, s.URL+"/p")
-		req.Last = true
-		// The Fetcher is not closed: the last request closes what it opened.
-		_, body, _ := httpGet(t, &httpscheme.Fetcher{Compressed: true, FailWithBody: true}, req)
+		f := &httpscheme.Fetcher{Compressed: true, FailWithBody: true}
+		_, body, _ := httpGet(t, f, req)
 		if string(body) != "page\n" {
 			t.Fatalf("%d: body %q", status, body)
 		}
+		f.Close()
 		deadline := time.Now().Add(10 * time.Second)
 		for conns.closed.Load() < 1 {
 			if time.Now().After(deadline) {

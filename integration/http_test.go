@@ -51,8 +51,8 @@ func (h *httpTrace) has(line string) bool {
 }
 
 // httpBothWays runs test twice: as subtest "pool", and as "last", where
-// httpRequest marks each request the last of its run
-// (schemes.Request.Last). Every request goes through the Fetcher's
+// httpGet first tells the Fetcher that each request is the last of its
+// run (schemes.Expecter). Every request goes through the Fetcher's
 // Transport either way, and must be served alike.
 func httpBothWays(t *testing.T, test func(t *testing.T)) {
 	for _, mode := range []string{"pool", "last"} {
@@ -65,15 +65,14 @@ func httpLast(t *testing.T) bool {
 	return strings.Contains(t.Name()+"/", "/last/")
 }
 
-// httpRequest builds the request the fetch package would pass for rawURL,
-// the last of its run under httpBothWays's "last" subtest.
+// httpRequest builds the request the fetch package would pass for rawURL.
 func httpRequest(t *testing.T, rawURL string) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(rawURL)
 	if err != nil {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
-	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}, Last: httpLast(t)}
+	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
 }
 
 // stallingServer starts a server that answers each request with what
@@ -120,6 +119,9 @@ func httpGet(t *testing.T, f *httpscheme.Fetcher, req *schemes.Request) (*scheme
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if httpLast(t) {
+		f.Expect([]*schemes.Request{req}, true)
+	}
 	res, err := f.Fetch(ctx, req)
 	if err != nil {
 		return nil, nil, err
@@ -638,9 +640,6 @@ func TestHTTPConnectionReuse(t *testing.T) {
 		for i := range 5 {
 			p := fmt.Sprintf("/item%d", i)
 			req := httpRequest(t, s.URL+p)
-			// Only the run's final URL is its last: it finds the
-			// pool's connection and takes it.
-			req.Last = req.Last && i == 4
 			_, body, err := httpGet(t, f, req)
 			if err != nil {
 				t.Fatal(err)

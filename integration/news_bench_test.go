@@ -47,13 +47,11 @@ func newsBench(b *testing.B, s *nntptest.Server, n int, url func(int) string) {
 	for i := range urls {
 		urls[i] = url(i)
 	}
-	parsed := parseURLs(b, urls...)
 	for b.Loop() {
 		f := &news.Fetcher{Server: s.Addr}
-		for i := 0; i < n; i++ {
-			req := newsRequest(b, urls[i])
-			// The following URLs, as the command tells each request.
-			req.Ahead = parsed[i+1 : min(n, i+33)]
+		// The run told before it is made, as the command tells it.
+		reqs := expectRun(b, f, urls, nil)
+		for _, req := range reqs {
 			res, err := f.Fetch(context.Background(), req)
 			if err != nil {
 				b.Fatal(err)

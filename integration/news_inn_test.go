@@ -144,11 +144,9 @@ func TestNewsINN(t *testing.T) {
 	for _, a := range posted {
 		urls = append(urls, "news:"+uri.EscapeSegment(a.id), "news:absent."+uri.EscapeSegment(a.id))
 	}
-	parsed := parseURLs(t, urls...)
+	reqs := expectRun(t, f, urls, nil)
 	for i, u := range urls {
-		req := newsRequest(t, u)
-		req.Ahead = parsed[i+1:]
-		res, err := f.Fetch(context.Background(), req)
+		res, err := f.Fetch(context.Background(), reqs[i])
 		if i%2 == 1 {
 			if !errors.Is(err, schemes.ErrNotFound) {
 				t.Errorf("pipelined %s: %v, want not found", u, err)

@@ -29,21 +29,18 @@ func wantArticle(t *testing.T, id string) string {
 	return ""
 }
 
-// fetchInOrder fetches ids one after the other on f, each request told of
-// the ones after it (schemes.Request.Ahead) as the command does, and
-// returns each body or error text.
+// fetchInOrder fetches ids one after the other on f, told of them as one
+// run first (schemes.Expecter) as the command does, and returns each body
+// or error text.
 func fetchInOrder(t *testing.T, f *news.Fetcher, s *nntptest.Server, head bool, ids ...string) []string {
 	t.Helper()
 	urls := make([]string, len(ids))
 	for i, id := range ids {
 		urls[i] = newsArticleURL(id)
 	}
-	parsed := parseURLs(t, urls...)
+	reqs := expectRun(t, f, urls, func(req *schemes.Request) { req.Head = head })
 	var got []string
-	for i, u := range urls {
-		req := newsRequest(t, u)
-		req.Head = head
-		req.Ahead = parsed[i+1:]
+	for _, req := range reqs {
 		res, err := f.Fetch(testCtx(t), req)
 		if err != nil {
 			got = append(got, "error: "+err.Error())
@@ -110,7 +107,7 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	first := newsRequest(t, newsArticleURL("first@example.test"))
-	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
+	expectAfter(t, f, first, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	if got, want := newsFetchBody(t, f, first), wantArticle(t, "first@example.test"); got != want {
 		t.Errorf("first: %q", got)
 	}
@@ -118,7 +115,7 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 		t.Errorf("third, out of the announced order: %q, want %q", got, want)
 	}
 	// A command of another kind waits for the replies sent ahead too.
-	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
+	expectAfter(t, f, first, newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, first)
 	entries := newsFetchListing(t, f, newsRequest(t, "news:test.urlget"))
 	if len(entries) != 3 {
@@ -130,7 +127,7 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 
 	// Closing the Fetcher with replies still on their way does not wait
 	// for them.
-	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
+	expectAfter(t, f, first, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, first)
 	if err := f.Close(); err != nil {
 		t.Errorf("close: %v", err)
@@ -143,7 +140,7 @@ func TestNewsPipelineBodyClosedEarly(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	req := newsRequest(t, newsArticleURL("first@example.test"))
-	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
+	expectAfter(t, f, req, newsArticleURL("second@example.test"))
 	res := mustFetch(t, f, req)
 	res.Body.Close()
 	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("second@example.test"))), wantArticle(t, "second@example.test"); got != want {
@@ -163,11 +160,10 @@ func TestNewsPipelineAuthRequired(t *testing.T) {
 	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test"}
 	urls := []string{newsArticleURL(ids[0]), newsArticleURL(ids[1]), newsArticleURL(ids[2])}
-	parsed := parseURLs(t, urls...)
-	for i, u := range urls {
-		req := newsRequest(t, u)
+	reqs := expectRun(t, f, urls, func(req *schemes.Request) {
 		req.User = url.UserPassword("reader", "pw")
-		req.Ahead = parsed[i+1:]
+	})
+	for i, req := range reqs {
 		if got, want := newsFetchBody(t, f, req), wantArticle(t, ids[i]); got != want {
 			t.Errorf("%s: %q, want %q", ids[i], got, want)
 		}
@@ -203,13 +199,13 @@ func TestNewsPipelineOnlyArticlesByID(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	req := newsRequest(t, newsArticleURL("first@example.test"))
-	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test"))
+	expectAfter(t, f, req, newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, req)
 	req = newsRequest(t, newsArticleURL("first@example.test"))
-	req.Ahead = parseURLs(t, "news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test"))
+	expectAfter(t, f, req, "news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, req)
 	req = newsRequest(t, newsArticleURL("first@example.test"))
-	req.Ahead = parseURLs(t, "news://other.example:119/second@example.test", "http://x/")
+	expectAfter(t, f, req, "news://other.example:119/second@example.test", "http://x/")
 	newsFetchBody(t, f, req)
 	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "ARTICLE <second@example.test>",
 		"ARTICLE <first@example.test>", "ARTICLE <first@example.test>")

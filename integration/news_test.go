@@ -68,7 +68,7 @@ func newsRequest(t testing.TB, rawURL string) *schemes.Request {
 	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
 }
 
-// parseURLs parses URLs for a request's Ahead.
+// parseURLs parses URLs, such as a mirror's start URLs.
 func parseURLs(t testing.TB, raws ...string) []uri.URL {
 	t.Helper()
 	urls := make([]uri.URL, len(raws))
@@ -80,6 +80,35 @@ func parseURLs(t testing.TB, raws ...string) []uri.URL {
 		urls[i] = u
 	}
 	return urls
+}
+
+// expectAfter tells f (schemes.Expecter) that requests for raws follow
+// req, in order, each with req's options and credentials, as the fetch
+// package builds the requests of a run.
+func expectAfter(t testing.TB, f *news.Fetcher, req *schemes.Request, raws ...string) {
+	t.Helper()
+	reqs := []*schemes.Request{req}
+	for _, u := range parseURLs(t, raws...) {
+		next := *req
+		next.URL = u
+		reqs = append(reqs, &next)
+	}
+	f.Expect(reqs, false)
+}
+
+// expectRun builds the requests of urls with opts, as prepare leaves
+// each, and tells f of them as one run before they are made.
+func expectRun(t testing.TB, f *news.Fetcher, urls []string, prepare func(*schemes.Request)) []*schemes.Request {
+	t.Helper()
+	reqs := make([]*schemes.Request, len(urls))
+	for i, u := range urls {
+		reqs[i] = newsRequest(t, u)
+		if prepare != nil {
+			prepare(reqs[i])
+		}
+	}
+	f.Expect(reqs, false)
+	return reqs
 }
 
 // newsFetcher is a news fetcher with the default settings, closed at

@@ -260,47 +260,17 @@ func (e *engine) close() {
 }
 
 // tlsTwin is the scheme that names the same resources over TLS, or the
-// plain one of a TLS scheme.
+// same without it (uri.SchemeOf); "" for a scheme with none.
 func tlsTwin(s string) string {
-	switch s {
-	case "http":
-		return "https"
-	case "https":
-		return "http"
-	case "ftp":
-		return "ftps"
-	case "ftps":
-		return "ftp"
-	case "gopher":
-		return "gophers"
-	case "gophers":
-		return "gopher"
-	case "nntp":
-		return "nntps"
-	case "nntps":
-		return "nntp"
-	case "news":
-		return "snews"
-	case "snews":
-		return "news"
-	}
-	return ""
+	info, _ := uri.SchemeOf(s)
+	return info.Twin
 }
 
-// family names the protocol a scheme speaks, TLS or not: the scheme
-// directory of a run that crosses schemes.
+// family names the protocol a scheme speaks, TLS or not (uri.SchemeOf):
+// the scheme directory of a run that crosses schemes.
 func family(s string) string {
-	switch s {
-	case "https":
-		return "http"
-	case "ftps":
-		return "ftp"
-	case "gophers":
-		return "gopher"
-	case "nntp", "nntps", "snews":
-		return "news"
-	}
-	return s
+	info, _ := uri.SchemeOf(s)
+	return info.Family
 }
 
 // startOf returns what --no-parent keeps of a start URL: the directory a
@@ -445,9 +415,11 @@ func (e *engine) work(ctx context.Context) {
 				}
 			}
 		}
-		urls, after := e.ahead(batch)
-		for i, it := range batch {
-			e.process(ctx, it, urls[after[i]:], gate != nil)
+		if len(batch) > 1 {
+			e.expect(batch)
+		}
+		for _, it := range batch {
+			e.process(ctx, it, gate != nil)
 			e.mu.Lock()
 			e.active--
 			e.stats.Done++
@@ -471,7 +443,7 @@ func (e *engine) work(ctx context.Context) {
 
 // batchMax is the most URLs of one http server a worker takes at once, in
 // queue order: the fetcher sends their requests ahead on one connection
-// (fetch.Request.Ahead, HTTP/1.1 pipelining, up to 16 in flight), so that
+// (fetch.Client.Expect, HTTP/1.1 pipelining, up to 16 in flight), so that
 // a directory of small files costs a round trip per 16 files rather than
 // per file. A batch longer than the pipeline keeps it full: each answer
 // read sends the next request, whose segment carries the acknowledgment
@@ -492,18 +464,31 @@ func (e *engine) batchSize() int {
 	return int(max(1, min(per, batchMax)))
 }
 
-// ahead parses the URLs of a batch once: urls[after[i]:] are those of the
-// items after batch[i], which its request may send ahead.
-func (e *engine) ahead(batch []item) (urls []uri.URL, after []int) {
-	urls = make([]uri.URL, 0, len(batch))
-	after = make([]int, len(batch))
-	for i, it := range batch {
-		if u, err := uri.Parse(it.url); err == nil {
-			urls = append(urls, u)
+// expect tells the client the requests of a batch, in the order they
+// will be made, so that the fetcher sends them ahead: each as process will
+// make it, under -N with its local copy's validators, worked out now and
+// kept for its turn (sentValidators). Under -N an item whose listing gave
+// its size and time is left out: upToDate most often finds it unchanged
+// without a request, and its local file is not looked at here for one
+// that may never be made. A part to resume is not looked at either: its
+// request asks for a range, which is never sent ahead.
+func (e *engine) expect(batch []item) {
+	reqs := make([]fetch.Request, 0, len(batch))
+	for _, it := range batch {
+		if e.o.Timestamping && it.size >= 0 && !it.mod.IsZero() {
+			continue
 		}
-		after[i] = len(urls)
+		u, err := uri.Parse(it.url)
+		if err != nil {
+			continue
+		}
+		req := fetch.Request{URL: u, Start: e.startURLs[it.start]}
+		if e.o.Timestamping {
+			req.IfModifiedSince, req.IfNoneMatch = e.validators(u)
+		}
+		reqs = append(reqs, req)
 	}
-	return urls, after
+	e.c.Expect(reqs, false)
 }
 
 // batchKey is the server of an http: URL, which items must share to be
@@ -713,7 +698,7 @@ func pageKind(u uri.URL) pageType {
 }
 
 // process fetches one item and saves it, or walks its listing.
-func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bool) {
+func (e *engine) process(ctx context.Context, it item, gated bool) {
 	u, err := uri.Parse(it.url)
 	if err != nil {
 		e.fail(it.url, "", err)
@@ -762,7 +747,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
-	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
+	req := fetch.Request{URL: u, Start: e.startURLs[it.start]}
 	var part partial
 	if !namesListing(u, it.kind) && pageKind(u) == pageFile && !twin {
 		// Resumed only on the validator recorded when the part began
@@ -779,7 +764,6 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.etagOf(rel, fi)
 		}
-		req.AheadConditions = e.validators
 	}
 	if !gated {
 		gate := e.gate(u)
@@ -819,7 +803,7 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 }
 
 // validators returns the conditions of a request for u under -N: its
-// local copy's time and entity tag, for a request sent ahead.
+// local copy's time and entity tag, for a request told ahead (expect).
 func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
 	if rel, err := e.o.Layout.path(u, pageKind(u)); err == nil {

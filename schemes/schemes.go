@@ -165,26 +165,6 @@ type Request struct {
 	// fetcher that learns the size up front fails with ErrTooLarge; the
 	// fetch package enforces the limit on the stream as well.
 	MaxSize int64
-
-	// Last tells that no request follows this one on the same client, so
-	// the fetcher need not ready its connection for another: FTP then
-	// skips the PWD that would let a later URL reach its directory
-	// without walking there, and the EPSV it sends ahead after a transfer.
-	Last bool
-
-	// Ahead lists URLs the caller will request next on the same client,
-	// in order, each with this request's options. It is a hint: a fetcher
-	// may send their requests early where its protocol allows (NNTP
-	// pipelines articles by message-id), and must still serve each request
-	// as it comes, whatever was sent ahead. The URLs are parsed already, so
-	// that a URL hinted at by many requests is parsed once.
-	Ahead []uri.URL
-
-	// AheadConditions, when not nil, gives the validators of a URL of
-	// Ahead (see IfModifiedSince and IfNoneMatch) for a fetcher that
-	// sends its request early: each URL's own, where the rest of its
-	// options are this request's. Nil sends them unconditional.
-	AheadConditions func(u uri.URL) (ifModifiedSince time.Time, ifNoneMatch string)
 }
 
 // Direction tells which way a traced line went.

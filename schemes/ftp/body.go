@@ -28,7 +28,7 @@ type transfer struct {
 	expect int64 // bytes the transfer must carry, -1 when unknown
 	done   bool
 	err    error
-	ahead  bool // passive (EPSV or PASV) and not Last: the next EPSV may go out early
+	ahead  bool // passive (EPSV or PASV) and not the last request: the next EPSV may go out early
 }
 
 // Read reads the data connection; at its end it checks the final reply.

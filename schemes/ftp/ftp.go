@@ -69,6 +69,30 @@ type Fetcher struct {
 
 	mu   sync.Mutex
 	idle map[connKey][]*conn
+
+	// expected holds the runs of requests told by Expect: only whether
+	// one is the last matters here.
+	expected schemes.Expected
+}
+
+// ProxyWays implements schemes.ProxyAware: an HTTP proxy can fetch ftp:
+// and ftps: URLs as a gateway (squid's ftp gateway), and every
+// connection, data connections too, can go through the Dialer. Active
+// mode (Fetcher.ActiveAddr) cannot go through a proxy: the server
+// could not connect back through it (RFC 959 §3.2).
+func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
+	if f.ActiveAddr != "" {
+		return 0, fmt.Errorf("%w; use passive mode", schemes.ErrActiveFTPProxy)
+	}
+	return schemes.ViaGateway | schemes.ViaDialer, nil
+}
+
+// Expect implements schemes.Expecter. FTP sends nothing ahead for
+// requests to come, but readies a connection for another request after
+// each (a PWD after login, an EPSV after a transfer, RFC 2428 §3); the
+// last request of a run told to end sends neither.
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
 }
 
 // Method is how an FTP fetch reaches the directory of the file it
@@ -120,6 +144,7 @@ func (f *Fetcher) Close() error {
 	idle := f.idle
 	f.idle = nil
 	f.mu.Unlock()
+	f.expected.Reset()
 	for _, cs := range idle {
 		for _, c := range cs {
 			c.close(true)
@@ -271,10 +296,9 @@ func (f *Fetcher) keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	}
 	switch {
 	case key.scheme == "ftps":
+		// Its port, when the URL names none, is the scheme table's:
+		// 990, which RFC 4217 §7 names for implicit FTPS.
 		key.tls = tlsImplicit
-		if p, _ := req.URL.Port(); p == "" {
-			key.port = "990" // RFC 4217 §7 names 990 for implicit FTPS
-		}
 	case f.RequireTLS:
 		key.tls = tlsExplicit
 	}
@@ -323,12 +347,14 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		return nil, err
 	}
+	_, last := f.expected.Take(req)
 	fresh := false
 	for {
 		c, err := f.get(ctx, req, key, lg, fresh)
 		if err != nil {
 			return nil, err
 		}
+		c.last = last
 		wasReused := c.reused
 		attempt := *p // run may rewrite the argument for this connection
 		res, err := f.run(ctx, c, req, &attempt)
@@ -750,7 +776,7 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 		return nil, err
 	}
 	st.start = r.last()
-	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.req.Last}
+	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.last}
 	return st, nil
 }
 
@@ -911,7 +937,7 @@ const maxAbsDirs = 1024
 // there stays; one elsewhere goes back to its login directory first, or
 // straight to the absolute directory PWD named for p's CWD sequence when
 // it has been there before. The PWDs serve later URLs only: the last
-// request of a run (schemes.Request.Last) sends none.
+// request of a run (schemes.Expecter's end) sends none.
 //
 // Each CWD waits for the reply of the one before, so that none runs from
 // the wrong directory after one fails. What needs no such wait rides
@@ -926,14 +952,14 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 	var pwds []step
 	if c.dirKey == "" && !c.haveLogin {
 		// Without the login directory the connection cannot serve
-		// another URL after this one; with no other to come (Last), it
+		// another URL after this one; with no other to come (c.last), it
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
-		if !c.req.Last {
+		if !c.last {
 			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
 		}
 	}
-	if c.dirKey != "" && c.dirKey != unknownDir && !c.req.Last && len(c.absDir) < maxAbsDirs {
+	if c.dirKey != "" && c.dirKey != unknownDir && !c.last && len(c.absDir) < maxAbsDirs {
 		if _, ok := c.absDir[c.dirKey]; !ok {
 			key := c.dirKey
 			pwds = append(pwds, c.pwdStep(func(d string) { c.absDir[key] = d }))

@@ -66,6 +66,19 @@ const maxErrorBlock = 8 << 10
 // With req.Head the request is made and the start of the reply read, enough
 // to tell an error from an item and to learn a Gopher+ length; the
 // Resource then carries the type, content type and, when known, the size.
+// ProxyWays implements schemes.ProxyAware. A gopher: URL can be fetched
+// by an HTTP proxy acting as a gateway (RFC 1738 §3.4 leaves it to the
+// proxy), where one still does: squid dropped gopher in version 4, and
+// answers 501, after which the run goes through a CONNECT tunnel
+// (GatewayFallback). gophers:, which no gateway speaks, goes through the
+// Dialer only.
+func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
+	if req.URL.Scheme() == "gopher" {
+		return schemes.ViaGateway | schemes.GatewayFallback | schemes.ViaDialer, nil
+	}
+	return schemes.ViaDialer, nil
+}
+
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	g, err := req.URL.Gopher()
 	if err != nil {
@@ -117,7 +130,7 @@ func dial(ctx context.Context, req *schemes.Request, srv server) (*session, erro
 	}
 	s := &session{ctx: ctx, req: req, conn: nc, trace: req.Trace}
 	s.stop = ctxDeadline(ctx, nc)
-	if srv.scheme == "gophers" {
+	if info, _ := uri.SchemeOf(srv.scheme); info.TLS {
 		tc := tls.Client(nc, req.TLSClientConfig(srv.host))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			s.Close()

@@ -118,6 +118,7 @@ type Fetcher struct {
 	mu        sync.Mutex
 	transport *http.Transport
 	pipes     map[string][]*pipeline // pipelined connections, by host:port
+	expected  schemes.Expected       // the runs told by Expect (pipeline.go)
 }
 
 // Close closes the connections kept open for reuse.
@@ -129,6 +130,7 @@ func (f *Fetcher) Close() error {
 		t.CloseIdleConnections()
 	}
 	f.closePipelines()
+	f.expected.Reset()
 	return nil
 }
 
@@ -404,23 +406,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}))
 	resp, err := client.Do(hreq)
 	if err != nil {
-		if req.Last {
-			f.Close()
-		}
 		return nil, doError(ctx, req, method, err)
 	}
 	res, err := f.resource(ctx, req, resp, conn)
-	if req.Last {
-		// No request follows on this Fetcher: the connections the
-		// exchange opened (a redirect's first hop's too) are closed
-		// once the body is, or now when there is none, so that a run's
-		// last URL leaves nothing open behind it.
-		if b, ok := bodyOf(res); ok {
-			b.last = f
-		} else {
-			f.Close()
-		}
-	}
 	return res, err
 }
 
@@ -483,19 +471,6 @@ func (f *Fetcher) newRequest(ctx context.Context, req *schemes.Request, target *
 		return nil, err
 	}
 	return hreq, nil
-}
-
-// bodyOf returns res's body when it is a response body of this package,
-// decoded or not.
-func bodyOf(res *schemes.Resource) (*body, bool) {
-	if res == nil {
-		return nil, false
-	}
-	if e, ok := res.Body.(*endBody); ok {
-		return e.inner, true
-	}
-	b, ok := res.Body.(*body)
-	return b, ok
 }
 
 // resource turns a response into a Resource or an error.
@@ -962,8 +937,6 @@ type body struct {
 	// plain connection (sock).
 	remain int64
 
-	last *Fetcher // closed with the body: the request was the run's last
-
 	// sock is the plain connection the body came on, for WriteTo.
 	sock *sockConn
 }
@@ -1090,14 +1063,9 @@ func (b *body) classify(err error) error {
 }
 
 // Close closes the response body, returning its connection for reuse when
-// the body was read to the end, or closing the Fetcher's connections after
-// a run's last request.
+// the body was read to the end.
 func (b *body) Close() error {
-	err := b.rc.Close()
-	if b.last != nil {
-		b.last.Close()
-	}
-	return err
+	return b.rc.Close()
 }
 
 // tracingTransport reports each request and response of a fetch, redirects

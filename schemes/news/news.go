@@ -51,6 +51,18 @@ type Fetcher struct {
 	mu     sync.Mutex
 	idle   map[poolKey][]*session
 	closed bool
+
+	// expected holds the runs of requests told by Expect.
+	expected schemes.Expected
+}
+
+// Expect implements schemes.Expecter: the ARTICLE (or HEAD) commands of
+// the articles by message-id among reqs go out on a session right behind
+// the command of the request before them on the same server, under the
+// same login (RFC 3977 §3.5: a client may pipeline commands, and these
+// neither depend on nor change the session's state, §6.2.1.2).
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
 }
 
 // poolKey names the server and identity a session belongs to. news: and nntp:
@@ -108,18 +120,15 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	max := maxArticles(f.MaxArticles)
-	key := poolKey{tls: t.tls, addr: t.addr}
-	if req.User != nil {
-		key.user = req.User.Username()
-		key.password, _ = req.User.Password()
-	}
+	key := keyOf(req, t)
+	ahead, _ := f.expected.Take(req)
 	for attempt := 0; ; attempt++ {
 		s, reused, err := f.get(ctx, req, key, t)
 		if err != nil {
 			return nil, err
 		}
 		s.begin(ctx, req)
-		res, owned, err := s.fetch(t, max, aheadCommands(req, t, f.Server))
+		res, owned, err := s.fetch(t, max, aheadCommands(req, t, key, ahead, f.Server))
 		if err == nil {
 			if !owned {
 				f.put(s)
@@ -138,29 +147,41 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 }
 
-// aheadCommands returns the function that turns the URLs req says will
-// follow (schemes.Request.Ahead) into the commands their fetches will send:
-// from the skip-th on, at most n, as long as they are articles by
-// message-id on the same server as t, itself one. Only those can be
-// pipelined; the list stops at the first URL that is not.
-func aheadCommands(req *schemes.Request, t target, server string) func(skip, n int) []string {
-	if t.kind != kindArticleByID || len(req.Ahead) == 0 {
+// keyOf is the pool key of req, decoded as t.
+func keyOf(req *schemes.Request, t target) poolKey {
+	key := poolKey{tls: t.tls, addr: t.addr}
+	if req.User != nil {
+		key.user = req.User.Username()
+		key.password, _ = req.User.Password()
+	}
+	return key
+}
+
+// aheadCommands returns the function that turns ahead, the requests told
+// to follow req (Expect), into the commands their fetches will send: from
+// the skip-th on, at most n, as long as they are articles by message-id
+// asked the same way of the same server under the same login (key), as t,
+// itself one, is. Only those can be pipelined on req's session; the list
+// stops at the first request that is not.
+func aheadCommands(req *schemes.Request, t target, key poolKey, ahead []*schemes.Request, server string) func(skip, n int) []string {
+	if t.kind != kindArticleByID || len(ahead) == 0 {
 		return nil
 	}
 	return func(skip, n int) []string {
 		verb, _ := articleVerb(req)
 		var cmds []string
-		next := *req
-		for _, u := range req.Ahead[min(skip, len(req.Ahead)):] {
+		for _, next := range ahead[min(skip, len(ahead)):] {
 			if len(cmds) == n {
 				break
 			}
-			if u.Scheme() != req.URL.Scheme() {
+			if next.URL.Scheme() != req.URL.Scheme() {
 				break
 			}
-			next.URL = u
-			a, err := decode(&next, server)
-			if err != nil || a.kind != kindArticleByID || a.addr != t.addr || a.tls != t.tls {
+			a, err := decode(next, server)
+			if err != nil || a.kind != kindArticleByID || keyOf(next, a) != key {
+				break
+			}
+			if v, _ := articleVerb(next); v != verb {
 				break
 			}
 			cmds = append(cmds, verb+" <"+a.messageID+">")
@@ -178,6 +199,7 @@ func (f *Fetcher) Close() error {
 	f.idle = nil
 	f.closed = true
 	f.mu.Unlock()
+	f.expected.Reset()
 	var first error
 	for _, list := range idle {
 		for _, s := range list {
@@ -237,13 +259,15 @@ func decode(req *schemes.Request, server string) (target, error) {
 	} else if ok {
 		u, t.span = base, span
 	}
-	switch scheme := u.Scheme(); scheme {
+	scheme := u.Scheme()
+	info, _ := uri.SchemeOf(scheme)
+	t.tls = info.TLS // snews and nntps (RFC 5538 §2.2)
+	switch scheme {
 	case "news", "snews":
 		v, err := u.News()
 		if err != nil {
 			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		t.tls = scheme == "snews"
 		t.newsScheme = scheme
 		if u.HasAuthority() && u.Hostname() != "" {
 			// RFC 5538 §2.1: news://server/... names its server.
@@ -267,7 +291,6 @@ func decode(req *schemes.Request, server string) (target, error) {
 		if err != nil {
 			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		t.tls = scheme == "nntps"
 		t.host, t.addr = u.Hostname(), u.Addr()
 		t.group = v.Group
 		t.kind = kindGroup
