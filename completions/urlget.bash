@@ -1,4 +1,4 @@
-# bash completion for urlget. Made by "urlget __generate bash"; do not edit.
+# bash completion for urlget. Made by go generate (internal/cli/gendoc); do not edit.
 _urlget() {
 	local cur prev
 	cur=${COMP_WORDS[COMP_CWORD]}

@@ -1,4 +1,4 @@
-# fish completion for urlget. Made by "urlget __generate fish"; do not edit.
+# fish completion for urlget. Made by go generate (internal/cli/gendoc); do not edit.
 complete -c urlget -n '__fish_use_subcommand' -a 'parse resolve normalize equal' -d 'URL toolkit'
 complete -c urlget -l url -x -d 'fetch url; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)'
 complete -c urlget -l output -s o -r -F -d 'write the next URL\'s body to file (one -o per URL)'

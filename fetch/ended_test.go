@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/internal/xfer"
+	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -25,7 +27,7 @@ import (
 func trickleServer(t *testing.T, first, step, steps int, gap time.Duration) (addr string, sent *atomic.Int64) {
 	t.Helper()
 	sent = new(atomic.Int64)
-	ln := serveTCP(t, func(c net.Conn) {
+	ln := xfertest.ServeTCP(t, func(c net.Conn) {
 		write := func(n int) bool {
 			m, err := c.Write(bytes.Repeat([]byte("t"), n))
 			sent.Add(int64(m))
@@ -76,8 +78,8 @@ func dial(ctx context.Context, req *schemes.Request, addr string) (net.Conn, err
 // outlive it (HTTP).
 var socketBodies = map[string]func(*net.TCPConn) io.ReadCloser{
 	"tcp":     func(c *net.TCPConn) io.ReadCloser { return c },
-	"checked": func(c *net.TCPConn) io.ReadCloser { return &checkedBody{c: c, want: 1 << 40} },
-	"limited": func(c *net.TCPConn) io.ReadCloser { return &lengthBody{c: c, remain: 1 << 40} },
+	"checked": func(c *net.TCPConn) io.ReadCloser { return xfertest.NewCheckedBody(c, 1<<40) },
+	"limited": func(c *net.TCPConn) io.ReadCloser { return xfertest.NewLengthBody(c, 1<<40) },
 }
 
 // TestEndKeepsEveryByte: when the Client's Timeout (curl's -m) or the
@@ -109,7 +111,7 @@ func TestEndKeepsEveryByte(t *testing.T) {
 					defer res.Body.Close()
 					got, err := copyTo(t, to, res.Body)
 					switch {
-					case IsWriteError(err), errors.Is(err, schemes.ErrWrite):
+					case xfer.ClassifyWrite(err) != xfer.NotWrite, errors.Is(err, schemes.ErrWrite):
 						t.Errorf("reported as a write error: %v", err)
 					case end == "timeout" && !errors.Is(err, schemes.ErrTimeout):
 						t.Errorf("got %v, want a timeout", err)
@@ -132,7 +134,7 @@ func TestEndKeepsEveryByte(t *testing.T) {
 func copyTo(t *testing.T, to string, r io.Reader) ([]byte, error) {
 	t.Helper()
 	if to == "file" {
-		path, _, err := copyToFile(t, r)
+		path, _, err := xfertest.CopyToFile(t, r)
 		b, rerr := os.ReadFile(path)
 		if rerr != nil {
 			t.Fatal(rerr)
@@ -172,7 +174,7 @@ func TestSpeedLimitSeesEveryByte(t *testing.T) {
 				defer res.Body.Close()
 				var n int64
 				if to == "file" {
-					_, n, err = copyToFile(t, res.Body)
+					_, n, err = xfertest.CopyToFile(t, res.Body)
 				} else {
 					f, ferr := os.OpenFile(to, os.O_WRONLY, 0)
 					if ferr != nil {
@@ -218,7 +220,7 @@ func TestSpeedLimitBeforeTheBody(t *testing.T) {
 		}}
 	}
 
-	silent := serveTCP(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	silent := xfertest.ServeTCP(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 	c := &Client{Fetchers: map[string]schemes.Fetcher{"t": greeting(silent.Addr().String(), 1)}, LowSpeedLimit: 1, LowSpeedTime: time.Second}
 	start := time.Now()
 	_, err := c.Fetch(context.Background(), "t://h/")
@@ -227,7 +229,7 @@ func TestSpeedLimitBeforeTheBody(t *testing.T) {
 	}
 
 	// 50 bytes every 125 ms, 400 bytes/s for two seconds, then a body.
-	slow := serveTCP(t, func(c net.Conn) {
+	slow := xfertest.ServeTCP(t, func(c net.Conn) {
 		for range 16 {
 			if _, err := io.WriteString(c, strings.Repeat("g", 49)+"\n"); err != nil {
 				return

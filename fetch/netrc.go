@@ -3,10 +3,8 @@ package fetch
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 	"unicode"
 
 	"github.com/urlget/urlget/uri"
@@ -223,16 +221,4 @@ func DefaultNetrcPath() string {
 		return ".netrc"
 	}
 	return home + "/.netrc"
-}
-
-// IsWriteError reports whether err came from writing the output (a full
-// disk, a closed pipe, a read-only file system) rather than from the source.
-func IsWriteError(err error) bool {
-	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG, syscall.EPIPE, syscall.EROFS} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Op == "write"
 }

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/net/proxy"
 
+	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -67,12 +68,7 @@ func (d *proxyDialer) DialContext(ctx context.Context, network, address string) 
 // what is awaited is the proxy's answer, so that a connect timeout names
 // the proxy; the function it returns ends that.
 func waitingOnProxy(ctx context.Context) (done func()) {
-	w, ok := ctx.Value(watchKey{}).(*watchdog)
-	if !ok {
-		return func() {}
-	}
-	w.proxying.Add(1)
-	return func() { w.proxying.Add(-1) }
+	return xfer.WatchdogFrom(ctx).Proxying()
 }
 
 // proxyDialError classifies a failure to reach the proxy itself: its name

@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// dirCacheSize is how many directories a Store keeps open at once. A
+// dirCacheSize is how many directories a store keeps open at once. A
 // recursion writes the files of a few directories at a time (those of the
 // listings its transfers came from), so a few dozen cover the working set
 // of any tree, at one descriptor each.
@@ -51,7 +51,7 @@ func (d *dirRoot) close() {
 	d.r.Close()
 }
 
-// dirCache holds the open directories of a Store.
+// dirCache holds the open directories of a store.
 type dirCache struct {
 	mu    sync.Mutex
 	dirs  map[string]*dirRoot
@@ -217,7 +217,7 @@ func (c *dirCache) forget(dir string) {
 	}
 }
 
-// closeAll closes every directory; the Store is closing.
+// closeAll closes every directory; the store is closing.
 func (c *dirCache) closeAll() {
 	c.forget(".")
 }

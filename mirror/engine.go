@@ -15,12 +15,16 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/xfer"
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
 
-// DefaultLevel is how deep a recursion goes when Options.Level is 0 is
-// not asked for: wget's default.
+// DefaultLevel is wget's default depth for a recursion (its --level),
+// the value to give Options.Level for it: a zero Level mirrors nothing
+// beyond the start URLs' own level.
 const DefaultLevel = 5
 
 // DefaultParallel is how many transfers a recursion runs at once when
@@ -53,7 +57,7 @@ const reasonRobots = "robots.txt"
 type engine struct {
 	c      *fetch.Client
 	o      Options
-	store  *Store
+	store  *store
 	starts []startPoint
 	// startURLs are the start URLs as given, by item.start: the origin
 	// each one's credentials belong to (fetch.Request.Start).
@@ -210,13 +214,18 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		e.o.Layout.SchemeDirs = true
 	}
 	if e.o.Layout.NewsHost == "" {
-		h := c.NNTP.Server
+		// news: URLs name no server (RFC 1738 §3.6): theirs is the
+		// news fetcher's, or NNTPSERVER's.
+		var h string
+		if nf, ok := c.Fetchers["news"].(*news.Fetcher); ok {
+			h = nf.Server
+		}
 		if h == "" {
 			h = os.Getenv("NNTPSERVER")
 		}
 		e.o.Layout.NewsHost = h
 	}
-	s, err := OpenStore(o.Dir)
+	s, err := openStore(o.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -251,47 +260,17 @@ func (e *engine) close() {
 }
 
 // tlsTwin is the scheme that names the same resources over TLS, or the
-// plain one of a TLS scheme.
+// same without it (uri.SchemeOf); "" for a scheme with none.
 func tlsTwin(s string) string {
-	switch s {
-	case "http":
-		return "https"
-	case "https":
-		return "http"
-	case "ftp":
-		return "ftps"
-	case "ftps":
-		return "ftp"
-	case "gopher":
-		return "gophers"
-	case "gophers":
-		return "gopher"
-	case "nntp":
-		return "nntps"
-	case "nntps":
-		return "nntp"
-	case "news":
-		return "snews"
-	case "snews":
-		return "news"
-	}
-	return ""
+	info, _ := uri.SchemeOf(s)
+	return info.Twin
 }
 
-// family names the protocol a scheme speaks, TLS or not: the scheme
-// directory of a run that crosses schemes.
+// family names the protocol a scheme speaks, TLS or not (uri.SchemeOf):
+// the scheme directory of a run that crosses schemes.
 func family(s string) string {
-	switch s {
-	case "https":
-		return "http"
-	case "ftps":
-		return "ftp"
-	case "gophers":
-		return "gopher"
-	case "nntp", "nntps", "snews":
-		return "news"
-	}
-	return s
+	info, _ := uri.SchemeOf(s)
+	return info.Family
 }
 
 // startOf returns what --no-parent keeps of a start URL: the directory a
@@ -436,9 +415,11 @@ func (e *engine) work(ctx context.Context) {
 				}
 			}
 		}
-		urls, after := e.ahead(batch)
-		for i, it := range batch {
-			e.process(ctx, it, urls[after[i]:], gate != nil)
+		if len(batch) > 1 {
+			e.expect(batch)
+		}
+		for _, it := range batch {
+			e.process(ctx, it, gate != nil)
 			e.mu.Lock()
 			e.active--
 			e.stats.Done++
@@ -462,7 +443,7 @@ func (e *engine) work(ctx context.Context) {
 
 // batchMax is the most URLs of one http server a worker takes at once, in
 // queue order: the fetcher sends their requests ahead on one connection
-// (fetch.Request.Ahead, HTTP/1.1 pipelining, up to 16 in flight), so that
+// (fetch.Client.Expect, HTTP/1.1 pipelining, up to 16 in flight), so that
 // a directory of small files costs a round trip per 16 files rather than
 // per file. A batch longer than the pipeline keeps it full: each answer
 // read sends the next request, whose segment carries the acknowledgment
@@ -483,18 +464,31 @@ func (e *engine) batchSize() int {
 	return int(max(1, min(per, batchMax)))
 }
 
-// ahead parses the URLs of a batch once: urls[after[i]:] are those of the
-// items after batch[i], which its request may send ahead.
-func (e *engine) ahead(batch []item) (urls []uri.URL, after []int) {
-	urls = make([]uri.URL, 0, len(batch))
-	after = make([]int, len(batch))
-	for i, it := range batch {
-		if u, err := uri.Parse(it.url); err == nil {
-			urls = append(urls, u)
+// expect tells the client the requests of a batch, in the order they
+// will be made, so that the fetcher sends them ahead: each as process will
+// make it, under -N with its local copy's validators, worked out now and
+// kept for its turn (sentValidators). Under -N an item whose listing gave
+// its size and time is left out: upToDate most often finds it unchanged
+// without a request, and its local file is not looked at here for one
+// that may never be made. A part to resume is not looked at either: its
+// request asks for a range, which is never sent ahead.
+func (e *engine) expect(batch []item) {
+	reqs := make([]fetch.Request, 0, len(batch))
+	for _, it := range batch {
+		if e.o.Timestamping && it.size >= 0 && !it.mod.IsZero() {
+			continue
 		}
-		after[i] = len(urls)
+		u, err := uri.Parse(it.url)
+		if err != nil {
+			continue
+		}
+		req := fetch.Request{URL: u, Start: e.startURLs[it.start]}
+		if e.o.Timestamping {
+			req.IfModifiedSince, req.IfNoneMatch = e.validators(u)
+		}
+		reqs = append(reqs, req)
 	}
-	return urls, after
+	e.c.Expect(reqs, false)
 }
 
 // batchKey is the server of an http: URL, which items must share to be
@@ -651,7 +645,7 @@ func isFileLink(it item, ref uri.URL) bool {
 	if _, dir := parentPath(ref); dir {
 		return false
 	}
-	return !IsHTML("", lastName(ref))
+	return !links.IsHTML("", lastName(ref))
 }
 
 // lastName is the decoded last segment of a URL's path (or selector).
@@ -696,15 +690,15 @@ func matchAny(lists []string, name string) bool {
 // pageKind is the local form a URL's copy takes before it is fetched: a
 // gopher menu is saved as its directory's gophermap, anything else under
 // its own name (an http URL ending in "/" as index.html, by the layout).
-func pageKind(u uri.URL) PageKind {
+func pageKind(u uri.URL) pageType {
 	if g, err := u.Gopher(); err == nil && (u.Scheme() == "gopher" || u.Scheme() == "gophers") && g.Type == '1' {
-		return PageGopherMenu
+		return pageGopherMenu
 	}
-	return PageFile
+	return pageFile
 }
 
 // process fetches one item and saves it, or walks its listing.
-func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bool) {
+func (e *engine) process(ctx context.Context, it item, gated bool) {
 	u, err := uri.Parse(it.url)
 	if err != nil {
 		e.fail(it.url, "", err)
@@ -712,12 +706,12 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 	}
 	rel := it.path
 	if rel == "" {
-		if rel, err = e.o.Layout.Path(u, pageKind(u)); err != nil {
+		if rel, err = e.o.Layout.path(u, pageKind(u)); err != nil {
 			e.fail(u.Redacted(), "", &schemes.Error{Kind: schemes.ErrBadURL, URL: u.Redacted(), Err: err})
 			return
 		}
 	}
-	if reason := RefusedName(rel); reason != "" {
+	if reason := refusedName(rel); reason != "" {
 		// A name of urlget's own state: the server's file is not
 		// taken for urlget's, nor written where urlget's would be.
 		e.report(Report{URL: u.Redacted(), Status: Skipped, Reason: reason})
@@ -753,9 +747,9 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
-	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
-	var part Partial
-	if !namesListing(u, it.kind) && pageKind(u) == PageFile && !twin {
+	req := fetch.Request{URL: u, Start: e.startURLs[it.start]}
+	var part partial
+	if !namesListing(u, it.kind) && pageKind(u) == pageFile && !twin {
 		// Resumed only on the validator recorded when the part began
 		// (If-Range, or FTP's SIZE and MDTM): a changed file is sent
 		// whole, never spliced onto the old one's first bytes.
@@ -770,8 +764,6 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.etagOf(rel, fi)
 		}
-		req.GopherAttributes = true
-		req.AheadConditions = e.validators
 	}
 	if !gated {
 		gate := e.gate(u)
@@ -811,10 +803,10 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 }
 
 // validators returns the conditions of a request for u under -N: its
-// local copy's time and entity tag, for a request sent ahead.
+// local copy's time and entity tag, for a request told ahead (expect).
 func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
-	if rel, err := e.o.Layout.Path(u, pageKind(u)); err == nil {
+	if rel, err := e.o.Layout.path(u, pageKind(u)); err == nil {
 		if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			c = validator{fi.ModTime(), e.etagOf(rel, fi)}
 		}
@@ -864,7 +856,7 @@ func (e *engine) upToDate(it item, rel string) bool {
 // save writes a body to its local file, then looks for links in it when it
 // is HTML. part is what the request resumed, if anything; twin tells
 // that rel was taken by another URL of the run (engine_twin.go).
-func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part Partial, twin bool) {
+func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *schemes.Resource, part partial, twin bool) {
 	defer res.Body.Close()
 	final := u
 	partRel := rel
@@ -877,9 +869,9 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 			e.mu.Lock()
 			e.seen.add(visitKey(f.WithoutFragment()))
 			e.mu.Unlock()
-			if r, err := e.o.Layout.Path(f, PageFile); err == nil && it.path == "" && r != rel {
+			if r, err := e.o.Layout.path(f, pageFile); err == nil && it.path == "" && r != rel {
 				rel, twin = r, false
-				if reason := RefusedName(rel); reason != "" {
+				if reason := refusedName(rel); reason != "" {
 					e.report(Report{URL: f.Redacted(), Status: Skipped, Reason: reason})
 					return
 				}
@@ -909,12 +901,12 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		// Not written: a page is read for its links (dryRun), any
 		// other body left unread.
 		e.report(Report{URL: masked, Path: rel, Status: Skipped, Reason: reasonDryRun})
-		if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+		if links.IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
 			e.linksFrom(ctx, it, final, rel, res.Body)
 		}
 		return
 	}
-	var f *File
+	var f *storeFile
 	var err error
 	var reason string
 	switch {
@@ -943,7 +935,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 	n, err := io.Copy(f.File, res.Body)
 	if err != nil {
 		f.Abort(off+n > 0)
-		if fetch.IsWriteError(err) {
+		if xfer.ClassifyWrite(err) != xfer.NotWrite {
 			err = &schemes.Error{Kind: schemes.ErrWrite, URL: masked, Op: "writing " + rel, Err: err}
 		}
 		e.failPart(masked, rel, err, f.Kept())
@@ -1034,7 +1026,7 @@ func redirected(u uri.URL, masked string) (uri.URL, bool) {
 
 // pageLinks queues the links of a saved HTML page, rel, whose URL is base.
 func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, contentType string) {
-	if !IsHTML(contentType, rel) {
+	if !links.IsHTML(contentType, rel) {
 		return
 	}
 	e.notePage('h', rel, base)
@@ -1053,7 +1045,7 @@ func (e *engine) pageLinks(ctx context.Context, it item, base uri.URL, rel, cont
 // is base.
 func (e *engine) linksFrom(ctx context.Context, it item, base uri.URL, rel string, r io.Reader) {
 	n := 0
-	err := HTMLLinks(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
+	err := links.FromHTML(bufio.NewReaderSize(r, 32<<10), base, func(ref uri.URL) {
 		if n++; n > e.maxItems || ctx.Err() != nil {
 			return
 		}
@@ -1081,18 +1073,18 @@ func (e *engine) notePage(kind byte, rel string, base uri.URL) {
 func (e *engine) walk(ctx context.Context, it item, u uri.URL, res *schemes.Resource, isTwin bool) {
 	defer res.Listing.Close()
 	masked := u.Redacted()
-	dir, err := e.o.Layout.Dir(u)
+	dir, err := e.o.Layout.dir(u)
 	if err != nil {
 		e.fail(masked, "", &schemes.Error{Kind: schemes.ErrBadURL, URL: masked, Err: err})
 		return
 	}
-	var menu *File
+	var menu *storeFile
 	var menuRel string
 	var mw *bufio.Writer
 	var cw *countWriter
 	var twinMenu *os.File // a twin's menu, to be compared (engine_twin.go)
-	if pageKind(u) == PageGopherMenu {
-		menuRel, err = e.o.Layout.Path(u, PageGopherMenu)
+	if pageKind(u) == pageGopherMenu {
+		menuRel, err = e.o.Layout.path(u, pageGopherMenu)
 		if err == nil && isTwin {
 			twinMenu, err = twinFile()
 		} else if err == nil && e.o.DryRun {
@@ -1334,9 +1326,9 @@ func (e *engine) keepName(names map[string]bool, dir string, child item, ref uri
 	if rel == "" {
 		var err error
 		if child.kind == schemes.KindDirectory {
-			rel, err = e.o.Layout.Dir(ref)
+			rel, err = e.o.Layout.dir(ref)
 		} else {
-			rel, err = e.o.Layout.Path(ref, pageKind(ref))
+			rel, err = e.o.Layout.path(ref, pageKind(ref))
 		}
 		if err != nil {
 			return
@@ -1382,7 +1374,7 @@ func (e *engine) failPart(masked, rel string, err error, kept bool) {
 	if e.first == nil {
 		e.first = err
 	}
-	if IsDiskFull(err) || errors.Is(err, ErrStateDir) {
+	if xfer.ClassifyWrite(err) == xfer.DiskFull || errors.Is(err, ErrStateDir) {
 		e.stop(fmt.Errorf("%w: %w", ErrStopped, err))
 	}
 	e.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -57,7 +58,7 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 	}
 	out.ReplaceOwn()
 	local := func(ref uri.URL) (string, bool) {
-		target, err := e.o.Layout.Path(ref.WithoutFragment(), pageKind(ref))
+		target, err := e.o.Layout.path(ref.WithoutFragment(), pageKind(ref))
 		if err != nil {
 			return "", false
 		}
@@ -67,13 +68,13 @@ func (e *engine) convert(menu bool, rel string, base uri.URL) error {
 		// A file path: ConvertHTML and ConvertGophermap encode it for
 		// the link they write, each as its reader decodes. Encoded here
 		// as well, a name with "%" or a space came out encoded twice.
-		return Rel(rel, target), true
+		return relPath(rel, target), true
 	}
 	w := bufio.NewWriterSize(out.File, 32<<10)
 	if menu {
-		err = ConvertGophermap(bufio.NewReader(in), w, base, path.Dir(rel), local)
+		err = links.ConvertGophermap(bufio.NewReader(in), w, base, path.Dir(rel), local)
 	} else {
-		err = ConvertHTML(bufio.NewReader(in), w, base, local)
+		err = links.ConvertHTML(bufio.NewReader(in), w, base, local)
 	}
 	if err == nil {
 		err = w.Flush()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -84,7 +85,7 @@ func (e *engine) startDeleter(start []uri.URL) {
 	}
 	for _, u := range start {
 		e.del.scopes = append(e.del.scopes, scopeOf(u))
-		d, err := e.o.Layout.Dir(u)
+		d, err := e.o.Layout.dir(u)
 		if err != nil {
 			d = "\x00" // no local directory: nothing is below it
 		}
@@ -187,7 +188,7 @@ func (e *engine) recordLink(it item, ref uri.URL, rel, target string) {
 	e.del.mf.add(r)
 }
 
-// madeDir records a directory the Store made.
+// madeDir records a directory the store made.
 func (e *engine) madeDir(dir string) {
 	if e.del.mf != nil && e.recording() && validRel(dir) {
 		e.del.mf.addDir(dir, "")
@@ -245,7 +246,7 @@ func (e *engine) pruneListing(it item, u uri.URL, dir string, names map[string]b
 		return
 	}
 	masked := u.Redacted()
-	if pageKind(u) == PageGopherMenu {
+	if pageKind(u) == pageGopherMenu {
 		return
 	}
 	gone := e.candidates(it.start, dir, func(first string) bool { return names[first] })
@@ -278,7 +279,7 @@ type emptied struct {
 // nothing of u's start URL: which of the files were u's, a menu (which
 // may name items anywhere on its server) does not tell.
 func (e *engine) keepEmptiedMenu(it item, u uri.URL, menuRel string) bool {
-	if pageKind(u) != PageGopherMenu || !e.del.ok || e.o.DeleteEmptied {
+	if pageKind(u) != pageGopherMenu || !e.del.ok || e.o.DeleteEmptied {
 		return false
 	}
 	r := e.del.mf.lookup(menuRel)
@@ -472,10 +473,10 @@ const reasonDryRun = "--dry-run: not transferred"
 // index.html, NAME.html), whose links are read as they arrive and not
 // saved (save); other files are not fetched.
 func (e *engine) dryRun(it item, u uri.URL, rel string) bool {
-	if namesListing(u, it.kind) || pageKind(u) == PageGopherMenu {
+	if namesListing(u, it.kind) || pageKind(u) == pageGopherMenu {
 		return false
 	}
-	if s := u.Scheme(); (s == "http" || s == "https") && IsHTML("", rel) {
+	if s := u.Scheme(); (s == "http" || s == "https") && links.IsHTML("", rel) {
 		return false
 	}
 	e.report(Report{URL: u.Redacted(), Path: rel, Status: Skipped, Reason: reasonDryRun})

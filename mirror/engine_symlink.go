@@ -88,32 +88,32 @@ func (e *engine) symlink(it item, ref uri.URL, en schemes.Entry, target string) 
 		e.report(Report{URL: masked, Status: Skipped, Reason: fmt.Sprintf("a symbolic link to %q, outside the directory mirrored", target)})
 		return true
 	}
-	rel, err := e.o.Layout.Path(ref, PageFile)
+	rel, err := e.o.Layout.path(ref, pageFile)
 	if err != nil {
 		e.fail(masked, "", &schemes.Error{Kind: schemes.ErrBadURL, URL: masked, Err: err})
 		return true
 	}
 	var toRel string
 	if en.Kind == schemes.KindDirectory || strings.HasSuffix(to.Path(), "/") {
-		toRel, err = e.o.Layout.Dir(to)
+		toRel, err = e.o.Layout.dir(to)
 	} else {
-		toRel, err = e.o.Layout.Path(to, PageFile)
+		toRel, err = e.o.Layout.path(to, pageFile)
 	}
 	if err != nil {
 		e.report(Report{URL: masked, Status: Skipped, Reason: fmt.Sprintf("a symbolic link to %q, which has no local name", target)})
 		return true
 	}
-	if reason := RefusedName(rel); reason != "" {
+	if reason := refusedName(rel); reason != "" {
 		e.report(Report{URL: masked, Status: Skipped, Reason: reason})
 		return true
 	}
-	if reason := RefusedName(toRel); reason != "" {
+	if reason := refusedName(toRel); reason != "" {
 		// A link into urlget's own state would let the server's tree
 		// reach it.
 		e.report(Report{URL: masked, Status: Skipped, Reason: reason})
 		return true
 	}
-	text := Rel(rel, toRel)
+	text := relPath(rel, toRel)
 	e.mu.Lock()
 	e.seen.add(visitKey(ref))
 	e.mu.Unlock()

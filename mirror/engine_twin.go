@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -293,7 +294,7 @@ func (e *engine) saveTwin(ctx context.Context, u uri.URL, rel string, it item, r
 	}
 	_, owner := e.owner(rel)
 	e.addTwin(twin{rel: rel, url: masked, owner: owner, tmp: tmp.Name(), commit: mod})
-	if IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
+	if links.IsHTML(res.ContentType, rel) && (e.o.Level < 0 || it.depth < e.o.Level) {
 		if f, err := os.Open(tmp.Name()); err == nil {
 			e.linksFrom(ctx, it, u, rel, f)
 			f.Close()

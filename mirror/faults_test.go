@@ -144,7 +144,7 @@ func TestMirrorFTPListedThenRefused(t *testing.T) {
 	if got["pub/a.txt"] != "a\n" || got["pub/sub/b.bin"] != "\x00\x01\x02" {
 		t.Errorf("tree: %v", keys(got))
 	}
-	if _, ok := got["pub/locked.txt"+PartSuffix]; ok {
+	if _, ok := got["pub/locked.txt"+partSuffix]; ok {
 		t.Errorf("an empty partial file was left")
 	}
 	fi, err := os.Stat(filepath.Join(out, "pub/a.txt"))

@@ -17,20 +17,20 @@ import (
 	"github.com/urlget/urlget/uri"
 )
 
-// PageKind tells what a URL turned out to be once fetched, which decides
+// pageType tells what a URL turned out to be once fetched, which decides
 // the name its local copy takes.
-type PageKind int
+type pageType int
 
 const (
-	// PageFile is a document: its local name is the URL's last segment.
-	PageFile PageKind = iota
-	// PageHTMLIndex is an HTML page that stands for a directory (a URL
+	// pageFile is a document: its local name is the URL's last segment.
+	pageFile pageType = iota
+	// pageHTMLIndex is an HTML page that stands for a directory (a URL
 	// whose path ends in "/", an autoindex page): saved as index.html
 	// inside the directory.
-	PageHTMLIndex
-	// PageGopherMenu is a gopher menu: saved as gophermap inside the
+	pageHTMLIndex
+	// pageGopherMenu is a gopher menu: saved as gophermap inside the
 	// directory its selector names.
-	PageGopherMenu
+	pageGopherMenu
 )
 
 // The names a page that stands for a directory takes inside it.
@@ -40,12 +40,12 @@ const (
 )
 
 // maxComponent is the longest path component Layout produces, in bytes:
-// the 255 of most file systems (NAME_MAX) less PartSuffix, so that the
+// the 255 of most file systems (NAME_MAX) less partSuffix, so that the
 // partial file's name fits too.
-const maxComponent = 255 - len(PartSuffix)
+const maxComponent = 255 - len(partSuffix)
 
-// Layout maps URLs to paths below the output directory, as wget does:
-// HOST[:PORT]/PATH, with -nH and --cut-dirs.
+// Layout is how a run maps URLs to paths below the output directory, as
+// wget does: HOST[:PORT]/PATH, with -nH and --cut-dirs.
 //
 // The host directory is the host name in Unicode, as a user reads it,
 // whether the URL wrote it in Unicode, %-encoded or as IDNA A-labels
@@ -62,9 +62,11 @@ const maxComponent = 255 - len(PartSuffix)
 // encoded further ("%2E"). Empty segments ("a//b") are left out. A
 // component longer than 243 bytes is cut and ends in "~" and 16 hex
 // digits of its SHA-256, so that long queries still fit a file system's
-// 255-byte names with PartSuffix added. Two different URLs can still meet
-// in one name (a literal "%2F" and an encoded "/", a "?" decoded from
-// "%3F" and a query): Store.Create writes one over the other, as wget does.
+// 255-byte names with the suffix of a part file added. Two different
+// URLs can still meet in one name (a literal "%2F" and an encoded "/", a
+// "?" decoded from "%3F" and a query): the second is fetched and compared
+// with the first, and kept under ConflictDir when its bytes differ
+// (ErrConflict).
 type Layout struct {
 	NoHostDirs bool // -nH: no HOST[:PORT] directory
 	CutDirs    int  // --cut-dirs: leave out this many leading directories
@@ -85,17 +87,17 @@ type place struct {
 	name   string
 	query  string
 	// listing: a URL whose last segment names a directory that is listed,
-	// never saved (ftp, file, news, nntp and wais), so that PageFile gives
+	// never saved (ftp, file, news, nntp and wais), so that pageFile gives
 	// the directory rather than index.html or gophermap.
 	listing bool
 }
 
-// Path returns the slash-separated relative path of u's local copy, every
+// path returns the slash-separated relative path of u's local copy, every
 // component made safe; the result always passes filepath.IsLocal.
 //
 // http(s): the path's segments, and index.html for a path that ends in
 // "/" or is empty; the query ends the last name as wget has it
-// ("page?x=1", "index.html?x=1"). kind PageHTMLIndex puts index.html
+// ("page?x=1", "index.html?x=1"). kind pageHTMLIndex puts index.html
 // inside the path taken as a directory.
 //
 // ftp(s): RFC 1738 §3.2.2's directories and name, ";type=" left out. A
@@ -104,9 +106,9 @@ type place struct {
 // not saved (the run uses the directory for --delete).
 //
 // gopher(s): the selector, type character left out, split on "/" when it
-// starts with "/"; any other selector is one component. PageGopherMenu
+// starts with "/"; any other selector is one component. pageGopherMenu
 // puts gophermap inside the selector taken as a directory (the host
-// directory for an empty selector), as PageFile does for a selector that
+// directory for an empty selector), as pageFile does for a selector that
 // is empty or ends in "/". Search terms end the last name as a
 // query does ("?terms", %-encoded).
 //
@@ -118,7 +120,7 @@ type place struct {
 // file: localhost/path (or host/path). wais: host/database for a
 // database or a search, host/database/wtype/wpath for a document, the
 // wpath one component.
-func (l *Layout) Path(u uri.URL, kind PageKind) (string, error) {
+func (l *Layout) path(u uri.URL, kind pageType) (string, error) {
 	p, err := l.place(u)
 	if err != nil {
 		return "", err
@@ -127,12 +129,12 @@ func (l *Layout) Path(u uri.URL, kind PageKind) (string, error) {
 	dirs := p.dirs
 	last := p.name
 	switch {
-	case kind == PageHTMLIndex || kind == PageGopherMenu && p.family == "gopher":
+	case kind == pageHTMLIndex || kind == pageGopherMenu && p.family == "gopher":
 		if last != "" {
 			dirs = append(dirs[:len(dirs):len(dirs)], last)
 		}
 		last = IndexName
-		if kind == PageGopherMenu {
+		if kind == pageGopherMenu {
 			last = GophermapName
 		}
 	case last == "" && p.listing:
@@ -146,13 +148,13 @@ func (l *Layout) Path(u uri.URL, kind PageKind) (string, error) {
 	return l.join(u, append(append(comps, l.cut(dirs)...), last))
 }
 
-// Dir returns the slash-separated relative path of the local directory a
+// dir returns the slash-separated relative path of the local directory a
 // listing URL stands for (an FTP or local directory, a gopher menu, a
 // newsgroup, a WAIS database, an HTTP directory): the URL's path taken as
 // a directory, its query left out. It is "." when that is the output
 // directory itself (-nH and the root of a server). The run prunes it for
 // --delete and converts links against it.
-func (l *Layout) Dir(u uri.URL) (string, error) {
+func (l *Layout) dir(u uri.URL) (string, error) {
 	p, err := l.place(u)
 	if err != nil {
 		return "", err
@@ -166,11 +168,11 @@ func (l *Layout) Dir(u uri.URL) (string, error) {
 
 // Rel returns the relative path from the directory of the document from
 // to the file or directory to, both of them Path or Dir results, for
-// --convert-links: Rel("h/a/b.html", "h/c/d.png") is "../c/d.png". It is
+// --convert-links: relPath("h/a/b.html", "h/c/d.png") is "../c/d.png". It is
 // a file path, not a URL reference: a link holds it %-encoded
 // (uri.EscapePath). A first segment with a ":" is written after "./",
 // which keeps it from reading as a scheme (RFC 3986 §4.2).
-func Rel(from, to string) string {
+func relPath(from, to string) string {
 	f := splitPath(path.Dir(from))
 	t := splitPath(to)
 	n := 0

@@ -14,107 +14,107 @@ import (
 func TestLayoutPath(t *testing.T) {
 	tests := []struct {
 		url  string
-		kind PageKind
+		kind pageType
 		want string
 	}{
 		// http(s): segments decoded, index.html for a directory, the query
 		// kept on the last name with "/" encoded.
-		{"http://example.org/a/b/c.txt", PageFile, "example.org/a/b/c.txt"},
-		{"http://example.org", PageFile, "example.org/index.html"},
-		{"http://example.org/", PageFile, "example.org/index.html"},
-		{"http://example.org/a/", PageFile, "example.org/a/index.html"},
-		{"http://example.org/a/", PageHTMLIndex, "example.org/a/index.html"},
-		{"http://example.org/a", PageHTMLIndex, "example.org/a/index.html"},
-		{"http://example.org/page?x=1", PageFile, "example.org/page?x=1"},
-		{"http://example.org/dir/?x=1", PageFile, "example.org/dir/index.html?x=1"},
-		{"http://example.org/dir?x=1", PageHTMLIndex, "example.org/dir/index.html?x=1"},
-		{"http://example.org/p?a=/b/c", PageFile, "example.org/p?a=%2Fb%2Fc"},
-		{"http://example.org/p?", PageFile, "example.org/p?"},
-		{"http://example.org/a%20b/%C3%A9t%C3%A9%3B%23", PageFile, "example.org/a b/été;#"},
-		{"http://example.org/x#frag", PageFile, "example.org/x"},
+		{"http://example.org/a/b/c.txt", pageFile, "example.org/a/b/c.txt"},
+		{"http://example.org", pageFile, "example.org/index.html"},
+		{"http://example.org/", pageFile, "example.org/index.html"},
+		{"http://example.org/a/", pageFile, "example.org/a/index.html"},
+		{"http://example.org/a/", pageHTMLIndex, "example.org/a/index.html"},
+		{"http://example.org/a", pageHTMLIndex, "example.org/a/index.html"},
+		{"http://example.org/page?x=1", pageFile, "example.org/page?x=1"},
+		{"http://example.org/dir/?x=1", pageFile, "example.org/dir/index.html?x=1"},
+		{"http://example.org/dir?x=1", pageHTMLIndex, "example.org/dir/index.html?x=1"},
+		{"http://example.org/p?a=/b/c", pageFile, "example.org/p?a=%2Fb%2Fc"},
+		{"http://example.org/p?", pageFile, "example.org/p?"},
+		{"http://example.org/a%20b/%C3%A9t%C3%A9%3B%23", pageFile, "example.org/a b/été;#"},
+		{"http://example.org/x#frag", pageFile, "example.org/x"},
 		// Segments that cannot be names stay %-encoded; dot segments are
 		// removed as the normal form has them; empty ones are left out.
-		{"http://example.org/a%2Fb/c", PageFile, "example.org/a%2Fb/c"},
-		{"http://example.org/%00/%ff/%0A", PageFile, "example.org/%00/%FF/%0A"},
-		{"http://example.org/a/../../../etc/passwd", PageFile, "example.org/etc/passwd"},
-		{"http://example.org/a//b", PageFile, "example.org/a/b"},
+		{"http://example.org/a%2Fb/c", pageFile, "example.org/a%2Fb/c"},
+		{"http://example.org/%00/%ff/%0A", pageFile, "example.org/%00/%FF/%0A"},
+		{"http://example.org/a/../../../etc/passwd", pageFile, "example.org/etc/passwd"},
+		{"http://example.org/a//b", pageFile, "example.org/a/b"},
 		// Ports: only when not the scheme's default.
-		{"http://example.org:80/x", PageFile, "example.org/x"},
-		{"http://example.org:080/x", PageFile, "example.org/x"},
-		{"http://example.org:/x", PageFile, "example.org/x"},
-		{"https://example.org:443/x", PageFile, "example.org/x"},
-		{"https://example.org:80/x", PageFile, "example.org:80/x"},
-		{"http://EXAMPLE.org:8080/x", PageFile, "example.org:8080/x"},
+		{"http://example.org:80/x", pageFile, "example.org/x"},
+		{"http://example.org:080/x", pageFile, "example.org/x"},
+		{"http://example.org:/x", pageFile, "example.org/x"},
+		{"https://example.org:443/x", pageFile, "example.org/x"},
+		{"https://example.org:80/x", pageFile, "example.org:80/x"},
+		{"http://EXAMPLE.org:8080/x", pageFile, "example.org:8080/x"},
 		// Hosts: Unicode however written; IPv6 in brackets.
-		{"http://xn--bcher-kva.example/", PageFile, "bücher.example/index.html"},
-		{"http://B%C3%BCcher.example/", PageFile, "bücher.example/index.html"},
-		{"http://[::1]:8080/a", PageFile, "[::1]:8080/a"},
-		{"http://[2001:DB8::1]/a", PageFile, "[2001:db8::1]/a"},
-		{"http://127.0.0.1:8000/a", PageFile, "127.0.0.1:8000/a"},
+		{"http://xn--bcher-kva.example/", pageFile, "bücher.example/index.html"},
+		{"http://B%C3%BCcher.example/", pageFile, "bücher.example/index.html"},
+		{"http://[::1]:8080/a", pageFile, "[::1]:8080/a"},
+		{"http://[2001:DB8::1]/a", pageFile, "[2001:db8::1]/a"},
+		{"http://127.0.0.1:8000/a", pageFile, "127.0.0.1:8000/a"},
 
 		// ftp(s): RFC 1738 §3.2.2, ";type=" left out; a directory is itself.
-		{"ftp://h/pub/file.txt", PageFile, "h/pub/file.txt"},
-		{"ftp://h/pub/file.txt;type=i", PageFile, "h/pub/file.txt"},
-		{"ftp://h/pub/", PageFile, "h/pub"},
-		{"ftp://h/pub;type=d", PageFile, "h/pub"},
-		{"ftp://h/", PageFile, "h"},
-		{"ftp://h/pub/", PageHTMLIndex, "h/pub/index.html"},
-		{"ftp://h/a%3Fb?c", PageFile, "h/a?b?c"},
-		{"ftp://h/%2Fetc/passwd", PageFile, "h/%2Fetc/passwd"},
-		{"ftp://h/../x", PageFile, "h/%2E%2E/x"},
-		{"ftp://h/./x", PageFile, "h/%2E/x"},
-		{"ftp://h/%2E%2E/x", PageFile, "h/%2E%2E/x"},
-		{"ftps://h:990/x", PageFile, "h/x"},
-		{"ftps://h:21/x", PageFile, "h:21/x"},
+		{"ftp://h/pub/file.txt", pageFile, "h/pub/file.txt"},
+		{"ftp://h/pub/file.txt;type=i", pageFile, "h/pub/file.txt"},
+		{"ftp://h/pub/", pageFile, "h/pub"},
+		{"ftp://h/pub;type=d", pageFile, "h/pub"},
+		{"ftp://h/", pageFile, "h"},
+		{"ftp://h/pub/", pageHTMLIndex, "h/pub/index.html"},
+		{"ftp://h/a%3Fb?c", pageFile, "h/a?b?c"},
+		{"ftp://h/%2Fetc/passwd", pageFile, "h/%2Fetc/passwd"},
+		{"ftp://h/../x", pageFile, "h/%2E%2E/x"},
+		{"ftp://h/./x", pageFile, "h/%2E/x"},
+		{"ftp://h/%2E%2E/x", pageFile, "h/%2E%2E/x"},
+		{"ftps://h:990/x", pageFile, "h/x"},
+		{"ftps://h:21/x", pageFile, "h:21/x"},
 
 		// gopher(s): the selector, type left out.
-		{"gopher://h/0/docs/a.txt", PageFile, "h/docs/a.txt"},
-		{"gopher://h/1/docs", PageGopherMenu, "h/docs/gophermap"},
-		{"gopher://h/1/docs/", PageGopherMenu, "h/docs/gophermap"},
-		{"gopher://h/1/docs/", PageFile, "h/docs/gophermap"},
-		{"gopher://h/", PageGopherMenu, "h/gophermap"},
-		{"gopher://h", PageGopherMenu, "h/gophermap"},
-		{"gopher://h/1", PageGopherMenu, "h/gophermap"},
-		{"gopher://h:7070/0/x", PageFile, "h:7070/x"},
-		{"gopher://h/0plain%20name", PageFile, "h/plain name"},
-		{"gopher://h/0not/a/path", PageFile, "h/not%2Fa%2Fpath"},
-		{"gopher://h/0..", PageFile, "h/%2E%2E"},
-		{"gopher://h/0/a/%2E%2E/b", PageFile, "h/a/%2E%2E/b"},
-		{"gopher://h/0/a%09b", PageFile, "h/a?b"},
-		{"gopher://h/7/find%09two%20words", PageGopherMenu, "h/find/gophermap?two%20words"},
-		{"gopher://h/0/bell%07", PageFile, "h/bell%07"},
+		{"gopher://h/0/docs/a.txt", pageFile, "h/docs/a.txt"},
+		{"gopher://h/1/docs", pageGopherMenu, "h/docs/gophermap"},
+		{"gopher://h/1/docs/", pageGopherMenu, "h/docs/gophermap"},
+		{"gopher://h/1/docs/", pageFile, "h/docs/gophermap"},
+		{"gopher://h/", pageGopherMenu, "h/gophermap"},
+		{"gopher://h", pageGopherMenu, "h/gophermap"},
+		{"gopher://h/1", pageGopherMenu, "h/gophermap"},
+		{"gopher://h:7070/0/x", pageFile, "h:7070/x"},
+		{"gopher://h/0plain%20name", pageFile, "h/plain name"},
+		{"gopher://h/0not/a/path", pageFile, "h/not%2Fa%2Fpath"},
+		{"gopher://h/0..", pageFile, "h/%2E%2E"},
+		{"gopher://h/0/a/%2E%2E/b", pageFile, "h/a/%2E%2E/b"},
+		{"gopher://h/0/a%09b", pageFile, "h/a?b"},
+		{"gopher://h/7/find%09two%20words", pageGopherMenu, "h/find/gophermap?two%20words"},
+		{"gopher://h/0/bell%07", pageFile, "h/bell%07"},
 
 		// news, nntp.
-		{"news:comp.lang.go", PageFile, "news/comp.lang.go"},
-		{"snews:comp.lang.go", PageFile, "news/comp.lang.go"},
-		{"news:*", PageFile, "news"},
-		{"news:abc.123@example.com", PageFile, "news/abc.123@example.com"},
-		{"news:%3Cabc.123@example.com%3E", PageFile, "news/abc.123@example.com"},
-		{"news:a%2Fb@example.com", PageFile, "news/a%2Fb@example.com"},
-		{"nntp://h/comp.lang.go/12", PageFile, "h/comp.lang.go/12"},
-		{"nntp://h/comp.lang.go", PageFile, "h/comp.lang.go"},
-		{"nntp://h/comp.lang.go/1-100", PageFile, "h/comp.lang.go"},
-		{"nntps://h:563/g/1", PageFile, "h/g/1"},
-		{"nntps://h:119/g/1", PageFile, "h:119/g/1"},
+		{"news:comp.lang.go", pageFile, "news/comp.lang.go"},
+		{"snews:comp.lang.go", pageFile, "news/comp.lang.go"},
+		{"news:*", pageFile, "news"},
+		{"news:abc.123@example.com", pageFile, "news/abc.123@example.com"},
+		{"news:%3Cabc.123@example.com%3E", pageFile, "news/abc.123@example.com"},
+		{"news:a%2Fb@example.com", pageFile, "news/a%2Fb@example.com"},
+		{"nntp://h/comp.lang.go/12", pageFile, "h/comp.lang.go/12"},
+		{"nntp://h/comp.lang.go", pageFile, "h/comp.lang.go"},
+		{"nntp://h/comp.lang.go/1-100", pageFile, "h/comp.lang.go"},
+		{"nntps://h:563/g/1", pageFile, "h/g/1"},
+		{"nntps://h:119/g/1", pageFile, "h:119/g/1"},
 
 		// file: below localhost, or the host the URL names.
-		{"file:///tmp/a.txt", PageFile, "localhost/tmp/a.txt"},
-		{"file://localhost/tmp/a.txt", PageFile, "localhost/tmp/a.txt"},
-		{"file:/tmp/a.txt", PageFile, "localhost/tmp/a.txt"},
-		{"file:///tmp/", PageFile, "localhost/tmp"},
-		{"file:///tmp/a%2Fb/c?d", PageFile, "localhost/tmp/a%2Fb/c?d"},
-		{"file://server/share/x", PageFile, "server/share/x"},
+		{"file:///tmp/a.txt", pageFile, "localhost/tmp/a.txt"},
+		{"file://localhost/tmp/a.txt", pageFile, "localhost/tmp/a.txt"},
+		{"file:/tmp/a.txt", pageFile, "localhost/tmp/a.txt"},
+		{"file:///tmp/", pageFile, "localhost/tmp"},
+		{"file:///tmp/a%2Fb/c?d", pageFile, "localhost/tmp/a%2Fb/c?d"},
+		{"file://server/share/x", pageFile, "server/share/x"},
 
 		// wais.
-		{"wais://h/db", PageFile, "h/db"},
-		{"wais://h/db?some+words", PageFile, "h/db"},
-		{"wais://h/db/TEXT/0%20123%20/a/b", PageFile, "h/db/TEXT/0%20123%20%2Fa%2Fb"},
-		{"wais://h/db/TEXT/x%00y", PageFile, "h/db/TEXT/x%00y"},
-		{"wais://h:210/db/TEXT/x", PageFile, "h/db/TEXT/x"},
+		{"wais://h/db", pageFile, "h/db"},
+		{"wais://h/db?some+words", pageFile, "h/db"},
+		{"wais://h/db/TEXT/0%20123%20/a/b", pageFile, "h/db/TEXT/0%20123%20%2Fa%2Fb"},
+		{"wais://h/db/TEXT/x%00y", pageFile, "h/db/TEXT/x%00y"},
+		{"wais://h:210/db/TEXT/x", pageFile, "h/db/TEXT/x"},
 	}
 	var l Layout
 	for _, tc := range tests {
-		got, err := l.Path(uri.MustParse(tc.url), tc.kind)
+		got, err := l.path(uri.MustParse(tc.url), tc.kind)
 		if err != nil {
 			t.Errorf("Path(%s, %d): %v", tc.url, tc.kind, err)
 			continue
@@ -132,33 +132,33 @@ func TestLayoutOptions(t *testing.T) {
 	tests := []struct {
 		l    Layout
 		url  string
-		kind PageKind
+		kind pageType
 		want string
 	}{
-		{Layout{NoHostDirs: true}, "http://h/a/b.txt", PageFile, "a/b.txt"},
-		{Layout{NoHostDirs: true}, "http://h/", PageFile, "index.html"},
-		{Layout{NoHostDirs: true}, "ftp://h/", PageFile, "."},
-		{Layout{CutDirs: 1}, "http://h/a/b/c.txt", PageFile, "h/b/c.txt"},
-		{Layout{CutDirs: 2}, "http://h/a/b/c.txt", PageFile, "h/c.txt"},
-		{Layout{CutDirs: 9}, "http://h/a/b/c.txt", PageFile, "h/c.txt"},
-		{Layout{CutDirs: 1}, "http://h/c.txt", PageFile, "h/c.txt"},
-		{Layout{CutDirs: 1}, "http://h/a/b", PageHTMLIndex, "h/b/index.html"},
-		{Layout{CutDirs: 1}, "gopher://h/1/a/b", PageGopherMenu, "h/b/gophermap"},
-		{Layout{NoHostDirs: true, CutDirs: 1}, "ftp://h/pub/x/y", PageFile, "x/y"},
-		{Layout{SchemeDirs: true}, "https://h/x", PageFile, "http/h/x"},
-		{Layout{SchemeDirs: true}, "ftps://h/x", PageFile, "ftp/h/x"},
-		{Layout{SchemeDirs: true}, "gophers://h/0/x", PageFile, "gopher/h/x"},
-		{Layout{SchemeDirs: true}, "snews:a@b", PageFile, "news/news/a@b"},
-		{Layout{SchemeDirs: true}, "nntps://h/g/1", PageFile, "news/h/g/1"},
-		{Layout{SchemeDirs: true}, "file:///x", PageFile, "file/localhost/x"},
-		{Layout{SchemeDirs: true}, "wais://h/db", PageFile, "wais/h/db"},
-		{Layout{SchemeDirs: true, NoHostDirs: true}, "http://h/x", PageFile, "http/x"},
-		{Layout{NewsHost: "news.example:1119"}, "news:comp.lang.go", PageFile, "news.example:1119/comp.lang.go"},
-		{Layout{NewsHost: "../up"}, "news:g", PageFile, "..%2Fup/g"},
-		{Layout{NewsHost: ".."}, "news:g", PageFile, "%2E%2E/g"},
+		{Layout{NoHostDirs: true}, "http://h/a/b.txt", pageFile, "a/b.txt"},
+		{Layout{NoHostDirs: true}, "http://h/", pageFile, "index.html"},
+		{Layout{NoHostDirs: true}, "ftp://h/", pageFile, "."},
+		{Layout{CutDirs: 1}, "http://h/a/b/c.txt", pageFile, "h/b/c.txt"},
+		{Layout{CutDirs: 2}, "http://h/a/b/c.txt", pageFile, "h/c.txt"},
+		{Layout{CutDirs: 9}, "http://h/a/b/c.txt", pageFile, "h/c.txt"},
+		{Layout{CutDirs: 1}, "http://h/c.txt", pageFile, "h/c.txt"},
+		{Layout{CutDirs: 1}, "http://h/a/b", pageHTMLIndex, "h/b/index.html"},
+		{Layout{CutDirs: 1}, "gopher://h/1/a/b", pageGopherMenu, "h/b/gophermap"},
+		{Layout{NoHostDirs: true, CutDirs: 1}, "ftp://h/pub/x/y", pageFile, "x/y"},
+		{Layout{SchemeDirs: true}, "https://h/x", pageFile, "http/h/x"},
+		{Layout{SchemeDirs: true}, "ftps://h/x", pageFile, "ftp/h/x"},
+		{Layout{SchemeDirs: true}, "gophers://h/0/x", pageFile, "gopher/h/x"},
+		{Layout{SchemeDirs: true}, "snews:a@b", pageFile, "news/news/a@b"},
+		{Layout{SchemeDirs: true}, "nntps://h/g/1", pageFile, "news/h/g/1"},
+		{Layout{SchemeDirs: true}, "file:///x", pageFile, "file/localhost/x"},
+		{Layout{SchemeDirs: true}, "wais://h/db", pageFile, "wais/h/db"},
+		{Layout{SchemeDirs: true, NoHostDirs: true}, "http://h/x", pageFile, "http/x"},
+		{Layout{NewsHost: "news.example:1119"}, "news:comp.lang.go", pageFile, "news.example:1119/comp.lang.go"},
+		{Layout{NewsHost: "../up"}, "news:g", pageFile, "..%2Fup/g"},
+		{Layout{NewsHost: ".."}, "news:g", pageFile, "%2E%2E/g"},
 	}
 	for _, tc := range tests {
-		got, err := tc.l.Path(uri.MustParse(tc.url), tc.kind)
+		got, err := tc.l.path(uri.MustParse(tc.url), tc.kind)
 		if err != nil || got != tc.want {
 			t.Errorf("%+v.Path(%s) = %q, %v; want %q", tc.l, tc.url, got, err, tc.want)
 		}
@@ -187,7 +187,7 @@ func TestLayoutDir(t *testing.T) {
 		{Layout{CutDirs: 1}, "ftp://h/a/b/", "h/b"},
 	}
 	for _, tc := range tests {
-		got, err := tc.l.Dir(uri.MustParse(tc.url))
+		got, err := tc.l.dir(uri.MustParse(tc.url))
 		if err != nil || got != tc.want {
 			t.Errorf("%+v.Dir(%s) = %q, %v; want %q", tc.l, tc.url, got, err, tc.want)
 		}
@@ -208,7 +208,7 @@ func TestLayoutRefused(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
-		_, err = l.Path(u, PageFile)
+		_, err = l.path(u, pageFile)
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("Path(%s): %v, want a bad URL error", s, err)
 		} else if !strings.Contains(err.Error(), s) {
@@ -220,11 +220,11 @@ func TestLayoutRefused(t *testing.T) {
 func TestLayoutLongNames(t *testing.T) {
 	var l Layout
 	q := strings.Repeat("%C3%A9", 200) // 400 bytes decoded
-	a, err := l.Path(uri.MustParse("http://h/"+q+"a?x"), PageFile)
+	a, err := l.path(uri.MustParse("http://h/"+q+"a?x"), pageFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := l.Path(uri.MustParse("http://h/"+q+"b?x"), PageFile)
+	b, err := l.path(uri.MustParse("http://h/"+q+"b?x"), pageFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,12 +233,12 @@ func TestLayoutLongNames(t *testing.T) {
 	}
 	for _, p := range []string{a, b} {
 		name := p[strings.LastIndexByte(p, '/')+1:]
-		if len(name)+len(PartSuffix) > 255 || !utf8.ValidString(name) || !strings.HasPrefix(name, "éé") {
+		if len(name)+len(partSuffix) > 255 || !utf8.ValidString(name) || !strings.HasPrefix(name, "éé") {
 			t.Errorf("long name %q (%d bytes)", name, len(name))
 		}
 	}
 	long := strings.Repeat("d", 300)
-	p, err := l.Path(uri.MustParse("ftp://h/"+long+"/f"), PageFile)
+	p, err := l.path(uri.MustParse("ftp://h/"+long+"/f"), pageFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +261,8 @@ func TestRel(t *testing.T) {
 		{"h/a/b.html", "[::1]:80/x", "../../[::1]:80/x"},
 	}
 	for _, tc := range tests {
-		if got := Rel(tc.from, tc.to); got != tc.want {
-			t.Errorf("Rel(%q, %q) = %q, want %q", tc.from, tc.to, got, tc.want)
+		if got := relPath(tc.from, tc.to); got != tc.want {
+			t.Errorf("relPath(%q, %q) = %q, want %q", tc.from, tc.to, got, tc.want)
 		}
 	}
 }
@@ -282,10 +282,10 @@ func FuzzLayoutPath(f *testing.F) {
 			return
 		}
 		l := Layout{NoHostDirs: noHost, CutDirs: cut % 4, SchemeDirs: schemeDirs, NewsHost: "../n"}
-		for kind := PageFile; kind <= PageGopherMenu; kind++ {
+		for kind := pageFile; kind <= pageGopherMenu; kind++ {
 			for _, get := range []func() (string, error){
-				func() (string, error) { return l.Path(u, kind) },
-				func() (string, error) { return l.Dir(u) },
+				func() (string, error) { return l.path(u, kind) },
+				func() (string, error) { return l.dir(u) },
 			} {
 				p, err := get()
 				if err != nil {

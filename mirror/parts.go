@@ -17,8 +17,8 @@ import (
 // StateDir is the directory at the top of the output tree that holds
 // urlget's own state: the files being written, under StateDir/parts, with
 // what a later run needs to resume them, and the manifest of the files it
-// wrote, with its journal (manifest.go). No remote name may land there
-// (RefusedName), and what is found there is read as hostile input: a
+// wrote, with its journal. No remote name may land there (a URL whose
+// local path would is skipped), and what is found there is read as hostile input: a
 // record only ever names its own part file, and a link, a hard link or a
 // file the record does not describe is removed, never written into.
 const StateDir = ".urlget"
@@ -156,8 +156,8 @@ func (p *partsDir) remove(name string) {
 	p.r.Remove(name + recordSuffix)
 }
 
-// Partial is what Store.Partial found of a part file a run before kept.
-type Partial struct {
+// partial is what store.Partial found of a part file a run before kept.
+type partial struct {
 	Offset    int64  // the bytes there, where the transfer resumes
 	Validator string // the server's strong validator when the part began
 	id        partID
@@ -175,17 +175,17 @@ type partID struct {
 // Partial returns what a run before left of rel's transfer from url,
 // when it can be resumed: a part file urlget itself kept, as its record
 // describes it, of this URL, with a validator to resume it on. Anything
-// else is removed and the result is the zero Partial: the file is fetched
+// else is removed and the result is the zero partial: the file is fetched
 // afresh.
-func (s *Store) Partial(rel, url string) Partial {
+func (s *store) Partial(rel, url string) partial {
 	if err := s.parts.open(s.root); err != nil {
-		return Partial{}
+		return partial{}
 	}
 	name := partName(rel)
 	pd := &s.parts
 	rec, err := pd.r.Open(name + recordSuffix)
 	if err != nil {
-		return Partial{}
+		return partial{}
 	}
 	p, ok := readRecord(rec, rel, url)
 	rec.Close()
@@ -197,12 +197,12 @@ func (s *Store) Partial(rel, url string) Partial {
 		}
 	}
 	pd.remove(name)
-	return Partial{}
+	return partial{}
 }
 
 // reopen opens the part file name for writing at p.Offset, when it is
 // still the file p describes.
-func (p *partsDir) reopen(name string, want Partial) (*os.File, error) {
+func (p *partsDir) reopen(name string, want partial) (*os.File, error) {
 	f, err := p.r.OpenFile(name, os.O_WRONLY|noFollow, 0)
 	if err != nil {
 		return nil, err
@@ -226,7 +226,7 @@ func (p *partsDir) reopen(name string, want Partial) (*os.File, error) {
 // keep writes the record of f's part file, so that a later run can resume
 // it: written under a temporary name with O_EXCL and renamed over the
 // record's, so that nothing found there is written into.
-func (p *partsDir) keep(f *File) error {
+func (p *partsDir) keep(f *storeFile) error {
 	fi, err := f.File.Stat()
 	if err != nil {
 		return err
@@ -269,24 +269,24 @@ func formatRecord(rel, url, validator string, id partID) string {
 // readRecord reads a record as hostile input: every field must be there
 // once and well formed, and it must be of rel and url; a path it names is
 // only compared, never opened.
-func readRecord(r io.Reader, rel, url string) (Partial, bool) {
+func readRecord(r io.Reader, rel, url string) (partial, bool) {
 	sc := bufio.NewScanner(io.LimitReader(r, recordMax))
 	sc.Buffer(make([]byte, 0, 4096), recordMax)
 	if !sc.Scan() || sc.Text() != recordMagic {
-		return Partial{}, false
+		return partial{}, false
 	}
 	fields := map[string]string{}
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), " ")
 		if _, dup := fields[k]; !ok || dup {
-			return Partial{}, false
+			return partial{}, false
 		}
 		fields[k] = v
 	}
 	if sc.Err() != nil || len(fields) != 7 {
-		return Partial{}, false
+		return partial{}, false
 	}
-	var p Partial
+	var p partial
 	str := func(k string) (string, bool) {
 		s, err := strconv.Unquote(fields[k])
 		return s, err == nil
@@ -303,24 +303,24 @@ func readRecord(r io.Reader, rel, url string) (Partial, bool) {
 	size, ok6 := num("size")
 	mtime, ok7 := num("mtime")
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || gotRel != rel || gotURL != url || val == "" || size <= 0 {
-		return Partial{}, false
+		return partial{}, false
 	}
 	p.Offset, p.Validator = size, val
 	p.id = partID{dev: uint64(dev), ino: uint64(ino), size: size, mtime: mtime}
 	return p, true
 }
 
-// RefusedName returns why the local path rel is refused, or "" when it is
+// refusedName returns why the local path rel is refused, or "" when it is
 // not: a component named StateDir, at any level (--cut-dirs and -nH can
-// bring a deep remote directory to the top), or one ending in PartSuffix
+// bring a deep remote directory to the top), or one ending in partSuffix
 // or linkSuffix, which are, or were, names of urlget's own files. A
 // server that lists them is not trusted to mean its own files.
-func RefusedName(rel string) string {
+func refusedName(rel string) string {
 	for c := range strings.SplitSeq(rel, "/") {
 		switch {
 		case c == StateDir:
 			return "refused: " + StateDir + " is the name of urlget's state directory"
-		case strings.HasSuffix(c, PartSuffix), strings.HasSuffix(c, linkSuffix):
+		case strings.HasSuffix(c, partSuffix), strings.HasSuffix(c, linkSuffix):
 			return "refused: " + c + " is named like a file urlget writes"
 		}
 	}

@@ -25,7 +25,7 @@ var noReplaceUnsupported atomic.Bool
 // when its inode is one this run committed, the same file under another
 // spelling of the name: the file system folds case or normalizes Unicode,
 // and the two remote names would have been merged into one file.
-func (s *Store) commitRename(f *File, fi os.FileInfo) error {
+func (s *store) commitRename(f *storeFile, fi os.FileInfo) error {
 	pd := &s.parts
 	dfd, err := f.d.file()
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Store) commitRename(f *File, fi os.FileInfo) error {
 // committed under another name, and which: the directory is searched for
 // another entry of the same inode. The same name written again (a page
 // rewritten) is no collision.
-func (s *Store) sameRunFile(f *File) (string, bool) {
+func (s *store) sameRunFile(f *storeFile) (string, bool) {
 	fi, err := f.d.r.Lstat(f.name)
 	if err != nil || !s.wasWritten(fi) {
 		return "", false
@@ -92,7 +92,7 @@ func (s *Store) sameRunFile(f *File) (string, bool) {
 	return "", false
 }
 
-// writtenKey is the key of a file in Store.written: its device and inode.
+// writtenKey is the key of a file in store.written: its device and inode.
 func writtenKey(fi os.FileInfo) (string, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

@@ -8,7 +8,7 @@ import "os"
 // both inside the store's root. Where renameat2 is not at hand the name is
 // replaced at once: two remote names one file system takes for one are
 // not told apart here.
-func (s *Store) commitRename(f *File, _ os.FileInfo) error {
+func (s *store) commitRename(f *storeFile, _ os.FileInfo) error {
 	partRel := StateDir + "/" + partsSub + "/" + f.part
 	if err := s.root.Rename(partRel, f.rel); err != nil {
 		return f.renameError(err)

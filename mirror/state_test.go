@@ -15,7 +15,7 @@ import (
 
 // keepPart leaves rel's part holding data, kept with a validator for url,
 // as a run cut short leaves it.
-func keepPart(t *testing.T, s *Store, rel, url, data string) {
+func keepPart(t *testing.T, s *store, rel, url, data string) {
 	t.Helper()
 	f, err := s.Create(rel)
 	if err != nil {
@@ -69,7 +69,7 @@ func TestStoreStateDirLinks(t *testing.T) {
 				t.Errorf("Create: %v, want ErrStateDir", err)
 			}
 			if p := s.Partial("a.txt", "http://h/a.txt"); p.Offset != 0 {
-				t.Errorf("Partial: %+v", p)
+				t.Errorf("partial: %+v", p)
 			}
 			for _, d := range []string{outside, filepath.Join(dir, "mine")} {
 				if ents, _ := os.ReadDir(d); len(ents) != 0 {
@@ -87,7 +87,7 @@ func TestStoreStateDirLinks(t *testing.T) {
 // Each is removed and the file is written afresh.
 func TestStoreHostileParts(t *testing.T) {
 	const url = "http://h/x"
-	setup := func(t *testing.T) (*Store, string, string, string) {
+	setup := func(t *testing.T) (*store, string, string, string) {
 		s, dir := newStore(t)
 		outside := filepath.Join(filepath.Dir(dir), "outside")
 		os.Mkdir(outside, 0o755)
@@ -120,7 +120,7 @@ func TestStoreHostileParts(t *testing.T) {
 		}
 		os.WriteFile(rec, []byte(formatRecord("x", url, `"v1"`, id)), 0o644)
 	}
-	finish := func(t *testing.T, s *Store, dir, part, secret string) {
+	finish := func(t *testing.T, s *store, dir, part, secret string) {
 		t.Helper()
 		if p := s.Partial("x", url); p.Offset != 0 {
 			if f, err := s.Resume("x", p); err == nil {
@@ -198,11 +198,11 @@ func TestStoreHostileParts(t *testing.T) {
 		os.Symlink(secret, part+recordSuffix)
 		finish(t, s, dir, part, secret)
 	})
-	t.Run("swapped after Partial", func(t *testing.T) {
+	t.Run("swapped after partial", func(t *testing.T) {
 		s, dir, part, secret := setup(t)
 		p := s.Partial("x", url)
 		if p.Offset != 3 {
-			t.Fatalf("Partial: %+v, want the kept part", p)
+			t.Fatalf("partial: %+v, want the kept part", p)
 		}
 		os.Remove(part)
 		os.Symlink(secret, part)
@@ -279,7 +279,7 @@ func TestStoreSameFileTwoNames(t *testing.T) {
 
 	// A new run: the file there is an earlier run's, and is replaced.
 	s.Close()
-	s2, err := OpenStore(dir)
+	s2, err := openStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,8 +303,8 @@ func TestRefusedName(t *testing.T) {
 		"h/x.urlget-part.txt":     false,
 		"h/pub/urlget/state.json": false,
 	} {
-		if got := RefusedName(rel) != ""; got != refused {
-			t.Errorf("RefusedName(%q) = %q, want refused %v", rel, RefusedName(rel), refused)
+		if got := refusedName(rel) != ""; got != refused {
+			t.Errorf("refusedName(%q) = %q, want refused %v", rel, refusedName(rel), refused)
 		}
 	}
 }

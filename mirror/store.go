@@ -11,24 +11,23 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
-// PartSuffix ended the name of a file being written beside its final name
+// partSuffix ended the name of a file being written beside its final name
 // in urlget before the state directory (StateDir). A remote name ending in
-// it is refused (RefusedName), as are names like urlget's other state.
-const PartSuffix = ".urlget-part"
+// it is refused (refusedName), as are names like urlget's other state.
+const partSuffix = ".urlget-part"
 
-// Store writes the local tree, all of it inside one directory that it
+// store writes the local tree, all of it inside one directory that it
 // never leaves (os.Root): no ".." and no symbolic link leads out of it.
 // Its methods may be called from many goroutines at once.
-type Store struct {
+type store struct {
 	root  *os.Root
 	dirs  dirCache
 	parts partsDir // StateDir/parts, opened on first use
 
-	// written holds the files this Store committed, by device and inode,
+	// written holds the files this store committed, by device and inode,
 	// so that a name the file system takes for one written before under
 	// another spelling (a case-insensitive or normalizing file system) is
 	// told apart from an older file of the tree (Commit).
@@ -46,8 +45,8 @@ var ErrCollision = errors.New("a file and a directory of the same name")
 // itself and is a directory, or With is another name of this run that
 // the file system takes for Path.
 type CollisionError struct {
-	Path string // the file being written, relative to the store
-	With string // what is in the way, relative to the store
+	Path string // the file being written, relative to Options.Dir
+	With string // what is in the way, relative to Options.Dir
 
 	// sameName tells that the file system takes Path and With, two names
 	// of this run, for one (case folded, Unicode normalized).
@@ -73,16 +72,8 @@ func (e *CollisionError) Error() string {
 // Is makes errors.Is(err, ErrCollision) hold.
 func (e *CollisionError) Is(target error) bool { return target == ErrCollision }
 
-// IsDiskFull tells whether err is the file system running out of room:
-// no space left (ENOSPC), the user's quota spent (EDQUOT), or a file
-// larger than the file system or the process's limit allows (EFBIG). A
-// run stops at the first, since every later file would fail the same way.
-func IsDiskFull(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
-}
-
-// OpenStore opens (creating it when missing) the output directory dir.
-func OpenStore(dir string) (*Store, error) {
+// openStore opens (creating it when missing) the output directory dir.
+func openStore(dir string) (*store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -90,18 +81,18 @@ func OpenStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{root: r, written: newURLSet()}, nil
+	return &store{root: r, written: newURLSet()}, nil
 }
 
 // Close releases the directory.
-func (s *Store) Close() error {
+func (s *store) Close() error {
 	s.dirs.closeAll()
 	s.parts.close()
 	return s.root.Close()
 }
 
 // Stat returns the file info of rel, not following a final symbolic link.
-func (s *Store) Stat(rel string) (os.FileInfo, error) {
+func (s *store) Stat(rel string) (os.FileInfo, error) {
 	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, false)
 	if err != nil {
@@ -116,7 +107,7 @@ func (s *Store) Stat(rel string) (os.FileInfo, error) {
 }
 
 // Open opens rel for reading.
-func (s *Store) Open(rel string) (*os.File, error) {
+func (s *store) Open(rel string) (*os.File, error) {
 	dir, name := splitRel(rel)
 	d, err := s.dirs.acquire(s.root, dir, false)
 	if err != nil {
@@ -129,11 +120,11 @@ func (s *Store) Open(rel string) (*os.File, error) {
 	return d.r.Open(name)
 }
 
-// File is a local file being written: a part file in StateDir/parts
+// storeFile is a local file being written: a part file in StateDir/parts
 // until Commit renames it to its own name.
-type File struct {
+type storeFile struct {
 	*os.File
-	s       *Store
+	s       *store
 	rel     string
 	d       *dirRoot // the file's directory, held until Commit or Abort
 	name    string   // its name there
@@ -152,10 +143,10 @@ type File struct {
 // into; one that is there is removed first. The directories above rel are
 // made. Write it, then Commit or Abort it.
 //
-// rel must be a local slash-separated path (a Layout.Path result). When a
+// rel must be a local slash-separated path (a Layout.path result). When a
 // file stands where one of its directories should be, or a directory
 // stands at rel itself, Create returns a *CollisionError.
-func (s *Store) Create(rel string) (*File, error) {
+func (s *store) Create(rel string) (*storeFile, error) {
 	f, err := s.prepare(rel)
 	if err != nil {
 		return nil, err
@@ -176,7 +167,7 @@ func (s *Store) Create(rel string) (*File, error) {
 // a single link, size and time as recorded), so that nothing swapped in
 // meanwhile is written into. Writes go on at p.Offset. On an error the
 // caller starts afresh with Create.
-func (s *Store) Resume(rel string, p Partial) (*File, error) {
+func (s *store) Resume(rel string, p partial) (*storeFile, error) {
 	if p.Offset <= 0 {
 		return nil, errors.New("nothing to resume")
 	}
@@ -195,7 +186,7 @@ func (s *Store) Resume(rel string, p Partial) (*File, error) {
 
 // prepare checks rel, makes its directories and opens the state
 // directory: all that Create and Resume share.
-func (s *Store) prepare(rel string) (*File, error) {
+func (s *store) prepare(rel string) (*storeFile, error) {
 	if !filepath.IsLocal(rel) || path.Clean(rel) != rel || rel == "." {
 		return nil, fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
 	}
@@ -214,13 +205,13 @@ func (s *Store) prepare(rel string) (*File, error) {
 		s.dirs.release(d)
 		return nil, &CollisionError{Path: rel, With: rel}
 	}
-	return &File{s: s, rel: rel, d: d, name: name, part: partName(rel)}, nil
+	return &storeFile{s: s, rel: rel, d: d, name: name, part: partName(rel)}, nil
 }
 
 // collision finds what keeps rel's directories from being made: the
 // first of them that is a file (or a link to one). It is nil when none
 // is, and the error that stopped MkdirAll is the one to report.
-func (s *Store) collision(rel string) error {
+func (s *store) collision(rel string) error {
 	dirs := strings.Split(path.Dir(rel), "/")
 	for i := range dirs {
 		p := strings.Join(dirs[:i+1], "/")
@@ -241,7 +232,7 @@ func (s *Store) collision(rel string) error {
 }
 
 // Restart empties the part file, for a server that sent everything again.
-func (f *File) Restart() error {
+func (f *storeFile) Restart() error {
 	if err := f.Truncate(0); err != nil {
 		return err
 	}
@@ -254,11 +245,11 @@ func (f *File) Restart() error {
 // when the part was started (fetch.Request.IfRange). Without a validator
 // a kept part is removed: a later run could not tell that the server's
 // file is still the one it began.
-func (f *File) SetResume(url, validator string) { f.url, f.valid = url, validator }
+func (f *storeFile) SetResume(url, validator string) { f.url, f.valid = url, validator }
 
 // ReplaceOwn lets Commit replace a file this run wrote (--convert-links
 // rewriting a page), which it otherwise reports as two names of one file.
-func (f *File) ReplaceOwn() { f.replace = true }
+func (f *storeFile) ReplaceOwn() { f.replace = true }
 
 // Commit closes the file, sets its modification time when mod is not
 // zero, and renames it from StateDir/parts to its own name. What was
@@ -267,7 +258,7 @@ func (f *File) ReplaceOwn() { f.replace = true }
 // system takes for another this run committed (A.txt and a.txt on a
 // case-insensitive file system) is a *CollisionError, and the file that is
 // there stays. On failure the part file stays, for Abort.
-func (f *File) Commit(mod time.Time) error {
+func (f *storeFile) Commit(mod time.Time) error {
 	if f.done {
 		return os.ErrClosed
 	}
@@ -299,7 +290,7 @@ func (f *File) Commit(mod time.Time) error {
 // renameError finds what kept the part from its name: a directory there
 // (rename(2) refuses with EISDIR) or a file where a directory is needed;
 // it is looked for only then, not before every rename.
-func (f *File) renameError(err error) error {
+func (f *storeFile) renameError(err error) error {
 	if fi, lerr := f.d.r.Lstat(f.name); lerr == nil && fi.IsDir() {
 		return &CollisionError{Path: f.rel, With: f.rel}
 	}
@@ -313,7 +304,7 @@ func (f *File) renameError(err error) error {
 // when keep is true and SetResume gave a validator, else removes it.
 // After Commit it does nothing, so that a deferred Abort undoes only a
 // file left unfinished.
-func (f *File) Abort(keep bool) error {
+func (f *storeFile) Abort(keep bool) error {
 	if f.done {
 		return nil
 	}
@@ -339,7 +330,7 @@ func (f *File) Abort(keep bool) error {
 }
 
 // Kept reports whether Abort kept the part for a later run to resume.
-func (f *File) Kept() bool { return f.kept }
+func (f *storeFile) Kept() bool { return f.kept }
 
 // linkSuffix ends the temporary name a symbolic link is made under
 // before it is renamed to its own.
@@ -349,9 +340,9 @@ const linkSuffix = ".urlget-link"
 // directories above it. A file or link already named rel is replaced,
 // never followed: the link is made under a temporary name and renamed
 // over it, as Commit renames a file. A directory named rel is a
-// *CollisionError. The target is written as given; the Store never
+// *CollisionError. The target is written as given; the store never
 // follows it, whatever it names.
-func (s *Store) Symlink(rel, target string) error {
+func (s *store) Symlink(rel, target string) error {
 	if !filepath.IsLocal(rel) || path.Clean(rel) != rel {
 		return fmt.Errorf("cannot write %q: not a path inside the output directory", rel)
 	}
@@ -383,7 +374,7 @@ func (s *Store) Symlink(rel, target string) error {
 }
 
 // Readlink returns the target of the symbolic link rel.
-func (s *Store) Readlink(rel string) (string, error) {
+func (s *store) Readlink(rel string) (string, error) {
 	return s.root.Readlink(rel)
 }
 
@@ -395,11 +386,11 @@ const pruneBatch = 1024
 // Prune removes, from directory dir, the entries whose names keep
 // rejects (--delete): files, symbolic links (the link, never what it
 // points to) and whole directories. The state directory at the top
-// (StateDir) is never removed. A partial file (NAME + PartSuffix)
+// (StateDir) is never removed. A partial file (NAME + partSuffix)
 // stays when keep accepts NAME, for a later run to resume. It returns the
 // paths removed, relative to the store and sorted, and every failure
 // joined; a dir that does not exist has nothing to remove.
-func (s *Store) Prune(dir string, keep func(name string) bool) ([]string, error) {
+func (s *store) Prune(dir string, keep func(name string) bool) ([]string, error) {
 	d, err := s.root.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -417,7 +408,7 @@ func (s *Store) Prune(dir string, keep func(name string) bool) ([]string, error)
 			if keep(name) || dir == "." && name == StateDir {
 				continue
 			}
-			if base, ok := strings.CutSuffix(name, PartSuffix); ok && keep(base) {
+			if base, ok := strings.CutSuffix(name, partSuffix); ok && keep(base) {
 				continue
 			}
 			rel := path.Join(dir, name)
@@ -453,7 +444,7 @@ const etagAttr = "user.etag"
 // rel came with, for the next run's If-None-Match; "" forgets it. Where
 // the file system or the platform keeps no user extended attributes it
 // does nothing and returns nil.
-func (s *Store) SetETag(rel, etag string) error {
+func (s *store) SetETag(rel, etag string) error {
 	f, err := s.Open(rel)
 	if err != nil {
 		return err
@@ -464,7 +455,7 @@ func (s *Store) SetETag(rel, etag string) error {
 
 // ETag returns the entity tag SetETag recorded for rel, or "" when none
 // is there (or the file system keeps none).
-func (s *Store) ETag(rel string) string {
+func (s *store) ETag(rel string) string {
 	t, _ := s.etag(rel)
 	return t
 }
@@ -473,7 +464,7 @@ func (s *Store) ETag(rel string) string {
 // file system keeps user extended attributes, so that a file without
 // one came with no entity tag (or its copy lost it), and nothing else
 // need be asked.
-func (s *Store) etag(rel string) (etag string, known bool) {
+func (s *store) etag(rel string) (etag string, known bool) {
 	f, err := s.Open(rel)
 	if err != nil {
 		return "", false
@@ -493,7 +484,7 @@ var readETagAttr = getXattr
 // SetETag records the entity tag on the file being written, which keeps
 // it when Commit renames it: a run stopped between the two leaves no
 // file without its tag.
-func (f *File) SetETag(etag string) error { return setETag(f.File, etag) }
+func (f *storeFile) SetETag(etag string) error { return setETag(f.File, etag) }
 
 func setETag(f *os.File, etag string) error {
 	var err error
@@ -512,7 +503,7 @@ func setETag(f *os.File, etag string) error {
 }
 
 // noteWritten records a file this run committed.
-func (s *Store) noteWritten(fi os.FileInfo) {
+func (s *store) noteWritten(fi os.FileInfo) {
 	if k, ok := writtenKey(fi); ok {
 		s.writtenMu.Lock()
 		s.written.add(k)
@@ -521,7 +512,7 @@ func (s *Store) noteWritten(fi os.FileInfo) {
 }
 
 // wasWritten reports whether this run committed the file fi.
-func (s *Store) wasWritten(fi os.FileInfo) bool {
+func (s *store) wasWritten(fi os.FileInfo) bool {
 	k, ok := writtenKey(fi)
 	if !ok {
 		return false
@@ -535,7 +526,7 @@ func (s *Store) wasWritten(fi os.FileInfo) bool {
 // remote directory that lists nothing still has its local one, as wget
 // and lftp make it. A file or a link that leads out where a directory
 // should be is an error, as for Create.
-func (s *Store) MkdirAll(rel string) error {
+func (s *store) MkdirAll(rel string) error {
 	if rel != "." && (!filepath.IsLocal(rel) || path.Clean(rel) != rel) {
 		return fmt.Errorf("cannot make %q: not a path inside the output directory", rel)
 	}
@@ -550,14 +541,14 @@ func (s *Store) MkdirAll(rel string) error {
 	return nil
 }
 
-// OnMkdir has f told each directory the Store makes from now on, relative
-// to the store. It must be called before the Store is used by others.
-func (s *Store) OnMkdir(f func(dir string)) { s.dirs.made = f }
+// OnMkdir has f told each directory the store makes from now on, relative
+// to the store. It must be called before the store is used by others.
+func (s *store) OnMkdir(f func(dir string)) { s.dirs.made = f }
 
 // realPath reports whether every directory above rel is a directory, not
 // a symbolic link: os.Root follows a link that stays inside the tree, and
 // a deletion must not reach a file through one.
-func (s *Store) realPath(rel string) bool {
+func (s *store) realPath(rel string) bool {
 	dirs := strings.Split(rel, "/")
 	for i := 1; i < len(dirs); i++ {
 		fi, err := s.root.Lstat(strings.Join(dirs[:i], "/"))
@@ -570,7 +561,7 @@ func (s *Store) realPath(rel string) bool {
 
 // lstatReal returns the file info of rel, not following a final symbolic link
 // and reached through no link (realPath): fs.ErrNotExist otherwise.
-func (s *Store) lstatReal(rel string) (os.FileInfo, error) {
+func (s *store) lstatReal(rel string) (os.FileInfo, error) {
 	if !s.realPath(rel) {
 		return nil, fs.ErrNotExist
 	}
@@ -578,9 +569,9 @@ func (s *Store) lstatReal(rel string) (os.FileInfo, error) {
 }
 
 // removeFile removes the file rel; removeDir the empty directory rel.
-func (s *Store) removeFile(rel string) error { return s.root.Remove(rel) }
+func (s *store) removeFile(rel string) error { return s.root.Remove(rel) }
 
-func (s *Store) removeDir(rel string) error {
+func (s *store) removeDir(rel string) error {
 	fi, err := s.lstatReal(rel)
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 // TestStoreETagUnsupported: on a file system without user extended
 // attributes (procfs answers EOPNOTSUPP) the tag is silently not kept.
 func TestStoreETagUnsupported(t *testing.T) {
-	s, err := OpenStore("/proc")
+	s, err := openStore("/proc")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
 
-func newStore(t *testing.T) (*Store, string) {
+func newStore(t *testing.T) (*store, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	s, err := OpenStore(dir)
+	s, err := openStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +25,7 @@ func newStore(t *testing.T) (*Store, string) {
 }
 
 // write creates rel through the store, writes data and commits it.
-func write(t *testing.T, s *Store, rel, data string, mod time.Time) {
+func write(t *testing.T, s *store, rel, data string, mod time.Time) {
 	t.Helper()
 	f, err := s.Create(rel)
 	if err != nil {
@@ -124,7 +123,7 @@ func TestStoreResumeRestartAbort(t *testing.T) {
 	// The next run resumes at the end of what arrived, on the validator
 	// recorded, for the same URL only.
 	if p := s.Partial("f", "http://h/other"); p.Offset != 0 {
-		t.Errorf("Partial for another URL: %+v", p)
+		t.Errorf("partial for another URL: %+v", p)
 	}
 	// That removed it: a part is resumed only for its own URL.
 	wantGone(t, part)
@@ -135,7 +134,7 @@ func TestStoreResumeRestartAbort(t *testing.T) {
 	f.Abort(true)
 	p := s.Partial("f", url)
 	if p.Offset != 3 || p.Validator != `"v1"` {
-		t.Fatalf("Partial: %+v, want offset 3 and the validator", p)
+		t.Fatalf("partial: %+v, want offset 3 and the validator", p)
 	}
 	f, err = s.Resume("f", p)
 	if err != nil {
@@ -156,7 +155,7 @@ func TestStoreResumeRestartAbort(t *testing.T) {
 	f.Abort(true)
 	wantGone(t, filepath.Join(dir, StateDir, "parts", partName("g")))
 	if p := s.Partial("g", url); p.Offset != 0 {
-		t.Errorf("Partial of a part kept without a validator: %+v", p)
+		t.Errorf("partial of a part kept without a validator: %+v", p)
 	}
 
 	// Restart empties the part.
@@ -245,7 +244,7 @@ func TestStoreSymlinkEscape(t *testing.T) {
 	os.Mkdir(outside, 0o755)
 	secret := filepath.Join(outside, "secret")
 	os.WriteFile(secret, []byte("keep"), 0o644)
-	os.WriteFile(filepath.Join(outside, "secret"+PartSuffix), []byte("part"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"+partSuffix), []byte("part"), 0o644)
 	mustLink := func(target, name string) {
 		t.Helper()
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
@@ -255,7 +254,7 @@ func TestStoreSymlinkEscape(t *testing.T) {
 	mustLink(outside, "abs")         // a directory, absolute
 	mustLink("../outside", "rel")    // a directory, relative
 	mustLink(secret, "file")         // a file
-	mustLink(secret, "p"+PartSuffix) // a partial file
+	mustLink(secret, "p"+partSuffix) // a partial file
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	mustLink("../../outside", "sub/up")
 
@@ -318,13 +317,13 @@ func TestStoreSymlinkEscape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"abs", "d", "p" + PartSuffix, "rel", "sub"}
+	want := []string{"abs", "d", "p" + partSuffix, "rel", "sub"}
 	if !slices.Equal(removed, want) {
 		t.Errorf("Prune removed %q, want %q", removed, want)
 	}
 
 	wantFile(t, secret, "keep")
-	wantFile(t, filepath.Join(outside, "secret"+PartSuffix), "part")
+	wantFile(t, filepath.Join(outside, "secret"+partSuffix), "part")
 	if entries, _ := os.ReadDir(outside); len(entries) != 2 {
 		t.Errorf("outside holds %d entries, want 2", len(entries))
 	}
@@ -375,33 +374,6 @@ func TestStorePruneMany(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(dir, "m")); len(left) != (n+2)/3 {
 		t.Errorf("%d entries left, want %d", len(left), (n+2)/3)
-	}
-}
-
-func TestIsDiskFull(t *testing.T) {
-	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, werr := f.Write([]byte("x"))
-	if !errors.Is(werr, syscall.ENOSPC) {
-		t.Fatalf("writing /dev/full: %v, want ENOSPC", werr)
-	}
-	for _, err := range []error{
-		werr,
-		fmt.Errorf("saving h/x: %w", werr),
-		&os.PathError{Op: "write", Path: "x", Err: syscall.EDQUOT},
-		&os.PathError{Op: "write", Path: "x", Err: syscall.EFBIG},
-	} {
-		if !IsDiskFull(err) {
-			t.Errorf("IsDiskFull(%v) = false", err)
-		}
-	}
-	for _, err := range []error{nil, io.EOF, fs.ErrPermission, &os.PathError{Op: "open", Path: "x", Err: syscall.EACCES}} {
-		if IsDiskFull(err) {
-			t.Errorf("IsDiskFull(%v) = true", err)
-		}
 	}
 }
 

@@ -233,7 +233,7 @@ func TestStoreSymlink(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "evil")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(dir)
+	s, err := openStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,8 @@ func isReadError(err error) bool {
 // SyscallConn exposes the socket while the body is nothing but the rest of
 // the connection (no buffered bytes, no length to count, no TLS), so that
 // os.File.ReadFrom can splice from it even through wrappers that only see
-// an io.Reader. Otherwise it fails and the copy goes through Read.
+// an io.Reader. Otherwise it fails and the copy goes through Read. This is
+// the rule of the copy engine's Source (internal/xfer).
 func (b *rawBody) SyscallConn() (syscall.RawConn, error) {
 	if b.s.tcp == nil || b.remain >= 0 || b.s.br.Buffered() > 0 {
 		return nil, errNoRawConn

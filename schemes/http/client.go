@@ -21,9 +21,6 @@ import (
 // new one (through the hop's Dialer, an HTTP proxy, a CONNECT tunnel and
 // TLS as the hop needs), the request written, the response's head read.
 
-// options is the request's HTTP settings, read in this one place.
-func options(req *schemes.Request) *schemes.HTTPOptions { return &req.HTTP }
-
 // hopDialerFor is the Dialer of a hop to target after a redirect: the one
 // the request gives for that URL, whose proxy may differ from the first's.
 func hopDialerFor(req *schemes.Request, target *url.URL) schemes.Dialer {

@@ -9,9 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/urlget/urlget/schemes"
-	"github.com/urlget/urlget/uri"
 )
 
 // FuzzParseHeader checks -H's reader: a field it accepts has a token for
@@ -118,10 +115,9 @@ func FuzzRedirect(f *testing.F) {
 		if originOf(&upper) != originOf(next) {
 			t.Fatalf("%q: origin %q, upper-cased %q", loc, originOf(next), originOf(&upper))
 		}
-		req := &schemes.Request{URL: uri.MustParse(start)}
-		req.HTTP.AutoReferer = true
+		f := &Fetcher{AutoReferer: true}
 		for _, hop := range [][2]*url.URL{{next, base}, {base, next}} {
-			ref := referer(req, "", hop[0], hop[1])
+			ref := f.referer("", hop[0], hop[1])
 			if ref == "" {
 				continue
 			}

@@ -2,18 +2,20 @@ package http
 
 import (
 	"fmt"
+	"maps"
 	"mime"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/urlget/urlget/schemes"
 )
 
-// ParseHeader reads one request header line in the forms of curl's -H
-// (schemes.HTTPOptions.Header): "Name: value" sends the field, "Name:" with
-// nothing after it removes a default field of that name, and "Name;" sends
-// the field with an empty value. The name must be a token (RFC 9110
+// ParseHeader reads one request header line in the forms of curl's -H:
+// "Name: value" sends the field, "Name:" with nothing after it removes a
+// default field of that name (Fetcher.RemoveHeader), and "Name;" sends the
+// field with an empty value. The name must be a token (RFC 9110
 // §5.1) and the line must hold no CR, LF or NUL, which would end the field
 // early or smuggle a second one in (RFC 9110 §5.5).
 func ParseHeader(line string) (name, value string, remove bool, err error) {
@@ -53,32 +55,67 @@ func isToken(s string) bool {
 	return true
 }
 
-// applyHeaders adds the request's -H fields to r, after the defaults and
-// the credentials, so that a field the user names replaces the default one
-// of that name on its first mention (as curl's does) and adds to it after.
-func applyHeaders(req *schemes.Request, r *outRequest) error {
-	named := map[string]bool{}
-	for _, line := range options(req).Header {
-		name, value, remove, err := ParseHeader(line)
-		if err != nil {
-			return req.Fail(schemes.ErrBadURL, "", 0, "", err)
+// applyHeaders applies RemoveHeader and Header to r, after the defaults
+// and the credentials, so that a field the user names replaces the default
+// one of that name (as curl's -H does). Header's fields go out in the order
+// of their names, so that the same settings always write the same bytes.
+// On a Foreign request neither touches the credential fields
+// (Authorization, Cookie): they were given for another origin.
+func (f *Fetcher) applyHeaders(req *schemes.Request, r *outRequest) error {
+	for _, name := range f.RemoveHeader {
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		if req.Foreign && isCredentialField(name) {
+			// The user's choice for their own origin: a foreign URL's
+			// own userinfo still goes.
+			continue
+		}
+		if name != "Host" {
+			// Host is always written, from the request (RFC 9112 §3.2).
+			r.fields.del(name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.Header)) {
+		values := f.Header[name]
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		if req.Foreign && isCredentialField(name) {
+			continue
+		}
+		for _, v := range values {
+			if err := checkField(name, v); err != nil {
+				return req.Fail(schemes.ErrBadURL, "", 0, "", err)
+			}
 		}
 		if name == "Host" {
 			// Host is written first, from the request (RFC 9112 §3.2).
-			if !remove {
-				r.host = value
+			if len(values) > 0 {
+				r.host = values[len(values)-1]
 			}
 			continue
 		}
-		if !named[name] {
-			named[name] = true
-			r.fields.del(name)
+		r.fields.del(name)
+		for _, v := range values {
+			r.fields.add(name, v)
 		}
-		if remove {
-			r.fields.del(name)
-		} else {
-			r.fields.add(name, value)
-		}
+	}
+	return nil
+}
+
+// isCredentialField reports whether a header field holds the user's
+// credentials for an origin: Authorization (RFC 9110 §11.6.2) and Cookie
+// (RFC 6265 §5.4), which curl drops on the way to another origin.
+func isCredentialField(name string) bool {
+	return name == "Authorization" || name == "Cookie"
+}
+
+// checkField refuses a header field whose name is not a token (RFC 9110
+// §5.1) or whose value holds a CR, LF or NUL, which would end the field
+// early or smuggle a second one in (RFC 9110 §5.5).
+func checkField(name, value string) error {
+	if !isToken(name) {
+		return fmt.Errorf("header field name %q is not a token", name)
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf("header %s holds a CR, LF or NUL byte", name)
 	}
 	return nil
 }
@@ -86,9 +123,10 @@ func applyHeaders(req *schemes.Request, r *outRequest) error {
 // referer is the Referer a redirected request carries: the URL that
 // redirected it with AutoReferer, its credentials and fragment left out
 // (RFC 9110 §10.1.3), and none from https to http, which that section
-// forbids; else the first request's own, given with -e or -H; else none.
-func referer(req *schemes.Request, first string, from, to *url.URL) string {
-	if !options(req).AutoReferer {
+// forbids; else the first request's own, given with Referer or Header;
+// else none.
+func (f *Fetcher) referer(first string, from, to *url.URL) string {
+	if !f.AutoReferer {
 		return first
 	}
 	if from.Scheme == "https" && to.Scheme != "https" {

@@ -3,8 +3,6 @@ package http
 import (
 	"net/url"
 	"testing"
-
-	"github.com/urlget/urlget/schemes"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -60,10 +58,10 @@ func TestRefererAcrossSchemes(t *testing.T) {
 		u, _ := url.Parse(s)
 		return u
 	}
-	auto := &schemes.Request{HTTP: schemes.HTTPOptions{AutoReferer: true}}
-	fixed := &schemes.Request{}
+	auto := &Fetcher{AutoReferer: true}
+	fixed := &Fetcher{}
 	for _, tc := range []struct {
-		req        *schemes.Request
+		f          *Fetcher
 		from, to   string
 		first, out string
 	}{
@@ -74,7 +72,7 @@ func TestRefererAcrossSchemes(t *testing.T) {
 		{fixed, "http://a/x", "http://b/", "http://given/", "http://given/"},
 		{fixed, "http://a/x", "http://b/", "", ""},
 	} {
-		if got := referer(tc.req, tc.first, hop(tc.from), hop(tc.to)); got != tc.out {
+		if got := tc.f.referer(tc.first, hop(tc.from), hop(tc.to)); got != tc.out {
 			t.Errorf("%s → %s: Referer %q, want %q", tc.from, tc.to, got, tc.out)
 		}
 	}

@@ -33,9 +33,12 @@ import (
 )
 
 // MaxRedirects is how many redirects a fetch follows before it gives up,
-// the limit curl's --max-redirs and wget's --max-redirect default to. The
-// request's HTTP.MaxRedirects overrides it.
+// the limit curl's --max-redirs and wget's --max-redirect default to.
+// Fetcher.MaxRedirects overrides it.
 const MaxRedirects = 20
+
+// NoRedirects is the Fetcher.MaxRedirects that follows no redirect.
+const NoRedirects = -1
 
 // sessionCacheSize is how many TLS sessions a Fetcher keeps for resumption:
 // one per server a run reaches over TLS, and a run rarely reaches more.
@@ -63,7 +66,63 @@ const maxHeaderBytes = 1 << 20
 // A Fetcher keeps the connections it opened for reuse across the URLs of
 // one run, keyed by scheme, server and proxy; the TLS settings are taken
 // from the first request's TLSConfig. Close closes the idle connections.
+//
+// Its settings, as http.Transport's, hold for every URL it fetches; they
+// must not be changed once it is in use.
 type Fetcher struct {
+	// MaxRedirects is how many redirects a fetch follows before it fails:
+	// 0 means MaxRedirects (20, curl's and wget's default), and
+	// NoRedirects (any negative value) follows none, so that a redirect
+	// fails.
+	MaxRedirects int
+
+	// UserAgent is the User-Agent field sent (RFC 9110 §10.1.5); empty
+	// means "urlget". RemoveHeader sends none.
+	UserAgent string
+
+	// Header holds request header fields sent with every request, after
+	// the default ones (User-Agent, Accept) and the credentials: a field
+	// named here replaces a default one of that name, and a field with
+	// an empty value is sent empty (RFC 9110 §5.5). A "Host" entry names
+	// the Host field's value (RFC 9112 §3.2). The fields go out in the
+	// order of their names, each one's values in their order. The
+	// Authorization and Cookie fields hold the user's credentials: they
+	// go only to the origin they were given for (schemes.Request.Foreign,
+	// and the redirect rule of schemes.Request.RedirectCredentials).
+	Header http.Header
+
+	// RemoveHeader names default header fields not to send at all (curl's
+	// -H "Name:"), such as User-Agent or Accept; a field Header names is
+	// still sent.
+	RemoveHeader []string
+
+	// Referer is sent as the Referer field (RFC 9110 §10.1.3) of the
+	// first request. AutoReferer sends, with each redirected request, the
+	// URL that redirected it (curl's --referer ";auto").
+	Referer     string
+	AutoReferer bool
+
+	// Compressed asks for a compressed body (Accept-Encoding: gzip,
+	// deflate, br, zstd) and decodes it while it streams (RFC 9110
+	// §8.4); Resource.Size is then -1. Without it the body is passed on
+	// as the server sent it. A request that resumes (Offset > 0) asks for
+	// no encoding, so that the range is one of the plain bytes.
+	Compressed bool
+
+	// FailWithBody returns the body of a response whose status is 400 or
+	// above instead of failing at once: reading it to its end then
+	// returns the status error in place of io.EOF (curl's
+	// --fail-with-body).
+	FailWithBody bool
+
+	// OnResponse, when not nil, receives the status and header fields of
+	// every response of a fetch as they arrive, redirects and error
+	// statuses included (curl's -D and -i), as a Resource holding only
+	// Proto, StatusCode, Status and Header, the form -I shows, the fields
+	// in the server's order and spelling. It is called on the goroutine
+	// that called Fetch.
+	OnResponse func(head *schemes.Resource)
+
 	// HTTP1Only speaks HTTP/1.1 on every connection: h2 is not offered
 	// by ALPN. An archiving client needs it, HTTP/2's frames being no
 	// one exchange's bytes.
@@ -80,12 +139,15 @@ type Fetcher struct {
 	h2t     *http.Transport
 	h2      map[string][]*http.ClientConn // by connKey
 	pipes   map[string][]*pipeline        // pipelined connections, by host:port
+
+	expected schemes.Expected // the runs told by Expect (pipeline.go)
 }
 
 // Close closes the connections kept open for reuse.
 func (f *Fetcher) Close() error {
 	f.closeConns()
 	f.closePipelines()
+	f.expected.Reset()
 	return nil
 }
 
@@ -107,7 +169,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Head {
 		method = http.MethodHead
 	}
-	r, err := newRequest(req, target, method)
+	r, err := f.newRequest(req, target, method)
 	if err != nil {
 		return nil, err
 	}
@@ -116,24 +178,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 	resp, err := f.follow(ctx, req, r)
 	if err != nil {
-		if req.Last {
-			f.Close()
-		}
 		return nil, doError(ctx, req, method, err)
 	}
-	res, err := f.resource(ctx, req, resp)
-	if req.Last {
-		// No request follows on this Fetcher: the connections the
-		// exchange opened (a redirect's first hop's too) are closed
-		// once the body is, or now when there is none, so that a run's
-		// last URL leaves nothing open behind it.
-		if b, ok := bodyOf(res); ok {
-			b.last = f
-		} else {
-			f.Close()
-		}
-	}
-	return res, err
+	return f.resource(ctx, req, resp)
 }
 
 // isRedirect reports whether a status sends the client on to Location
@@ -149,9 +196,9 @@ func isRedirect(code int) bool {
 
 // follow sends r and the requests of the redirects its responses give,
 // and returns the final response. Each hop reports its response to the
-// request's OnResponse and Trace.
+// Fetcher's OnResponse and the request's Trace.
 func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outRequest) (*response, error) {
-	maxRedirects := options(req).MaxRedirects
+	maxRedirects := f.MaxRedirects
 	switch {
 	case maxRedirects == 0:
 		maxRedirects = MaxRedirects
@@ -177,8 +224,8 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			return nil, err
 		}
 		traceResponse(req.Trace, resp)
-		if on := options(req).OnResponse; on != nil {
-			on(responseHeader(resp))
+		if f.OnResponse != nil {
+			f.OnResponse(responseHead(resp))
 		}
 		loc := resp.Header.Get("Location")
 		if !isRedirect(resp.StatusCode) || loc == "" {
@@ -195,7 +242,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			return nil, req.Fail(schemes.ErrProtocol, r.method, 0, "",
 				fmt.Errorf("stopped after %d redirects: %w", maxRedirects, schemes.ErrTooManyRedirects))
 		}
-		nr, err := redirect(req, first, r, next, loc)
+		nr, err := f.redirect(req, first, r, next, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +254,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 // redirect builds the request that follows a redirect from r to next
 // (Location loc), under urlget's rules for where a redirect may go and
 // what goes with it. first is the fetch's first request.
-func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc string) (*outRequest, error) {
+func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc string) (*outRequest, error) {
 	// Only http and https may follow: a Location of file: or any other
 	// scheme would let a server read local files or reach services the
 	// user never named.
@@ -242,7 +289,7 @@ func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc str
 	// ";auto"), and neither does urlget: the next host learns nothing
 	// of where the request came from (RFC 9110 §10.1.3) but the Referer
 	// the user gave.
-	if ref := referer(req, first.fields.get("Referer"), r.url, nr.url); ref != "" {
+	if ref := f.referer(first.fields.get("Referer"), r.url, nr.url); ref != "" {
 		nr.fields.set("Referer", ref)
 	} else {
 		nr.fields.del("Referer")
@@ -254,12 +301,11 @@ func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc str
 	// origin's too. Another origin may have credentials of its own (its
 	// userinfo, its .netrc entry), which the fetch package's rule gives.
 	fields := req.LocationTrusted || originOf(nr.url) == originOf(first.url)
-	var user, password string
-	var hasUser bool
+	var user *url.Userinfo
 	if req.RedirectCredentials != nil {
 		if t, err := uri.Parse(next.String()); err == nil {
 			var home bool
-			user, password, hasUser, _, home = req.RedirectCredentials(t)
+			user, home = req.RedirectCredentials(t)
 			fields = fields && home
 		}
 	}
@@ -269,8 +315,8 @@ func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc str
 	switch {
 	case fields && auth != "":
 		nr.fields.add("Authorization", auth)
-	case hasUser:
-		nr.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
+	case user != nil:
+		nr.fields.add("Authorization", basicAuth(user))
 	}
 	if fields {
 		for _, c := range cookie {
@@ -282,20 +328,18 @@ func redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc str
 
 // newRequest builds the request of a fetch of target: the header fields
 // every request carries (User-Agent, Accept, Range or Accept-Encoding,
-// Referer, the conditions, credentials and -H's), in that order.
-func newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
-	o := options(req)
+// Referer, the conditions, credentials and the Fetcher's Header), in that
+// order.
+func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
 	r := &outRequest{method: method, url: target, host: target.Host}
-	ua := o.UserAgent
+	ua := f.UserAgent
 	if ua == "" {
 		ua = "urlget"
 	}
 	if err := req.CheckArg("User-Agent header", ua); err != nil {
 		return nil, err
 	}
-	if !o.NoUserAgent {
-		r.fields.add("User-Agent", ua)
-	}
+	r.fields.add("User-Agent", ua)
 	r.fields.add("Accept", "*/*")
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
@@ -308,17 +352,17 @@ func newRequest(req *schemes.Request, target *url.URL, method string) (*outReque
 			}
 			r.fields.add("If-Range", req.IfRange)
 		}
-	} else if o.Compressed {
+	} else if f.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
 		// resumed file of plain bytes cannot continue.
 		r.fields.add("Accept-Encoding", acceptEncoding)
 	}
-	if o.Referer != "" {
-		if err := req.CheckArg("Referer header", o.Referer); err != nil {
+	if f.Referer != "" {
+		if err := req.CheckArg("Referer header", f.Referer); err != nil {
 			return nil, err
 		}
-		r.fields.add("Referer", o.Referer)
+		r.fields.add("Referer", f.Referer)
 	}
 	if err := conditions(req, &r.fields); err != nil {
 		return nil, err
@@ -336,23 +380,10 @@ func newRequest(req *schemes.Request, target *url.URL, method string) (*outReque
 		}
 		r.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
 	}
-	if err := applyHeaders(req, r); err != nil {
+	if err := f.applyHeaders(req, r); err != nil {
 		return nil, err
 	}
 	return r, nil
-}
-
-// bodyOf returns res's body when it is a response body of this package,
-// decoded or not.
-func bodyOf(res *schemes.Resource) (*body, bool) {
-	if res == nil {
-		return nil, false
-	}
-	if e, ok := res.Body.(*endBody); ok {
-		return e.inner, true
-	}
-	b, ok := res.Body.(*body)
-	return b, ok
 }
 
 // resource turns a response into a Resource or an error.
@@ -363,11 +394,12 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
 		Name:        fileName(resp.Response),
-		Header:      responseHeader(resp),
+		Header:      resp.fields,
 		ETag:        resp.Header.Get("ETag"),
 	}
+	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	var cs []string
-	if options(req).Compressed {
+	if f.Compressed {
 		cs = codings(resp.Header.Get("Content-Encoding"))
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
@@ -397,7 +429,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 			}
 		}
 		serr := statusError(req, resp.Response)
-		if options(req).FailWithBody && !req.Head {
+		if f.FailWithBody && !req.Head {
 			// The error page goes where the body would, and the
 			// status error ends it (curl's --fail-with-body).
 			if len(cs) == 0 && resp.ContentLength >= 0 {
@@ -564,17 +596,18 @@ func undecodable(req *schemes.Request, resp *http.Response, cs []string) error {
 // credentials returns the user and password to send, asking for the
 // password when a user was named without one and a terminal is there.
 func credentials(req *schemes.Request) (user, password string, ok bool, err error) {
-	if !req.HasUser {
+	if req.User == nil {
 		return "", "", false, nil
 	}
-	password = req.Password
-	if !req.HasPassword && req.Prompt != nil {
-		password, err = req.Prompt(fmt.Sprintf("Enter host password for user '%s':", req.User))
+	user = req.User.Username()
+	password, hasPassword := req.User.Password()
+	if !hasPassword && req.Prompt != nil {
+		password, err = req.Prompt(fmt.Sprintf("Enter host password for user '%s':", user))
 		if err != nil {
 			return "", "", false, req.Fail(schemes.ErrLoginFailed, "", 0, "", err)
 		}
 	}
-	return req.User, password, true, nil
+	return user, password, true, nil
 }
 
 // requestURL converts the parsed URL into net/http's form without changing
@@ -757,19 +790,23 @@ func fileName(resp *http.Response) string {
 	return name
 }
 
-// responseHeader is a response's status and header fields in the form of
-// schemes.Resource.Header: the pseudo-fields ":status-line" and ":status"
-// carry the status for -I, -i and -w %{http_code}; the fields follow in
-// the server's order and spelling.
-func responseHeader(resp *response) [][2]string {
-	code := strconv.Itoa(resp.StatusCode)
-	line := resp.Proto + " " + resp.Status
+// status is a response's status in the form of schemes.Resource's Proto,
+// StatusCode and Status, whose status line is Proto + " " + Status.
+func status(resp *http.Response) (proto string, code int, status string) {
 	if resp.ProtoMajor == 2 {
 		// HTTP/2 has no reason phrase (RFC 9113 §8.3.2) and names
 		// itself "HTTP/2" in curl's output, which -i and -I follow.
-		line = "HTTP/2 " + code
+		return "HTTP/2", resp.StatusCode, strconv.Itoa(resp.StatusCode)
 	}
-	return append([][2]string{{":status-line", line}, {":status", code}}, resp.fields...)
+	return resp.Proto, resp.StatusCode, resp.Status
+}
+
+// responseHead is a response's status and header fields, the latter in
+// the server's order and spelling, as Fetcher.OnResponse receives them.
+func responseHead(resp *response) *schemes.Resource {
+	res := &schemes.Resource{Header: resp.fields}
+	res.Proto, res.StatusCode, res.Status = status(resp.Response)
+	return res
 }
 
 // fields is a response's header fields as net/http gives them: it moves
@@ -785,9 +822,9 @@ func fields(resp *http.Response) http.Header {
 }
 
 // HeaderPairs lists header fields of a map as a Resource's Header holds
-// them, for responses read by net/http (HTTP/2, the fetch package's
-// gateway), whose order is lost: they come sorted by name, each field's
-// values in the order received. HTTP/1.x responses keep the server's
+// them, for responses read by net/http (HTTP/2, FetchThroughGateway),
+// whose order is lost: they come sorted by name, each field's values in
+// the order received. HTTP/1.x responses keep the server's
 // order without it.
 func HeaderPairs(h http.Header) [][2]string {
 	var pairs [][2]string
@@ -806,8 +843,6 @@ type body struct {
 	rc  io.ReadCloser
 	ctx context.Context
 	req *schemes.Request
-
-	last *Fetcher // closed with the body: the request was the run's last
 
 	// wire is the HTTP/1.x body of known length on a plain TCP
 	// connection, for WriteTo; nil otherwise.
@@ -899,12 +934,7 @@ func (b *body) classify(err error) error {
 }
 
 // Close closes the response body, returning its connection for reuse when
-// the body was read to the end, or closing the Fetcher's connections after
-// a run's last request.
+// the body was read to the end.
 func (b *body) Close() error {
-	err := b.rc.Close()
-	if b.last != nil {
-		b.last.Close()
-	}
-	return err
+	return b.rc.Close()
 }

@@ -6,14 +6,13 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
-// Pipelining (RFC 9112 §9.3.2): when a request says which URLs come next
-// (schemes.Request.Ahead), their GET requests go out on its connection
+// Pipelining (RFC 9112 §9.3.2): when the caller has told which requests
+// come after this one (Expect), their GET requests go out on its connection
 // right behind its own, and the server answers them in order while the
 // first body is still being read. A run of small files then costs one
 // round trip for many files rather than one each: the requests of a
@@ -49,7 +48,7 @@ type pipeline struct {
 
 // sentRequest is a request in flight on a pipeline, with what it is looked
 // up by, worked out once: the request target, and the URL it was made for
-// as the caller wrote it (schemes.Request.URL or an Ahead entry).
+// as the caller wrote it (schemes.Request.URL).
 type sentRequest struct {
 	req *outRequest
 	uri string // req.url.RequestURI()
@@ -58,9 +57,9 @@ type sentRequest struct {
 }
 
 // pipelinable reports whether r may take the pipelined path.
-func pipelinable(req *schemes.Request, r *outRequest) bool {
+func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
 	if r.url.Scheme != "http" || r.method != http.MethodGet || req.Offset > 0 ||
-		req.Trace != nil || options(req).OnResponse != nil {
+		req.Trace != nil || f.OnResponse != nil {
 		return false
 	}
 	if p, err := requestProxy(req, r.url); err != nil || p != nil {
@@ -69,19 +68,27 @@ func pipelinable(req *schemes.Request, r *outRequest) bool {
 	return true
 }
 
+// Expect implements schemes.Expecter: the GET requests of the plain http:
+// URLs of reqs go out ahead, each as its own fetch builds it, on the
+// connection of the request before them to the same server.
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
+}
+
 // pipelined serves the request r built for req on a pipelined connection:
-// one that sent it ahead already, or a new one when req names the URLs
-// that follow it. ok is false when the request is left to the ordinary
+// one that sent it ahead already, or a new one when requests were told to
+// follow it (Expect). ok is false when the request is left to the ordinary
 // path.
 func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outRequest) (res *schemes.Resource, err error, ok bool) {
-	if !pipelinable(req, r) {
+	ahead, _ := f.expected.Take(req)
+	if !f.pipelinable(req, r) {
 		return nil, nil, false
 	}
 	key := hostPort(r.url)
 	target := r.url.RequestURI()
 	p := f.takePipeline(key, target)
 	if p == nil {
-		if len(req.Ahead) == 0 {
+		if len(ahead) == 0 {
 			return nil, nil, false
 		}
 		c, err := req.Dialer.DialContext(ctx, "tcp", key)
@@ -117,7 +124,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		out = append(out, b...)
 		p.sent = append(p.sent, sentRequest{req: r, uri: target, raw: req.URL.String(), x: x})
 	}
-	out = p.sendAhead(req, out)
+	out = p.sendAhead(f, req, ahead, out)
 	if len(out) > 0 {
 		if _, err := p.c.nc.Write(out); err != nil {
 			return fail()
@@ -157,12 +164,12 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 	return res, err, true
 }
 
-// sendAhead writes the GET requests of the URLs req says come next on the
-// same server, up to pipelineDepth in flight, each built as its own fetch
-// would build it, with its own conditions (AheadConditions), never req's:
-// they share req's options, not its validators. They are appended to out,
-// which is written in one piece.
-func (p *pipeline) sendAhead(req *schemes.Request, out []byte) []byte {
+// sendAhead writes the GET requests of ahead, the requests told to follow
+// req, while they are on the same server, up to pipelineDepth in flight,
+// each built as its own fetch will build it: its own conditions and
+// credentials, never req's. They are appended to out, which is written in
+// one piece.
+func (p *pipeline) sendAhead(f *Fetcher, req *schemes.Request, ahead []*schemes.Request, out []byte) []byte {
 	if len(p.sent) >= pipelineDepth {
 		return out
 	}
@@ -175,10 +182,11 @@ func (p *pipeline) sendAhead(req *schemes.Request, out []byte) []byte {
 		raws[r.raw] = true
 		queued[r.uri] = true
 	}
-	for _, u := range req.Ahead {
+	for _, ar := range ahead {
 		if len(p.sent) >= pipelineDepth {
 			return out
 		}
+		u := ar.URL
 		raw := u.String()
 		if raws[raw] {
 			// Sent with an earlier request of the run of URLs.
@@ -189,9 +197,13 @@ func (p *pipeline) sendAhead(req *schemes.Request, out []byte) []byte {
 		}
 		if ui, ok := u.RawUserinfo(); !sameUserinfo(req.URL, ui, ok) {
 			// A URL's userinfo is its own credential: one that names
-			// another user (or none where req names one) is never sent
-			// with req's, so it waits for its own request.
+			// another user (or none where req names one) waits for its
+			// own connection rather than share req's.
 			return out
+		}
+		if ar.Offset > 0 || ar.Head {
+			// Its own fetch will not take the pipelined path.
+			continue
 		}
 		target, err := requestURL(u)
 		if err != nil {
@@ -200,13 +212,7 @@ func (p *pipeline) sendAhead(req *schemes.Request, out []byte) []byte {
 		if queued[target.RequestURI()] {
 			continue
 		}
-		ar := *req
-		ar.URL, ar.Ahead, ar.Offset, ar.IfRange = u, nil, 0, ""
-		ar.IfModifiedSince, ar.IfNoneMatch = time.Time{}, ""
-		if req.AheadConditions != nil {
-			ar.IfModifiedSince, ar.IfNoneMatch = req.AheadConditions(u)
-		}
-		next, err := newRequest(&ar, target, http.MethodGet)
+		next, err := f.newRequest(ar, target, http.MethodGet)
 		if err != nil || hostPort(next.url) != p.key {
 			// The run goes on to another server: the pipeline ends here.
 			return out

@@ -3,6 +3,7 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -216,12 +217,11 @@ func (r *outRequest) bytes() []byte {
 	return b.Bytes()
 }
 
-// basicAuth is the Basic credentials of u (RFC 7617).
+// basicAuth is the Basic credentials of u (RFC 7617 §2): the user and
+// password joined by a colon, in base64.
 func basicAuth(u *url.Userinfo) string {
 	p, _ := u.Password()
-	r := &http.Request{Header: http.Header{}}
-	r.SetBasicAuth(u.Username(), p)
-	return r.Header.Get("Authorization")
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+p))
 }
 
 // fieldList is header fields in order, names as given.

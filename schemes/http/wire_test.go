@@ -179,29 +179,28 @@ func wantKind(t *testing.T, err error, kind error) {
 }
 
 // TestHeaderOrderAndSpelling checks that the request goes out with its
-// fields in the order built (RFC 9112 §3, §5), Host first, the -H fields
-// last, and that the response's fields come back in the server's order
-// and spelling, duplicates kept.
+// fields in the order built (RFC 9112 §3, §5), Host first, the Fetcher's
+// Header fields last (by name, each one's values in their order), and that
+// the response's fields come back in the server's order and spelling,
+// duplicates kept, the status apart from them.
 func TestHeaderOrderAndSpelling(t *testing.T) {
 	s := newRawServer(t, nil, fixed("HTTP/1.1 200 OK\r\nZeta: 1\r\nETag: \"x\"\r\nalpha: a\r\nX-Dup: 1\r\nx-dup: 2\r\nContent-Length: 2\r\n\r\nok"))
-	f := &Fetcher{}
+	f := &Fetcher{Header: http.Header{"X-B": {"2", "0"}, "X-A": {"1"}}, Referer: "http://ref/"}
 	defer f.Close()
 	req := rawRequest(t, s.url+"/p?q")
-	req.HTTP.Header = []string{"X-B: 2", "X-A: 1"}
-	req.HTTP.Referer = "http://ref/"
 	res, body, err := get(t, f, req)
 	if err != nil || string(body) != "ok" {
 		t.Fatalf("body %q, %v", body, err)
 	}
 	want := [][2]string{{"Zeta", "1"}, {"ETag", `"x"`}, {"alpha", "a"}, {"X-Dup", "1"}, {"x-dup", "2"}, {"Content-Length", "2"}}
-	if got := res.Header[2:]; !slices.Equal(got, want) {
+	if got := res.Header; !slices.Equal(got, want) {
 		t.Errorf("fields %q, want %q", got, want)
 	}
-	if res.Header[0] != [2]string{":status-line", "HTTP/1.1 200 OK"} || res.ETag != `"x"` {
-		t.Errorf("status %q, ETag %q", res.Header[0], res.ETag)
+	if res.Proto != "HTTP/1.1" || res.StatusCode != 200 || res.Status != "200 OK" || res.ETag != `"x"` {
+		t.Errorf("status %q %d %q, ETag %q", res.Proto, res.StatusCode, res.Status, res.ETag)
 	}
 	host := strings.TrimPrefix(s.url, "http://")
-	wantReq := "GET /p?q HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: urlget\r\nAccept: */*\r\nReferer: http://ref/\r\nX-B: 2\r\nX-A: 1\r\n\r\n"
+	wantReq := "GET /p?q HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: urlget\r\nAccept: */*\r\nReferer: http://ref/\r\nX-A: 1\r\nX-B: 2\r\nX-B: 0\r\n\r\n"
 	if got := string(s.exchanges()[0].req); got != wantReq {
 		t.Errorf("request %q, want %q", got, wantReq)
 	}
@@ -219,7 +218,7 @@ func TestObsFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Header[2]; got != [2]string{"X-Long", "a b c"} {
+	if got := res.Header[0]; got != [2]string{"X-Long", "a b c"} {
 		t.Errorf("folded field %q", got)
 	}
 	for _, bad := range []string{
@@ -516,11 +515,14 @@ func TestRecorderPipelined(t *testing.T) {
 	rec := &recorder{}
 	f := &Fetcher{Recorder: rec}
 	defer f.Close()
-	ahead := []uri.URL{uri.MustParse(s.url + "/second"), uri.MustParse(s.url + "/third")}
-	for i, p := range []string{"/first", "/second", "/third"} {
-		req := rawRequest(t, s.url+p)
-		req.Ahead = ahead[min(i, 2):]
-		if _, body, err := get(t, f, req); err != nil || string(body) != strings.TrimPrefix(p, "/") {
+	paths := []string{"/first", "/second", "/third"}
+	var reqs []*schemes.Request
+	for _, p := range paths {
+		reqs = append(reqs, rawRequest(t, s.url+p))
+	}
+	f.Expect(reqs, true)
+	for i, p := range paths {
+		if _, body, err := get(t, f, reqs[i]); err != nil || string(body) != strings.TrimPrefix(p, "/") {
 			t.Fatalf("%s: body %q, %v", p, body, err)
 		}
 	}
@@ -552,8 +554,8 @@ func TestHTTP1Only(t *testing.T) {
 		if !only {
 			want, line = "HTTP/2.0", "HTTP/2 200"
 		}
-		if err != nil || string(body) != want || res.Header[0][1] != line {
-			t.Errorf("HTTP1Only %v: body %q, status line %q, %v; want %s", only, body, res.Header[0][1], err, want)
+		if err != nil || string(body) != want || res.Proto+" "+res.Status != line {
+			t.Errorf("HTTP1Only %v: body %q, status line %q, %v; want %s", only, body, res.Proto+" "+res.Status, err, want)
 		}
 	}
 }

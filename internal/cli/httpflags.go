@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/schemes"
+	httpscheme "github.com/urlget/urlget/schemes/http"
+	"github.com/urlget/urlget/uri"
+)
+
+// addHTTPFlags defines the http(s) flags curl users type without thinking:
+// -L and -f, which state urlget's defaults, --fail-with-body, -H, -e,
+// --compressed, -i, -D and -J.
+func addHTTPFlags(fs *pflag.FlagSet, o *options) {
+	// Redirects are followed and an HTTP error fails with exit 22 without
+	// writing the body, whether or not these are given: they are
+	// accepted so that curl's habitual -fsSL means the same here.
+	var location bool
+	fs.BoolVarP(&location, "location", "L", false, "follow redirects (always on)")
+	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
+	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
+	fs.VarP(headerList{o.http}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
+	fs.VarP(refererFlag{o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
+	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
+	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
+	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write response headers to `file` (- stdout)")
+	fs.BoolVarP(&o.remoteHeaderName, "remote-header-name", "J", false, "with -O, name the file by Content-Disposition")
+}
+
+// checkHTTPFlags refuses the combinations of the http flags curl refuses.
+func checkHTTPFlags(o *options) error {
+	if o.fail && o.http.FailWithBody {
+		return errors.New("-f/--fail and --fail-with-body exclude each other")
+	}
+	if o.remoteHeaderName && o.continueAt != "" {
+		// The file to resume is not known before the response names it.
+		return errors.New("--continue-at and --remote-header-name cannot be combined")
+	}
+	return nil
+}
+
+// headerList reads -H lines in curl's forms, each checked as it is given,
+// into the http fetcher's Header and RemoveHeader: "Name: value" replaces
+// a default field of that name on its first mention and adds to it on the
+// next; "Name:" removes the default field and what earlier -H lines gave;
+// "Name;" sends the field empty.
+type headerList struct{ f *httpscheme.Fetcher }
+
+func (h headerList) String() string { return "" }
+func (h headerList) Type() string   { return "header" }
+func (h headerList) Set(v string) error {
+	name, value, remove, err := httpscheme.ParseHeader(v)
+	if err != nil {
+		return err
+	}
+	if name == "Host" {
+		// The Host field names the request's host: the last one wins,
+		// and "Host:" leaves it to the URL.
+		if !remove {
+			h.header().Set(name, value)
+		}
+		return nil
+	}
+	if remove {
+		h.header().Del(name)
+		if !slices.Contains(h.f.RemoveHeader, name) {
+			h.f.RemoveHeader = append(h.f.RemoveHeader, name)
+		}
+	} else {
+		h.header().Add(name, value)
+	}
+	return nil
+}
+
+func (h headerList) header() http.Header {
+	if h.f.Header == nil {
+		h.f.Header = http.Header{}
+	}
+	return h.f.Header
+}
+
+// refererFlag is -e: a URL, with ";auto" after it (or alone) to send the
+// redirecting page's URL with each redirected request, as curl's.
+type refererFlag struct{ http *httpscheme.Fetcher }
+
+func (r refererFlag) String() string { return "" }
+func (r refererFlag) Type() string   { return "url" }
+func (r refererFlag) Set(v string) error {
+	ref, auto := strings.CutSuffix(v, ";auto")
+	if strings.ContainsAny(ref, "\r\n\x00") {
+		return errors.New("the Referer holds a CR, LF or NUL byte")
+	}
+	r.http.Referer, r.http.AutoReferer = ref, auto
+	return nil
+}
+
+// headerDump writes the response headers of each http(s) transfer for -D
+// and -i: to the -D file as each response arrives, and for -i into pending,
+// which the transfer writes before its body. The command starts no
+// transfer ahead with either (prefetchable), so the responses arrive in the
+// order of the URLs.
+type headerDump struct {
+	file    io.Writer // -D's destination, nil without -D
+	closer  io.Closer // -D's file, closed at the end of the run
+	include bool
+	pending bytes.Buffer
+}
+
+// newHeaderDump opens what -D names; it returns nil without -D or -i.
+func newHeaderDump(o *options, stdout io.Writer) (*headerDump, error) {
+	if o.dumpHeader == "" && !o.include {
+		return nil, nil
+	}
+	d := &headerDump{include: o.include}
+	switch o.dumpHeader {
+	case "":
+	case "-":
+		d.file = stdout
+	default:
+		f, err := os.Create(o.dumpHeader)
+		if err != nil {
+			return nil, fmt.Errorf("--dump-header: %w", err)
+		}
+		d.file, d.closer = f, f
+	}
+	return d, nil
+}
+
+// response is the http fetcher's OnResponse of the run: one response's
+// status line and fields, CRLF after each, and an empty line, as curl
+// writes them.
+func (d *headerDump) response(head *schemes.Resource) {
+	var b bytes.Buffer
+	renderHead(head, &b)
+	if d.file != nil {
+		d.file.Write(b.Bytes())
+	}
+	if d.include {
+		d.pending.Write(b.Bytes())
+	}
+}
+
+// take returns the -i headers of the transfer just made and forgets them.
+func (d *headerDump) take() []byte {
+	if d == nil || d.pending.Len() == 0 {
+		return nil
+	}
+	b := bytes.Clone(d.pending.Bytes())
+	d.pending.Reset()
+	return b
+}
+
+// close closes -D's file.
+func (d *headerDump) close() error {
+	if d == nil || d.closer == nil {
+		return nil
+	}
+	return d.closer.Close()
+}
+
+// headerName is -J's file name: the one Content-Disposition suggests
+// (RFC 6266, reduced to its last path segment as curl does) when -O would
+// accept it (safeName), else "" and the URL's name stands.
+func headerName(res *schemes.Resource) string {
+	for _, h := range res.Header {
+		if strings.EqualFold(h[0], "Content-Disposition") {
+			if name := httpscheme.DispositionName(h[1]); safeName(name) == nil {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// nameFromHeader points a -O transfer at the file -J names (headerName),
+// refusing, as curl does, to overwrite a file of that name: the server
+// chose it, not the user.
+func (c *command) nameFromHeader(st *started, res *schemes.Resource) error {
+	name := headerName(res)
+	if name == "" {
+		return nil
+	}
+	name, _ = c.targetName(uri.URL{}, outputSpec{file: name})
+	st.target, st.t.filename = name, name
+	if _, err := os.Lstat(name); err == nil {
+		return &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: fmt.Errorf("-J: refusing to overwrite %s, the file the server names", name)}
+	}
+	return nil
+}
+
+// errorPageKept reports whether err is the HTTP status that ends a body
+// --fail-with-body writes: the file then keeps the error page, as curl's.
+func (c *command) errorPageKept(err error) bool {
+	return c.opts.http.FailWithBody && exitCode(err) == exitHTTP
+}

@@ -1,0 +1,269 @@
+// Package outfile writes the command's output files (-o, -O): atomically
+// where a file can be replaced, so that a failed transfer leaves no partial
+// file and an existing one untouched, in place where it cannot (a device,
+// a FIFO, /dev/stdout) or where -C resumes. Two policies are kept apart on
+// purpose: a name the user gave (Create) is written through a symbolic
+// link it names, as curl does, while a name the server chose (CreateNamed,
+// -O and -J) is replaced as a name and never written through.
+package outfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// File writes into a temporary file beside the target and renames it
+// into place only when the transfer completed, so that a failed transfer
+// leaves an existing file untouched and no partial file behind. With -C the
+// target itself is written (created, or appended to): what arrived before a
+// failure, a signal or -m is kept for the next -C - to resume from, as curl
+// keeps it.
+// A target that exists and is no regular file (/dev/null, a FIFO, a
+// terminal) is written in place too: it cannot be replaced, only written
+// to, as curl does.
+type File struct {
+	*os.File
+	target   string
+	inPlace  bool // the target itself is written: nothing to rename or remove
+	replaces bool // a file is there to be replaced, with permissions perm
+	perm     os.FileMode
+}
+
+// Create opens target for a body written from its start. A regular
+// file, or none yet, is written atomically (createAtomic); through a
+// symbolic link, the file the link leads to is, and the link stays.
+// Anything else is written in place: what exists and is no regular file,
+// a dangling link's file, and the names of a descriptor (standsForOpenFile),
+// which must be written through, not replaced.
+func Create(ctx context.Context, target string) (*File, error) {
+	if standsForOpenFile(target) {
+		return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
+	}
+	fi, err := os.Lstat(target)
+	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		real, rerr := filepath.EvalSymlinks(target)
+		if fi, err = os.Stat(target); err != nil || rerr != nil {
+			// A dangling link: the file it names is created.
+			return openInPlace(ctx, target, os.O_CREATE|os.O_TRUNC)
+		}
+		target = real
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		return openInPlace(ctx, target, 0)
+	}
+	f, cerr := createAtomic(target, err == nil)
+	if cerr == nil && err == nil {
+		f.replaces, f.perm = true, fi.Mode().Perm()
+	}
+	return f, cerr
+}
+
+// standsForOpenFile reports whether path names a file through a process's
+// descriptor rather than by its place in a directory: /dev/stdout,
+// /dev/stderr, /dev/stdin, /dev/fd/N and anything under /proc
+// (/proc/self/fd/1). Such a name stands for the file the shell opened,
+// perhaps for appending; its link leads to a path that renaming over would
+// leave the shell's descriptor on the old file. Other paths under /dev
+// take the ordinary way: a device is written in place because it is no
+// regular file, and a file in /dev/shm is replaced like any other.
+func standsForOpenFile(path string) bool {
+	p := filepath.Clean(path)
+	switch {
+	case strings.HasPrefix(p, "/proc/"), strings.HasPrefix(p, "/dev/fd/"):
+		return true
+	}
+	return p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin"
+}
+
+// fifoRetry is how often the opening of a FIFO that has no reader yet is
+// tried again.
+const fifoRetry = 50 * time.Millisecond
+
+// openInPlace opens target itself for writing, with flags added, and
+// gives up when ctx ends.
+//
+// Opening a FIFO for writing waits in open(2) for a reader, where neither
+// a signal nor -m could end the wait (fifo(7)): a FIFO is opened without
+// waiting, and tried again every fifoRetry while it has no reader (ENXIO).
+// Its writes then go through Go's poller, so that a write deadline
+// (WatchWrites) ends a write into a pipe whose reader stopped reading.
+func openInPlace(ctx context.Context, target string, flags int) (*File, error) {
+	fi, err := os.Stat(target)
+	fifo := err == nil && fi.Mode()&os.ModeNamedPipe != 0
+	if fifo {
+		flags |= syscall.O_NONBLOCK
+	}
+	for {
+		f, err := os.OpenFile(target, os.O_WRONLY|flags, 0o666)
+		if err == nil {
+			return &File{File: f, target: target, inPlace: true}, nil
+		}
+		if !fifo || !errors.Is(err, syscall.ENXIO) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: no reader opened the FIFO", target)
+		case <-time.After(fifoRetry):
+		}
+	}
+}
+
+// WatchWrites makes a write into an in-place target that blocks (a FIFO
+// whose reader stopped reading, a terminal held by flow control) end when
+// ctx does. It returns the function that stops watching. Regular files
+// have no write deadlines; their writes do not wait on a reader.
+func (f *File) WatchWrites(ctx context.Context) (stop func() bool) {
+	if !f.inPlace {
+		return func() bool { return false }
+	}
+	return context.AfterFunc(ctx, func() { f.File.SetWriteDeadline(time.Now()) })
+}
+
+// createAtomic opens a new temporary file beside target, for Commit to
+// rename into place: in the same directory, so that the rename stays
+// within one file system.
+//
+// The file is made with mode 0666, as a program makes any new file, and
+// the kernel takes the process's umask (and a directory's default ACL)
+// off it at creation (open(2)): it has from the start the mode a new
+// target gets, and nothing reads the umask, which POSIX offers no way to
+// do but setting it (umask(2)), a change that file creation in other
+// goroutines would see meanwhile. With private it is made 0600 instead:
+// it replaces a file whose mode Commit then gives it, and a body bound
+// for a file only its owner reads must not be readable by others while
+// it arrives.
+func createAtomic(target string, private bool) (*File, error) {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	mode := os.FileMode(0o666)
+	if private {
+		mode = 0o600
+	}
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+".urlget-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) && try < maxTempTries {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, target: target}, nil
+	}
+}
+
+// maxTempTries bounds the names createAtomic tries when another file
+// holds the one it drew, as os.CreateTemp bounds them.
+const maxTempTries = 10000
+
+// CreateNamed opens target for a body written from its start when the
+// server chose its name (-O, -J): a temporary file made anew (O_EXCL) is
+// renamed over target by Commit, whatever stands there. A symbolic link,
+// a hard link to another file, a FIFO placed under the name are replaced
+// as names, never written through: the server does not choose which of
+// the user's files its bytes go into.
+func CreateNamed(target string) (*File, error) {
+	fi, err := os.Lstat(target)
+	replaces := err == nil && fi.Mode().IsRegular()
+	f, cerr := createAtomic(target, replaces)
+	if cerr == nil && replaces {
+		f.replaces, f.perm = true, fi.Mode().Perm()
+	}
+	return f, cerr
+}
+
+// errLinked is the cause given when -C would write through a link.
+var errLinked = errors.New("is a symbolic link, which -C does not write through")
+
+// errHardLinked is the cause given when -C with -O would append to a file
+// that has other names.
+var errHardLinked = errors.New("has other hard links, which -C -O does not write through")
+
+// OpenResume opens target for -C: the body's rest is appended to it from
+// offset, or with offset 0 the file is started afresh. As curl, the file
+// itself is written, but never through a symbolic link as its last
+// component (O_NOFOLLOW), which would have the bytes, or the truncation,
+// land in whatever file the link names; when the server chose the name
+// (-O), not through a second hard link either. The names that stand for a
+// descriptor (/dev/stdout) are links by nature and are written through.
+func OpenResume(ctx context.Context, target string, offset int64, named bool) (*File, error) {
+	flags := os.O_CREATE
+	if offset > 0 {
+		flags |= os.O_APPEND
+	}
+	if !standsForOpenFile(target) {
+		flags |= noFollow
+	}
+	f, err := openInPlace(ctx, target, flags)
+	if err != nil {
+		if fi, lerr := os.Lstat(target); lerr == nil && fi.Mode()&os.ModeSymlink != 0 && !standsForOpenFile(target) {
+			return nil, fmt.Errorf("%s %w", target, errLinked)
+		}
+		return nil, err
+	}
+	if named {
+		if fi, err := f.File.Stat(); err == nil && fi.Mode().IsRegular() && linkCount(fi) > 1 {
+			f.File.Close()
+			return nil, fmt.Errorf("%s %w", target, errHardLinked)
+		}
+	}
+	if offset == 0 {
+		// Truncated only once opened without following a link.
+		if fi, err := f.File.Stat(); err == nil && fi.Mode().IsRegular() {
+			if err := f.File.Truncate(0); err != nil {
+				f.File.Close()
+				return nil, err
+			}
+		}
+	}
+	return f, nil
+}
+
+// ReadFrom passes io.Copy straight to *os.File so that the kernel's copy
+// paths (copy_file_range, splice) stay in use.
+func (f *File) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFrom(r) }
+
+// Commit makes the file visible under its target name.
+func (f *File) Commit() error {
+	if f.inPlace {
+		return f.File.Close()
+	}
+	// A new file has its mode since createAtomic; one that replaces
+	// another takes that one's.
+	if f.replaces {
+		if err := f.File.Chmod(f.perm); err != nil {
+			f.Abort()
+			return err
+		}
+	}
+	if err := f.File.Close(); err != nil {
+		os.Remove(f.File.Name())
+		return err
+	}
+	if err := os.Rename(f.File.Name(), f.target); err != nil {
+		os.Remove(f.File.Name())
+		return err
+	}
+	return nil
+}
+
+// Abort discards the temporary file; with -C the partial data is kept.
+func (f *File) Abort() {
+	f.File.Close()
+	if !f.inPlace {
+		os.Remove(f.File.Name())
+	}
+}
