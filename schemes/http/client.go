@@ -21,28 +21,42 @@ import (
 // new one (through the hop's Dialer, an HTTP proxy, a CONNECT tunnel and
 // TLS as the hop needs), the request written, the response's head read.
 
-// hopDialerFor is the Dialer of a hop to target after a redirect: the one
-// the request gives for that URL, whose proxy may differ from the first's.
-func hopDialerFor(req *schemes.Request, target *url.URL) schemes.Dialer {
-	if req.HTTPDialer != nil {
-		if d := req.HTTPDialer(target); d != nil {
-			return d
-		}
+// hopRoute is the way to target, a URL this fetch reaches (the request's
+// Route): the Dialer of its connections, and the HTTP proxy this Fetcher
+// speaks to on the way, nil for none. A request without a Route goes
+// through its Dialer alone.
+func hopRoute(req *schemes.Request, target *url.URL) (schemes.Dialer, *url.URL, error) {
+	if req.Route == nil {
+		return req.Dialer, nil, nil
 	}
-	return req.Dialer
+	u, err := uri.Parse(target.String())
+	if err != nil {
+		return nil, nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	rt, err := req.Route(u)
+	if err != nil {
+		return nil, nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	d := rt.Dialer
+	if d == nil {
+		d = req.Dialer
+	}
+	if rt.HTTPProxy == nil {
+		return d, nil, nil
+	}
+	return d, proxyURL(*rt.HTTPProxy), nil
 }
 
-// requestProxy returns the HTTP proxy a request to target goes through,
-// nil for none.
-func requestProxy(req *schemes.Request, target *url.URL) (*url.URL, error) {
-	if req.HTTPProxy == nil {
-		return nil, nil
+// proxyURL is an HTTP proxy's URL in the form the wire layer keys and
+// dials by: scheme, host and port (the default one filled in), and the
+// credentials for Proxy-Authorization (RFC 9110 §11.7.2).
+func proxyURL(p uri.URL) *url.URL {
+	u := &url.URL{Scheme: p.Scheme(), Host: p.Addr()}
+	if user, ok := p.User(); ok {
+		password, _ := p.Password()
+		u.User = url.UserPassword(user, password)
 	}
-	p, err := req.HTTPProxy(target)
-	if err != nil {
-		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
-	}
-	return p, nil
+	return u
 }
 
 // maskedProxy is a proxy URL with its password masked as urlget masks

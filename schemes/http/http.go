@@ -208,9 +208,14 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 	first := r.clone()
 	dialer := req.Dialer
 	for hops := 0; ; hops++ {
-		p, err := requestProxy(req, r.url)
+		d, p, err := hopRoute(req, r.url)
 		if err != nil {
 			return nil, err
+		}
+		if hops > 0 {
+			// The first hop's Dialer is the request's own; a redirect
+			// may lead to a server whose proxy differs.
+			dialer = d
 		}
 		r.proxy = p
 		if p != nil {
@@ -246,7 +251,6 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if err != nil {
 			return nil, err
 		}
-		dialer = hopDialerFor(req, nr.url)
 		r = nr
 	}
 }

@@ -62,7 +62,7 @@ func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
 		req.Trace != nil || f.OnResponse != nil {
 		return false
 	}
-	if p, err := requestProxy(req, r.url); err != nil || p != nil {
+	if _, p, err := hopRoute(req, r.url); err != nil || p != nil {
 		return false
 	}
 	return true

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -484,8 +483,8 @@ func TestRecorderTunnel(t *testing.T) {
 	defer f.Close()
 	req := rawRequest(t, s.url+"/first")
 	req.TLSConfig = cliTLS
-	proxy := &url.URL{Scheme: "http", Host: ln.Addr().String(), User: url.UserPassword("u", "p")}
-	req.HTTPProxy = func(*url.URL) (*url.URL, error) { return proxy, nil }
+	proxy := uri.MustParse("http://u:p@" + ln.Addr().String())
+	req.Route = func(uri.URL) (schemes.Route, error) { return schemes.Route{HTTPProxy: &proxy}, nil }
 	var lines []string
 	req.Trace = func(d schemes.Direction, l string) { lines = append(lines, string(d)+" "+l) }
 	if _, body, err := get(t, f, req); err != nil || string(body) != "first" {
