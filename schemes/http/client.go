@@ -291,9 +291,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	// The connection is bound to ctx until the response is read to its
 	// end: cancelling closes it, which ends any read or write at once.
 	stop := context.AfterFunc(ctx, func() { c.Close() })
-	u := *r.url
-	u.User = nil
-	x := c.exchange(u.String())
+	x := c.exchange(r.recordedAs())
 	traceRequest(req.Trace, r, " HTTP/1.1")
 	if err := c.write(x, r.bytes()); err != nil {
 		stop()
@@ -328,7 +326,13 @@ func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
 	if tr == nil {
 		return
 	}
-	tr.TraceLine(schemes.Sent, r.method+" "+r.target()+proto)
+	target := r.target()
+	if r.url.Opaque != "" {
+		// A gateway's target is the URL as written, its password
+		// masked here.
+		target = uri.RedactText(target)
+	}
+	tr.TraceLine(schemes.Sent, r.method+" "+target+proto)
 	tr.TraceLine(schemes.Sent, "Host: "+r.host)
 	for _, kv := range r.fields {
 		v := kv[1]
@@ -387,7 +391,7 @@ func (b *connBody) release() {
 	b.done = true
 	b.rc.Close()
 	endExchange(b.x, nil)
-	if b.stop() && b.keep {
+	if b.stop() && b.keep && b.c.key != "" {
 		b.c.rx = nil
 		b.f.pool().Put(b.c.key, b.c)
 		return

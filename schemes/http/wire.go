@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/internal/netconn"
+	"github.com/urlget/urlget/uri"
 )
 
 // The HTTP/1.x wire layer: requests written and responses read by this
@@ -76,6 +77,9 @@ var errHeaderTooLarge = fmt.Errorf("response header exceeded %d bytes", maxHeade
 // scheme or a proxy asks for it, and the reader the responses are parsed
 // from.
 type conn struct {
+	// key names the connections that may serve each other's requests
+	// (connKey); "" is one that serves a single request and is never
+	// kept (a gateway's).
 	key    string
 	raw    net.Conn     // the connection dialled
 	nc     net.Conn     // the connection HTTP is spoken on: raw, or TLS over it
@@ -184,6 +188,18 @@ func (r *outRequest) target() string {
 		return u.String()
 	}
 	return r.url.RequestURI()
+}
+
+// recordedAs is the URL a Recorder is told an exchange of r is for
+// (Recorder.Exchange): the request's URL without userinfo, or the target
+// a gateway's request names, its password masked.
+func (r *outRequest) recordedAs() string {
+	if r.url.Opaque != "" {
+		return uri.RedactText(r.url.Opaque)
+	}
+	u := *r.url
+	u.User = nil
+	return u.String()
 }
 
 // header is the request's fields as a map, for net/http's HTTP/2.

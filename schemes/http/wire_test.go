@@ -657,3 +657,45 @@ func TestH2Concurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRecorderGateway records fetches through an HTTP proxy acting as a
+// gateway (FetchThroughGateway) over plain and TLS connections to it: each
+// exchange as the proxy saw it, its target the URL asked for with the
+// password masked, the fields in the proxy's order, and a connection of
+// its own for each, never kept.
+func TestRecorderGateway(t *testing.T) {
+	srvTLS, cliTLS := testTLS(t)
+	for _, tc := range []*tls.Config{nil, srvTLS} {
+		s := newRawServer(t, tc, fixed("HTTP/1.1 200 OK\r\nZ-Last: z\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok"))
+		rec := &recorder{}
+		f := &Fetcher{Recorder: rec}
+		gp := &schemes.GatewayProxy{URL: uri.MustParse(s.url), Dialer: &net.Dialer{}, TLSConfig: cliTLS}
+		for range 2 {
+			req := rawRequest(t, "ftp://ann:pw@127.0.0.1:2121/pub/a.txt")
+			res, err := f.FetchThroughGateway(context.Background(), req, gp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || string(body) != "ok" {
+				t.Fatalf("body %q, %v", body, err)
+			}
+			want := [][2]string{{"Z-Last", "z"}, {"Content-Type", "text/plain"}, {"Content-Length", "2"}}
+			if !slices.Equal(res.Header, want) || res.Proto+" "+res.Status != "HTTP/1.1 200 OK" {
+				t.Errorf("%s %s, fields %q", res.Proto, res.Status, res.Header)
+			}
+		}
+		f.Close()
+		xs := rec.all()
+		checkRecorded(t, xs, s.exchanges())
+		for _, x := range xs {
+			if x.target != "ftp://ann:****@127.0.0.1:2121/pub/a.txt;type=i" {
+				t.Errorf("recorded target %q", x.target)
+			}
+		}
+		if s.connections() != 2 {
+			t.Errorf("%d connections to the proxy, want one a fetch", s.connections())
+		}
+	}
+}
