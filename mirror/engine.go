@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/hostsched"
 	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
@@ -78,7 +79,8 @@ type engine struct {
 	done   <-chan struct{} // the run's context's: closed once it is stopped or interrupted
 	stats  Stats
 	first  error
-	gates  map[string]*hostGate
+	gates  map[string]*hostGate // by hostsched.Key
+	hosts  *hostsched.Limiter   // Options.PerHost transfers to one server
 	robots map[string]*robotsEntry
 	pages  *os.File // pages to convert: "kind\trel\tbase" lines
 	// owners holds which URL claimed each local name (claimFor); twins
@@ -184,6 +186,7 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		seen:      newURLSet(),
 		saved:     newURLSet(),
 		gates:     map[string]*hostGate{},
+		hosts:     hostsched.NewLimiter(o.PerHost),
 		robots:    map[string]*robotsEntry{},
 		maxItems:  o.MaxEntries,
 	}
@@ -207,7 +210,7 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 	}
 	families := map[string]bool{}
 	for s := range e.schemesOK {
-		families[family(s)] = true
+		families[hostsched.Family(s)] = true
 	}
 	if len(families) > 1 {
 		e.o.Layout.SchemeDirs = true
@@ -281,28 +284,12 @@ func tlsTwin(s string) string {
 	return ""
 }
 
-// family names the protocol a scheme speaks, TLS or not: the scheme
-// directory of a run that crosses schemes.
-func family(s string) string {
-	switch s {
-	case "https":
-		return "http"
-	case "ftps":
-		return "ftp"
-	case "gophers":
-		return "gopher"
-	case "nntp", "nntps", "snews":
-		return "news"
-	}
-	return s
-}
-
 // startOf returns what --no-parent keeps of a start URL: the directory a
 // recursion must stay in. A URL that names a directory (its path ends in
 // "/", a gopher menu, a newsgroup) is its own; a file's is the directory
 // it is in.
 func startOf(u uri.URL) startPoint {
-	sp := startPoint{family: family(u.Scheme()), host: hostKey(u)}
+	sp := startPoint{family: hostsched.Family(u.Scheme()), host: hostsched.Key(u)}
 	p, isDir := resolvedParentPath(u)
 	if !isDir {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
@@ -391,7 +378,7 @@ func cleanSelector(sel string) string {
 // a link to another server (which --schemes or --span-hosts let in) has
 // no directory of the start's to stay below.
 func (sp startPoint) onServer(u uri.URL) bool {
-	return family(u.Scheme()) == sp.family && hostKey(u) == sp.host
+	return hostsched.Family(u.Scheme()) == sp.family && hostsched.Key(u) == sp.host
 }
 
 // under reports whether u lies at or below the start point.
@@ -407,16 +394,6 @@ func (sp startPoint) under(u uri.URL) bool {
 		return strings.HasPrefix(p, sp.prefix)
 	}
 	return strings.HasPrefix(p, sp.prefix+"/") || strings.HasPrefix(p, sp.prefix+".") && (u.Scheme() == "news" || u.Scheme() == "nntp")
-}
-
-// hostKey names the server a URL is fetched from, for the per-host cap:
-// the host in lower case and the port as written.
-func hostKey(u uri.URL) string {
-	h := strings.ToLower(u.Hostname())
-	if p, ok := u.Port(); ok && p != "" {
-		h += ":" + p
-	}
-	return family(u.Scheme()) + "://" + h
 }
 
 // work takes items from the queue until it is empty and no item is being
@@ -1422,18 +1399,19 @@ func (e *engine) report(r Report) {
 // hostGate holds the transfers to one server to Options.PerHost and
 // spaces them by Options.Wait.
 type hostGate struct {
-	sem  chan struct{}
+	lim  *hostsched.Limiter // the run's, shared by every server
+	key  string             // the server's hostsched.Key
 	mu   sync.Mutex
 	next time.Time
 }
 
 func (e *engine) gate(u uri.URL) *hostGate {
-	k := hostKey(u)
+	k := hostsched.Key(u)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	g := e.gates[k]
 	if g == nil {
-		g = &hostGate{sem: make(chan struct{}, e.o.PerHost)}
+		g = &hostGate{lim: e.hosts, key: k}
 		e.gates[k] = g
 	}
 	return g
@@ -1441,10 +1419,8 @@ func (e *engine) gate(u uri.URL) *hostGate {
 
 // acquire waits for a free place and for the pause --wait asks.
 func (g *hostGate) acquire(ctx context.Context, o Options) error {
-	select {
-	case g.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := g.lim.Acquire(ctx, g.key); err != nil {
+		return err
 	}
 	if o.Wait <= 0 {
 		return nil
@@ -1467,9 +1443,9 @@ func (g *hostGate) acquire(ctx context.Context, o Options) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		<-g.sem
+		g.release()
 		return ctx.Err()
 	}
 }
 
-func (g *hostGate) release() { <-g.sem }
+func (g *hostGate) release() { g.lim.Release(g.key) }
