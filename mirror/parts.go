@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/urlget/urlget/internal/outfile"
 )
 
 // StateDir is the directory at the top of the output tree that holds
@@ -49,11 +51,12 @@ func partName(rel string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// partsDir is StateDir/parts, open as an os.Root of its own.
+// partsDir is StateDir/parts, open as an os.Root of its own, the
+// outfile.Dir the part files are made in.
 type partsDir struct {
 	mu  sync.Mutex
-	r   *os.Root
-	fd  *os.File // the directory itself, for renameat (Commit)
+	d   *outfile.Dir
+	r   *os.Root // d.Root
 	err error
 }
 
@@ -75,13 +78,8 @@ func (p *partsDir) open(root *os.Root) error {
 		p.err = err
 		return err
 	}
-	fd, err := r.Open(".")
-	if err != nil {
-		r.Close()
-		p.err = err
-		return err
-	}
-	p.r, p.fd = r, fd
+	p.r = r
+	p.d = outfile.NewDir(r, root, StateDir+"/"+partsSub)
 	return nil
 }
 
@@ -126,22 +124,21 @@ func kindOf(fi fs.FileInfo) string {
 func (p *partsDir) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.r != nil {
-		p.fd.Close()
-		p.r.Close()
-		p.r, p.fd = nil, nil
+	if p.d != nil {
+		p.d.Close()
+		p.r, p.d = nil, nil
 	}
 }
 
-// create makes the part file name anew with O_CREATE|O_EXCL, which
-// refuses any entry that is there (a link of any kind included); one that
-// is there is removed, with its record, and the create tried again once.
-func (p *partsDir) create(name string) (*os.File, error) {
-	const flags = os.O_RDWR | os.O_CREATE | os.O_EXCL
-	f, err := p.r.OpenFile(name, flags, 0o644)
+// create makes the part file name anew (outfile.CreatePart, O_EXCL),
+// which refuses any entry that is there (a link of any kind included);
+// one that is there is removed, with its record, and the create tried
+// again once.
+func (p *partsDir) create(name string) (*outfile.Part, error) {
+	f, err := outfile.CreatePart(p.d, name, false)
 	if errors.Is(err, fs.ErrExist) {
 		p.remove(name)
-		f, err = p.r.OpenFile(name, flags, 0o644)
+		f, err = outfile.CreatePart(p.d, name, false)
 	}
 	return f, err
 }
@@ -202,8 +199,8 @@ func (s *store) Partial(rel, url string) partial {
 
 // reopen opens the part file name for writing at p.Offset, when it is
 // still the file p describes.
-func (p *partsDir) reopen(name string, want partial) (*os.File, error) {
-	f, err := p.r.OpenFile(name, os.O_WRONLY|noFollow, 0)
+func (p *partsDir) reopen(name string, want partial) (*outfile.Part, error) {
+	f, err := outfile.OpenPart(p.d, name)
 	if err != nil {
 		return nil, err
 	}
