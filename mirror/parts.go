@@ -56,7 +56,6 @@ func partName(rel string) string {
 type partsDir struct {
 	mu  sync.Mutex
 	d   *outfile.Dir
-	r   *os.Root // d.Root
 	err error
 }
 
@@ -64,7 +63,7 @@ type partsDir struct {
 func (p *partsDir) open(root *os.Root) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.r != nil || p.err != nil {
+	if p.d != nil || p.err != nil {
 		return p.err
 	}
 	state, err := openOwnDir(root, StateDir)
@@ -78,7 +77,6 @@ func (p *partsDir) open(root *os.Root) error {
 		p.err = err
 		return err
 	}
-	p.r = r
 	p.d = outfile.NewDir(r, root, StateDir+"/"+partsSub)
 	return nil
 }
@@ -126,7 +124,7 @@ func (p *partsDir) close() {
 	defer p.mu.Unlock()
 	if p.d != nil {
 		p.d.Close()
-		p.r, p.d = nil, nil
+		p.d = nil
 	}
 }
 
@@ -146,11 +144,11 @@ func (p *partsDir) create(name string) (*outfile.Part, error) {
 // remove removes the part file name and its record. What is there is
 // removed as a name: a link's target stays as it was.
 func (p *partsDir) remove(name string) {
-	if err := p.r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := p.d.Root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// A directory planted under the name.
-		p.r.RemoveAll(name)
+		p.d.Root.RemoveAll(name)
 	}
-	p.r.Remove(name + recordSuffix)
+	p.d.Root.Remove(name + recordSuffix)
 }
 
 // partial is what store.Partial found of a part file a run before kept.
@@ -180,14 +178,14 @@ func (s *store) Partial(rel, url string) partial {
 	}
 	name := partName(rel)
 	pd := &s.parts
-	rec, err := pd.r.Open(name + recordSuffix)
+	rec, err := pd.d.Root.Open(name + recordSuffix)
 	if err != nil {
 		return partial{}
 	}
 	p, ok := readRecord(rec, rel, url)
 	rec.Close()
 	if ok {
-		if fi, err := pd.r.Lstat(name); err == nil {
+		if fi, err := pd.d.Root.Lstat(name); err == nil {
 			if id, isOwn := idOf(fi); isOwn && id == p.id {
 				return p
 			}
@@ -233,8 +231,8 @@ func (p *partsDir) keep(f *storeFile) error {
 		return errors.New("the part file is not a file of its own")
 	}
 	tmp := f.part + tmpSuffix
-	p.r.Remove(tmp)
-	w, err := p.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	p.d.Root.Remove(tmp)
+	w, err := p.d.Root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -243,10 +241,10 @@ func (p *partsDir) keep(f *storeFile) error {
 		err = cerr
 	}
 	if err == nil {
-		err = p.r.Rename(tmp, f.part+recordSuffix)
+		err = p.d.Root.Rename(tmp, f.part+recordSuffix)
 	}
 	if err != nil {
-		p.r.Remove(tmp)
+		p.d.Root.Remove(tmp)
 	}
 	return err
 }

@@ -274,7 +274,7 @@ func (f *storeFile) Commit(mod time.Time) error {
 	pd := &f.s.parts
 	if !mod.IsZero() {
 		// The zero access time leaves the access time as it is.
-		if err := pd.r.Chtimes(f.part, time.Time{}, mod); err != nil {
+		if err := pd.d.Root.Chtimes(f.part, time.Time{}, mod); err != nil {
 			return err
 		}
 	}
@@ -283,7 +283,7 @@ func (f *storeFile) Commit(mod time.Time) error {
 	}
 	f.done = true
 	if f.record {
-		pd.r.Remove(f.part + recordSuffix)
+		pd.d.Root.Remove(f.part + recordSuffix)
 	}
 	f.s.dirs.release(f.d)
 	return nil

@@ -142,7 +142,8 @@ func (f *File) WatchWrites(ctx context.Context) (stop func() bool) {
 }
 
 // createAtomic opens a new temporary file beside target, for Commit to
-// rename into place: a Part in the target's directory, so that the rename
+// rename into place: a Part in the target's directory, named by its
+// path (PathDir: the directory the user named, links and all), so that the rename
 // stays within one file system, under a name drawn anew until one is
 // free. With private it is made 0600 (CreatePart).
 func createAtomic(target string, private bool) (*File, error) {
@@ -150,10 +151,7 @@ func createAtomic(target string, private bool) (*File, error) {
 	if dirName == "" {
 		dirName = "."
 	}
-	dir, err := OpenDir(dirName)
-	if err != nil {
-		return nil, err
-	}
+	dir := PathDir(dirName)
 	for try := 0; ; try++ {
 		name := "." + base + ".urlget-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
 		p, err := CreatePart(dir, name, private)
@@ -161,7 +159,6 @@ func createAtomic(target string, private bool) (*File, error) {
 			continue
 		}
 		if err != nil {
-			dir.Close()
 			return nil, err
 		}
 		return &File{File: p.File, target: target, part: p, base: base}, nil
@@ -244,7 +241,6 @@ func (f *File) Commit() error {
 	if f.inPlace {
 		return f.File.Close()
 	}
-	defer f.part.dir.Close()
 	// A new file has its mode since createAtomic; one that replaces
 	// another takes that one's.
 	if f.replaces {
@@ -267,5 +263,4 @@ func (f *File) Abort() {
 		return
 	}
 	f.part.Abort()
-	f.part.dir.Close()
 }

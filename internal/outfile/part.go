@@ -7,18 +7,23 @@ import (
 	"sync"
 )
 
-// Dir is a directory held open, in which a Part is made and renamed by a
-// name relative to it: its Root confines every name to the directory, so
-// that no symbolic link there leads the file out of it, and its
-// descriptor is what renameat(2) takes to move a file between two
-// directories held open, with no path looked up again.
+// Dir is the directory a Part is made in and renamed to, in one of two
+// ways, the two policies of the writers above it:
 //
-// The command opens one Dir for each output file, on the directory of
-// the name it writes (OpenDir); the mirror holds the directories of its
-// tree open, and its state directory, for all its files (NewDir).
+//   - named by a path (PathDir), looked up anew for each file as any path
+//     is, symbolic links followed on the way: the directory the user
+//     named, for the command's one output file there, at no cost beyond
+//     the file's own system calls;
+//   - held open (NewDir): its Root confines every name to the directory,
+//     so that no symbolic link there leads a file out of it, and its
+//     descriptor is what renameat(2) takes to move a file between two
+//     directories held open, with no path looked up again: the mirror's
+//     tree and its state directory, never followed out of.
 type Dir struct {
-	// Root is the directory, for the files made, opened and removed in it.
+	// Root is the directory held open, for the files made, opened and
+	// removed in it; nil for a Dir named by a path.
 	Root *os.Root
+	path string // a PathDir's
 
 	// base and rel name the directory below another held open, where
 	// renameat is not at hand: a rename between two Dirs of one base
@@ -31,15 +36,9 @@ type Dir struct {
 	fdErr  error
 }
 
-// OpenDir opens the directory path, following symbolic links on the way
-// there as any path is followed: it is the directory the user named.
-func OpenDir(path string) (*Dir, error) {
-	r, err := os.OpenRoot(path)
-	if err != nil {
-		return nil, err
-	}
-	return &Dir{Root: r}, nil
-}
+// PathDir returns the directory named by path, which each file's name
+// is joined to: nothing is opened until a file is.
+func PathDir(path string) *Dir { return &Dir{path: path} }
 
 // NewDir makes a Dir of r, which the caller opened, and which Close
 // closes. base and rel, when base is not nil, are where r lies: the
@@ -53,14 +52,63 @@ func NewDir(r, base *os.Root, rel string) *Dir {
 // take a directory's descriptor. It is opened once, on first use: a
 // directory that only ever renames within itself never opens it.
 func (d *Dir) File() (*os.File, error) {
-	d.fdOnce.Do(func() { d.fd, d.fdErr = d.Root.Open(".") })
+	d.fdOnce.Do(func() {
+		if d.Root == nil {
+			d.fd, d.fdErr = os.Open(d.path)
+		} else {
+			d.fd, d.fdErr = d.Root.Open(".")
+		}
+	})
 	return d.fd, d.fdErr
 }
 
-// Close closes the directory and its descriptor.
+// Name returns the directory's path, for messages.
+func (d *Dir) Name() string {
+	if d.Root == nil {
+		return d.path
+	}
+	return d.Root.Name()
+}
+
+// openFile opens name in the directory.
+func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if d.Root == nil {
+		return os.OpenFile(filepath.Join(d.path, name), flag, perm)
+	}
+	return d.Root.OpenFile(name, flag, perm)
+}
+
+// rename renames old to new, both in the directory, replacing what is
+// there.
+func (d *Dir) rename(old, new string) error {
+	var err error
+	if d.Root == nil {
+		err = os.Rename(filepath.Join(d.path, old), filepath.Join(d.path, new))
+	} else {
+		err = d.Root.Rename(old, new)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	return err
+}
+
+// remove removes name from the directory.
+func (d *Dir) remove(name string) error {
+	if d.Root == nil {
+		return os.Remove(filepath.Join(d.path, name))
+	}
+	return d.Root.Remove(name)
+}
+
+// Close closes the directory and its descriptor, those that are open.
 func (d *Dir) Close() error {
 	if d.fd != nil {
 		d.fd.Close()
+	}
+	if d.Root == nil {
+		return nil
 	}
 	return d.Root.Close()
 }
@@ -94,7 +142,7 @@ func CreatePart(dir *Dir, name string, private bool) (*Part, error) {
 	if private {
 		mode = 0o600
 	}
-	f, err := dir.Root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+	f, err := dir.openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +154,7 @@ func CreatePart(dir *Dir, name string, private bool) (*Part, error) {
 // (O_NOFOLLOW). The caller checks that the file opened is the one it
 // left (its device, inode and links).
 func OpenPart(dir *Dir, name string) (*Part, error) {
-	f, err := dir.Root.OpenFile(name, os.O_WRONLY|noFollow, 0)
+	f, err := dir.openFile(name, os.O_WRONLY|noFollow, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -140,16 +188,12 @@ func (p *Part) Rename(to *Dir, final string, how Rename) error {
 	}
 	var err error
 	if to == p.dir && how == Replace {
-		err = p.dir.Root.Rename(p.name, final)
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = le.Err
-		}
+		err = p.dir.rename(p.name, final)
 	} else {
 		err = renameAt(p.dir, p.name, to, final, how == NoReplace)
 	}
 	if err != nil {
-		return &os.LinkError{Op: "rename", Old: filepath.Join(p.dir.Root.Name(), p.name), New: filepath.Join(to.Root.Name(), final), Err: err}
+		return &os.LinkError{Op: "rename", Old: filepath.Join(p.dir.Name(), p.name), New: filepath.Join(to.Name(), final), Err: err}
 	}
 	return nil
 }
@@ -170,7 +214,7 @@ func (p *Part) Abort() error {
 	if errors.Is(err, os.ErrClosed) {
 		err = nil
 	}
-	if rerr := p.dir.Root.Remove(p.name); err == nil && !errors.Is(rerr, os.ErrNotExist) {
+	if rerr := p.dir.remove(p.name); err == nil && !errors.Is(rerr, os.ErrNotExist) {
 		err = rerr
 	}
 	return err

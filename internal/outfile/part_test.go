@@ -9,13 +9,22 @@ import (
 	"testing"
 )
 
-// openDir opens dir as a Dir closed at the test's end.
-func openDir(t *testing.T, dir string) *Dir {
+// dirKinds are the two ways of a Dir: named by a path, held open.
+var dirKinds = []string{"path", "held"}
+
+// openDir returns dir as a Dir of kind, closed at the test's end.
+func openDir(t *testing.T, kind, dir string) *Dir {
 	t.Helper()
-	d, err := OpenDir(dir)
+	if kind == "path" {
+		d := PathDir(dir)
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := NewDir(r, nil, "")
 	t.Cleanup(func() { d.Close() })
 	return d
 }
@@ -29,10 +38,16 @@ func readFile(name string) string {
 // TestPartNeverWritesThrough: a part is made anew; a symbolic or hard
 // link planted under its name is refused, and what it leads to stays.
 func TestPartNeverWritesThrough(t *testing.T) {
+	for _, kind := range dirKinds {
+		t.Run(kind, func(t *testing.T) { testPartNeverWritesThrough(t, kind) })
+	}
+}
+
+func testPartNeverWritesThrough(t *testing.T, kind string) {
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("mine"), 0o600)
-	d := openDir(t, dir)
+	d := openDir(t, kind, dir)
 	os.Symlink(victim, filepath.Join(dir, "sym"))
 	os.Link(victim, filepath.Join(dir, "hard"))
 	for _, name := range []string{"sym", "hard"} {
@@ -59,11 +74,17 @@ func TestPartNeverWritesThrough(t *testing.T) {
 // part staying for another try; Abort removes the part; a rename between
 // two directories held open works as one within one.
 func TestPartRename(t *testing.T) {
+	for _, kind := range dirKinds {
+		t.Run(kind, func(t *testing.T) { testPartRename(t, kind) })
+	}
+}
+
+func testPartRename(t *testing.T, kind string) {
 	dir, other := t.TempDir(), t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("mine"), 0o600)
 	os.Symlink(victim, filepath.Join(other, "final"))
-	d, o := openDir(t, dir), openDir(t, other)
+	d, o := openDir(t, kind, dir), openDir(t, kind, other)
 
 	p, err := CreatePart(d, "part", false)
 	if err != nil {

@@ -19,7 +19,7 @@ func renameAt(from *Dir, old string, to *Dir, new string, _ bool) error {
 		}
 		return err
 	}
-	err := os.Rename(filepath.Join(from.Root.Name(), old), filepath.Join(to.Root.Name(), new))
+	err := os.Rename(filepath.Join(from.Name(), old), filepath.Join(to.Name(), new))
 	if le, ok := err.(*os.LinkError); ok {
 		return le.Err
 	}
