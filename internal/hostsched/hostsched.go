@@ -89,10 +89,6 @@ func NewLimiter(perHost int) *Limiter {
 	return &Limiter{per: max(perHost, 1), hosts: map[string]*host{}}
 }
 
-// PerHost returns the number of transfers the Limiter lets run at once to
-// one server.
-func (l *Limiter) PerHost() int { return l.per }
-
 // TryAcquire takes a place for key when one is free and no one waits for
 // it, without waiting, and reports whether it did. A scheduler that picks
 // among many pending URLs (-Z) uses it to pass over those whose server is
