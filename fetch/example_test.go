@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
+	urlhttp "github.com/urlget/urlget/schemes/http"
 )
 
 // Fetch streams a resource's bytes; the caller closes the Body.
@@ -94,17 +96,20 @@ func ExampleClient_Fetch_listing() {
 	// directory sub     .../sub/
 }
 
-// A Client holds the settings of a run: here the User-Agent of http(s)
-// requests and at most one redirect.
+// A Client holds the policy of a run for every scheme (timeouts,
+// credentials, retries, limits); each protocol's own settings are on its
+// Fetcher, as http.Transport holds its own: here the User-Agent of http(s)
+// requests and at most one redirect, on the registry's http fetcher.
 func ExampleClient() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "agent:", r.UserAgent())
 	}))
 	defer srv.Close()
 
-	c := &fetch.Client{
-		HTTP: schemes.HTTPOptions{UserAgent: "example/1.0", MaxRedirects: 1},
-	}
+	web := &urlhttp.Fetcher{UserAgent: "example/1.0", MaxRedirects: 1}
+	registry := fetch.DefaultFetchers()
+	registry["http"], registry["https"] = web, web
+	c := &fetch.Client{Fetchers: registry, Timeout: time.Minute}
 	defer c.Close()
 	res, err := c.Fetch(context.Background(), srv.URL+"/")
 	if err != nil {

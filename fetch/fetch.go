@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +28,11 @@ import (
 // user, HTTP keep-alive), so fetching many URLs on one server logs in once;
 // Close releases them.
 //
+// A Client holds the policy every scheme shares (timeouts, credentials,
+// proxies, retries, limits); each protocol's own options are fields of its
+// fetcher (ftp.Fetcher's Method, http.Fetcher's Header, …), set where the
+// registry is built, as http.Transport holds its own settings.
+//
 // Fields must not be changed once the Client is in use.
 type Client struct {
 	// Fetchers maps a lower-case scheme name to its Fetcher. Nil means the
@@ -36,7 +41,7 @@ type Client struct {
 
 	// Dialer opens connections. Nil means a net.Dialer whose attempts
 	// ConnectTimeout bounds (30 seconds each when it is 0). Resolve and
-	// IPVersion apply over it, and host names reach it in ASCII form.
+	// Network apply over it, and host names reach it in ASCII form.
 	Dialer schemes.Dialer
 
 	// Proxy chooses the proxy of each URL, nil for a direct connection
@@ -44,20 +49,20 @@ type Client struct {
 	// a proxy, every connection a fetch makes goes through it.
 	Proxy func(u uri.URL) (*Proxy, error)
 
-	// ProxyUser and ProxyPassword are the proxy's credentials (curl's
-	// --proxy-user) in place of the proxy URL's; HasProxyUser tells
-	// whether they were given. They go to the proxy only, never to a site.
-	ProxyUser     string
-	ProxyPassword string
-	HasProxyUser  bool
+	// ProxyUser holds the proxy's credentials (curl's --proxy-user) in
+	// place of the proxy URL's; nil when none were given. They go to the
+	// proxy only, never to a site.
+	ProxyUser *url.Userinfo
+
 	// Resolve pins host names and ports to addresses, as curl's
 	// --resolve: a connection to an entry's host and port goes to its
 	// addresses without a look-up (see ParseResolve). Later entries win.
 	Resolve []ResolveEntry
 
-	// IPVersion keeps every connection to IPv4 (4) or IPv6 (6) addresses,
-	// as curl's -4 and -6; 0 allows both.
-	IPVersion int
+	// Network is the network every connection is made on, as net.Dial
+	// names it: "tcp4" keeps to IPv4 addresses and "tcp6" to IPv6 ones,
+	// as curl's -4 and -6; "tcp" (or "") allows both.
+	Network string
 
 	// ConnectTimeout bounds everything before the resource's first byte
 	// (curl's --connect-timeout, and more): connecting, the TLS handshake,
@@ -93,12 +98,11 @@ type Client struct {
 	// TLSConfig is the base TLS configuration; nil means the system roots.
 	TLSConfig *tls.Config
 
-	// Credentials, used when the URL names none (curl's -u). HasUser tells
-	// whether User was given, HasPassword whether Password was.
-	User        string
-	Password    string
-	HasUser     bool
-	HasPassword bool
+	// User holds the credentials used when the URL names none (curl's
+	// -u), nil when none were given; a user without a password (Password
+	// reports false) is asked for one where a server wants it and Prompt
+	// is set.
+	User *url.Userinfo
 
 	// Netrc is the .netrc data consulted for credentials the URL and User
 	// do not give; nil means none is consulted (curl reads ~/.netrc only
@@ -106,9 +110,10 @@ type Client struct {
 	// their host; its default entry only a start URL's origin.
 	Netrc *Netrc
 
-	// LocationTrusted sends the credentials given for a start URL (User
-	// and Password, the start URL's userinfo, a .netrc default entry,
-	// and the Authorization and Cookie fields of HTTP.Header) to every
+	// LocationTrusted sends the credentials given for a start URL (User,
+	// the start URL's userinfo, a .netrc default entry, and the
+	// Authorization and Cookie header fields an http fetcher was
+	// configured with) to every
 	// origin its redirects and recursion reach, as curl's
 	// --location-trusted. Without it they go only to the start URL's
 	// scheme, host and port (see Request.Start).
@@ -151,16 +156,9 @@ type Client struct {
 	RetryDelay   time.Duration
 	RetryMaxTime time.Duration
 
-	// Search holds search terms given apart from the URL (--search).
-	Search    string
-	HasSearch bool
-
-	// FTP, NNTP and HTTP are the settings of one family of schemes each,
-	// passed to every fetch (see schemes.Request). Their zero values mean
-	// the defaults.
-	FTP  schemes.FTPOptions
-	NNTP schemes.NNTPOptions
-	HTTP schemes.HTTPOptions
+	// Search holds search terms given apart from the URL (--search), for
+	// gopher type-7 items and WAIS databases; nil when none were given.
+	Search *string
 
 	once     sync.Once
 	registry map[string]schemes.Fetcher
@@ -202,23 +200,6 @@ type Request struct {
 	// them. See schemes.Request.IfModifiedSince.
 	IfModifiedSince time.Time
 	IfNoneMatch     string
-
-	// GopherAttributes asks a gopher menu for its items' Gopher+
-	// attributes, so that its entries carry sizes and times where the
-	// server offers them; see schemes.Request.GopherAttributes.
-	GopherAttributes bool
-
-	// Last tells that no request follows this one on the Client; see
-	// schemes.Request.Last.
-	Last bool
-
-	// Ahead lists the URLs the caller will request next, in order, with
-	// the same options; see schemes.Request.Ahead.
-	Ahead []uri.URL
-
-	// AheadConditions gives the validators of each URL of Ahead; see
-	// schemes.Request.AheadConditions.
-	AheadConditions func(u uri.URL) (ifModifiedSince time.Time, ifNoneMatch string)
 }
 
 // Progress reports a body's transfer so far.
@@ -278,7 +259,7 @@ func (c *Client) init() {
 			}
 			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
 		}
-		base := newBaseDialer(d, c.Resolve, c.IPVersion)
+		base := newBaseDialer(d, c.Resolve, c.Network)
 		base.trace = c.Trace
 		c.dialer = watchedDialer{base}
 		c.tls = c.TLSConfig
@@ -359,7 +340,6 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	if err != nil {
 		return nil, &schemes.Error{Kind: schemes.ErrBadURL, URL: r.URL.Redacted(), Err: err}
 	}
-	r.Ahead = asciiURLs(r.Ahead)
 	req := c.request(u, r)
 	f, err = c.route(req, f)
 	if err != nil {
@@ -541,14 +521,7 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		IfRange:         r.IfRange,
 		Head:            r.Head,
 		Raw:             r.Raw,
-		Last:            r.Last,
-		Ahead:           r.Ahead,
-		AheadConditions: r.AheadConditions,
 		Search:          c.Search,
-		HasSearch:       c.HasSearch,
-		FTP:             c.FTP,
-		NNTP:            c.NNTP,
-		HTTP:            c.HTTP,
 		Dialer:          c.dialer,
 		TLSConfig:       c.tls,
 		Trace:           c.Trace,
@@ -556,25 +529,26 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Prompt:          c.Prompt,
 		LocationTrusted: c.LocationTrusted,
 
-		IfModifiedSince:  r.IfModifiedSince,
-		IfNoneMatch:      r.IfNoneMatch,
-		GopherAttributes: r.GopherAttributes,
+		IfModifiedSince: r.IfModifiedSince,
+		IfNoneMatch:     r.IfNoneMatch,
 	}
 	start := u
 	if r.Start.IsAbs() {
 		start = r.Start
 	}
 	var home bool
-	req.User, req.Password, req.HasUser, req.HasPassword, home = c.credentials(u, start)
+	req.User, home = c.credentials(u, start)
 	if !home {
-		req.HTTP.Header = withoutCredentialFields(c.HTTP.Header)
+		// The fetcher's own credential fields (HTTP's Authorization
+		// and Cookie) stay off this URL too.
+		req.Foreign = true
 		// A link naming a user but no password is the server's
 		// choice: the person at the terminal is not asked for a
 		// password for a host they did not name.
 		req.Prompt = nil
 	}
 	// A redirect is held to the same rule, from the same start.
-	req.RedirectCredentials = func(target uri.URL) (user, password string, hasUser, hasPassword, fields bool) {
+	req.RedirectCredentials = func(target uri.URL) (user *url.Userinfo, fields bool) {
 		if a, err := target.ASCII(); err == nil {
 			target = a
 		}
@@ -590,18 +564,25 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 // start's origin, or LocationTrusted makes every origin count as one:
 // what the user gave for start (-H Authorization and Cookie too) goes to
 // home URLs only, as curl's rule has it.
-func (c *Client) credentials(u, start uri.URL) (user, password string, hasUser, hasPassword, home bool) {
+func (c *Client) credentials(u, start uri.URL) (userinfo *url.Userinfo, home bool) {
 	home = c.LocationTrusted || start.Origin() == u.Origin()
-	given, givenPW, hasGiven, hasGivenPW := c.User, c.Password, c.HasUser, c.HasPassword
+	var given, givenPW string
+	var hasGiven, hasGivenPW bool
+	if c.User != nil {
+		given, hasGiven = c.User.Username(), true
+		givenPW, hasGivenPW = c.User.Password()
+	}
 	if su, ok := start.User(); ok {
 		// A start URL's userinfo, like -u, is the user's credentials
 		// for its origin (or, trusted, for all of the walk).
 		pw, hasPW := start.Password()
-		if !hasPW && c.HasUser && c.HasPassword && c.User == su {
-			pw, hasPW = c.Password, true
+		if !hasPW && hasGiven && hasGivenPW && given == su {
+			pw, hasPW = givenPW, true
 		}
 		given, givenPW, hasGiven, hasGivenPW = su, pw, true, hasPW
 	}
+	var user, password string
+	var hasUser, hasPassword bool
 	if uu, ok := u.User(); ok {
 		user, hasUser = uu, true
 		if pw, ok := u.Password(); ok {
@@ -625,52 +606,64 @@ func (c *Client) credentials(u, start uri.URL) (user, password string, hasUser, 
 			}
 		}
 	}
-	return user, password, hasUser, hasPassword, home
-}
-
-// withoutCredentialFields returns -H's header lines without those that
-// send Authorization or Cookie: curl drops both on the way to another
-// origin, since they hold what the user gave for the first one.
-func withoutCredentialFields(lines []string) []string {
-	out := lines[:0:0]
-	for _, line := range lines {
-		if !isCredentialField(line) {
-			out = append(out, line)
-		}
+	switch {
+	case !hasUser:
+		return nil, home
+	case hasPassword:
+		return url.UserPassword(user, password), home
 	}
-	return out
+	return url.User(user), home
 }
 
-// isCredentialField reports whether an -H line names the Authorization or
-// Cookie field, in any of -H's forms ("Name: value", "Name:", "Name;").
-func isCredentialField(line string) bool {
-	name := line
-	if i := strings.IndexAny(line, ":;"); i >= 0 {
-		name = line[:i]
+// Expect tells the client that the caller will make reqs next through Do,
+// in this order, so that the fetchers that can (schemes.Expecter) ready
+// themselves: HTTP sends the GET requests of a server's URLs ahead on one
+// connection, NNTP pipelines articles by message-id. end tells that the
+// caller makes no request after the last of reqs: FTP then leaves its
+// connection unready for another. The caller's end of work is Close.
+//
+// Each request is built as Do would build it, with its own credentials
+// (never another URL's), its own conditions and its host in ASCII form,
+// and told to the fetcher of its scheme, which is handed only its own.
+// A request Do would refuse, or would send through a gateway proxy, is
+// left out. Expect does no I/O.
+func (c *Client) Expect(reqs []Request, end bool) {
+	c.init()
+	type told struct {
+		x    schemes.Expecter
+		reqs []*schemes.Request
 	}
-	name = strings.TrimSpace(name)
-	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
-}
-
-// asciiURLs returns urls with each host in ASCII form (uri.URL.ASCII),
-// copying the slice only when a host changes. The list ends before a URL
-// whose host IDNA rejects: that one fails on its own when its turn comes,
-// and what follows it is no longer known to come next.
-func asciiURLs(urls []uri.URL) []uri.URL {
-	for i, u := range urls {
-		a, err := u.ASCII()
-		if err == nil && a == u {
+	var runs []told
+	for _, r := range reqs {
+		if !r.URL.IsAbs() {
 			continue
 		}
-		out := append(make([]uri.URL, 0, len(urls)), urls[:i]...)
-		for _, u := range urls[i:] {
-			a, err := u.ASCII()
-			if err != nil {
-				break
-			}
-			out = append(out, a)
+		f, ok := c.registry[r.URL.Scheme()]
+		if !ok {
+			continue
 		}
-		return out
+		x, ok := f.(schemes.Expecter)
+		if !ok {
+			continue
+		}
+		u, err := r.URL.ASCII()
+		if err != nil {
+			continue
+		}
+		req := c.request(u, r)
+		if rf, err := c.route(req, f); err != nil || rf != f {
+			continue
+		}
+		i := 0
+		for i < len(runs) && runs[i].x != x {
+			i++
+		}
+		if i == len(runs) {
+			runs = append(runs, told{x: x})
+		}
+		runs[i].reqs = append(runs[i].reqs, req)
 	}
-	return urls
+	for _, t := range runs {
+		t.x.Expect(t.reqs, end)
+	}
 }

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -93,30 +93,44 @@ func TestDoRefusesRelativeURL(t *testing.T) {
 	}
 }
 
-// TestOptionsReachFetcher: the Client's typed options and a Request's
-// parsed hints reach the fetcher as they were given.
+// TestOptionsReachFetcher: the Client's per-URL options and a Request's
+// fields reach the fetcher as they were given; protocol options are the
+// fetchers' own (each protocol's tests show they take effect).
 func TestOptionsReachFetcher(t *testing.T) {
 	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, _ int) (*schemes.Resource, error) {
 		return bodyResource(""), nil
 	}}
+	terms := "two words"
 	c := &Client{
-		Fetchers: map[string]schemes.Fetcher{"x-test": f},
-		FTP:      schemes.FTPOptions{Method: schemes.FTPNoCWD, RequireTLS: true, ActiveAddr: "-", Sync: true, AnonymousPassword: "me@"},
-		NNTP:     schemes.NNTPOptions{Server: "news.example:119", MaxArticles: 7},
-		HTTP:     schemes.HTTPOptions{MaxRedirects: schemes.NoRedirects, UserAgent: "agent/1", Header: []string{"X-A: 1"}, Compressed: true},
+		Fetchers:        map[string]schemes.Fetcher{"x-test": f},
+		Search:          &terms,
+		User:            url.UserPassword("alice", "secret"),
+		LocationTrusted: true,
+		MaxSize:         9,
 	}
-	ahead := []uri.URL{uri.MustParse("x-test://host/b"), uri.MustParse("x-test://host/c")}
-	res, err := c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a"), Ahead: ahead})
+	res, err := c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a"), Head: true, Offset: 5, IfRange: "v"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
 	req := f.last.Load()
-	if req.FTP != c.FTP || req.NNTP != c.NNTP || !reflect.DeepEqual(req.HTTP, c.HTTP) {
-		t.Errorf("options %+v %+v %+v, want %+v %+v %+v", req.FTP, req.NNTP, req.HTTP, c.FTP, c.NNTP, c.HTTP)
+	if req.Search == nil || *req.Search != terms {
+		t.Errorf("search %v, want %q", req.Search, terms)
 	}
-	if len(req.Ahead) != 2 || req.Ahead[1].String() != "x-test://host/c" {
-		t.Errorf("ahead %v", req.Ahead)
+	if pw, ok := req.User.Password(); req.User.Username() != "alice" || pw != "secret" || !ok {
+		t.Errorf("user %v, want alice:secret", req.User)
+	}
+	if !req.LocationTrusted || req.Foreign || req.MaxSize != 9 || !req.Head || req.Offset != 5 || req.IfRange != "v" {
+		t.Errorf("request %+v", req)
+	}
+	c = &Client{Fetchers: map[string]schemes.Fetcher{"x-test": f}}
+	res, err = c.Do(context.Background(), Request{URL: uri.MustParse("x-test://host/a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if req := f.last.Load(); req.Search != nil || req.User != nil {
+		t.Errorf("no search terms and no user given: %v %v", req.Search, req.User)
 	}
 }
 
@@ -335,11 +349,11 @@ func TestCredentialOrder(t *testing.T) {
 		hasUser    bool
 		hasPass    bool
 	}{
-		{"url wins", &Client{User: "cu", Password: "cp", HasUser: true, HasPassword: true, Netrc: netrc}, "t://uu:up@h/", "uu", "up", true, true},
-		{"url user, -u password for the same user", &Client{User: "uu", Password: "cp", HasUser: true, HasPassword: true}, "t://uu@h/", "uu", "cp", true, true},
+		{"url wins", &Client{User: url.UserPassword("cu", "cp"), Netrc: netrc}, "t://uu:up@h/", "uu", "up", true, true},
+		{"url user, -u password for the same user", &Client{User: url.UserPassword("uu", "cp")}, "t://uu@h/", "uu", "cp", true, true},
 		{"url user, no password anywhere", &Client{}, "t://uu@h/", "uu", "", true, false},
-		{"-u", &Client{User: "cu", Password: "cp", HasUser: true, HasPassword: true, Netrc: netrc}, "t://h/", "cu", "cp", true, true},
-		{"-u user without password, netrc has none for it", &Client{User: "cu", HasUser: true, Netrc: netrc}, "t://h/", "cu", "", true, false},
+		{"-u", &Client{User: url.UserPassword("cu", "cp"), Netrc: netrc}, "t://h/", "cu", "cp", true, true},
+		{"-u user without password, netrc has none for it", &Client{User: url.User("cu"), Netrc: netrc}, "t://h/", "cu", "", true, false},
 		{"netrc machine", &Client{Netrc: netrc}, "t://H/", "nl", "np", true, true},
 		{"netrc default", &Client{Netrc: netrc}, "t://other/", "dl", "dp", true, true},
 		{"none", &Client{}, "t://h/", "", "", false, false},
@@ -352,8 +366,9 @@ func TestCredentialOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := f.last.Load()
-		if r.User != tc.user || r.Password != tc.pass || r.HasUser != tc.hasUser || r.HasPassword != tc.hasPass {
-			t.Errorf("%s: got %q/%q %v/%v", tc.name, r.User, r.Password, r.HasUser, r.HasPassword)
+		pass, hasPass := r.User.Password()
+		if r.User.Username() != tc.user || pass != tc.pass || (r.User != nil) != tc.hasUser || hasPass != tc.hasPass {
+			t.Errorf("%s: got %v (%v/%v)", tc.name, r.User, r.User != nil, hasPass)
 		}
 	}
 }

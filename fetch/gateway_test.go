@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -147,7 +148,7 @@ func TestGatewayResume(t *testing.T) {
 func TestGatewaySiteCredentials(t *testing.T) {
 	proxy, seen := fakeGateway(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") })
 	c, _ := gatewayClient(t, proxy)
-	c.User, c.Password, c.HasUser, c.HasPassword = "bob", "pw", true, true
+	c.User = url.UserPassword("bob", "pw")
 	res, err := c.Fetch(gatewayCtx(t), "ftp://files.example/a")
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestGatewaySiteCredentials(t *testing.T) {
 // directory holding a.txt, sub/ and "we ird&.html") becomes entries with
 // absolute ftp: URLs; --raw keeps the page.
 func TestGatewayListing(t *testing.T) {
-	page, err := os.ReadFile("testdata/squid-ftp-listing.html")
+	page, err := os.ReadFile("../schemes/http/testdata/squid-ftp-listing.html")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -26,12 +25,6 @@ type Proxy struct {
 // NoProxy is a proxy policy that sends every URL direct, whatever the
 // environment says (curl's --noproxy '*').
 var NoProxy = func(uri.URL) (*Proxy, error) { return nil, nil }
-
-// gatewayFetcher, when set, fetches an ftp:, ftps: or gopher: URL through
-// an HTTP proxy acting as a gateway (GET ftp://host/path to the proxy, as
-// squid serves them); dial reaches the proxy. Nil means such URLs go
-// through a CONNECT tunnel instead.
-var gatewayFetcher func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error)
 
 // proxySchemes are the proxy kinds urlget speaks, each with the port a
 // proxy URL without one means: curl's 1080 for all but https, 443.
@@ -292,34 +285,45 @@ func (c *Client) proxyFor(u uri.URL) (*Proxy, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	if c.HasProxyUser {
-		return withCredentials(p, c.ProxyUser, c.ProxyPassword)
+	if c.ProxyUser != nil {
+		password, _ := c.ProxyUser.Password()
+		return withCredentials(p, c.ProxyUser.Username(), password)
 	}
 	return p, nil
 }
 
-// isHTTP tells the schemes net/http fetches.
-func isHTTP(scheme string) bool { return scheme == "http" || scheme == "https" }
+// isHTTPProxy tells the proxies that speak HTTP: the ones a request can
+// go through in the absolute form, or as a gateway, as well as by CONNECT.
+func isHTTPProxy(p *Proxy) bool {
+	s := p.URL.Scheme()
+	return s == "http" || s == "https"
+}
 
-// isFTP reports whether scheme is ftp's, plain or over TLS.
-func isFTP(scheme string) bool { return scheme == "ftp" || scheme == "ftps" }
+// proxyWays asks f the ways req can go through a proxy
+// (schemes.ProxyAware); a fetcher that does not say goes through its
+// Dialer.
+func proxyWays(f schemes.Fetcher, req *schemes.Request) (schemes.ProxyWays, error) {
+	if pa, ok := f.(schemes.ProxyAware); ok {
+		return pa.ProxyWays(req)
+	}
+	return schemes.ViaDialer, nil
+}
 
-// gatewaySchemes are those an HTTP proxy can serve as a gateway.
-var gatewaySchemes = map[string]bool{"ftp": true, "ftps": true, "gopher": true}
-
-// route sets how req's connections reach its server (direct, through
-// net/http's proxy support, a CONNECT tunnel or SOCKS) and returns the
-// fetcher to use: f, or a gateway through an HTTP proxy.
+// route sets how req's connections reach its server (direct, through the
+// fetcher's own HTTP proxy support, a CONNECT tunnel or SOCKS) and returns
+// the fetcher to use: f, or a gateway through an HTTP proxy. The ways are
+// the fetcher's to declare (schemes.ProxyAware); the choice among them is
+// the proxy's kind and -p.
 func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher, error) {
-	scheme := req.URL.Scheme()
-	if scheme == "file" {
+	ways, waysErr := proxyWays(f, req)
+	if ways == 0 && waysErr == nil {
 		return f, nil
 	}
 	p, err := c.proxyFor(req.URL)
 	if err != nil {
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
-	if isHTTP(scheme) {
+	if ways&schemes.ViaHTTPProxy != 0 {
 		// Each hop of a redirect chain has its own choice of proxy.
 		req.HTTPProxy = c.httpProxy
 		req.HTTPDialer = func(target *url.URL) schemes.Dialer { return c.hopDialer(req, target) }
@@ -328,19 +332,24 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 		return f, nil
 	}
 	req.Proxy = p.URL.Redacted()
-	if isFTP(scheme) && req.FTP.ActiveAddr != "" {
-		// Refused here, before the choice of a gateway or a tunnel:
-		// neither relays the server's connection back to this host.
-		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%w (%s); use passive mode", schemes.ErrActiveFTPProxy, req.Proxy))
+	if waysErr != nil {
+		// Refused here, before the choice of a gateway or a tunnel.
+		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%w (%s)", waysErr, req.Proxy))
 	}
-	httpKind := isHTTP(p.URL.Scheme())
-	switch {
-	case httpKind && isHTTP(scheme) && !p.Tunnel:
-		return f, nil
-	case httpKind && !p.Tunnel && gatewaySchemes[scheme] && gatewayFetcher != nil:
-		if _, no := c.noGateway.Load(req.Proxy); !no || !isGopher(scheme) {
-			return gateway{c: c, proxy: p, next: f}, nil
+	if isHTTPProxy(p) && !p.Tunnel {
+		switch {
+		case ways&schemes.ViaHTTPProxy != 0:
+			return f, nil
+		case ways&schemes.ViaGateway != 0:
+			gw, ok := c.registry[p.URL.Scheme()].(schemes.Gateway)
+			fallback := ways&schemes.GatewayFallback != 0 && ways&schemes.ViaDialer != 0
+			if _, no := c.noGateway.Load(gatewayKey(req)); ok && (!fallback || !no) {
+				return gateway{c: c, via: gw, proxy: p, next: f, fallback: fallback}, nil
+			}
 		}
+	}
+	if ways&schemes.ViaDialer == 0 {
+		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%s: URLs cannot go through the proxy %s", req.URL.Scheme(), req.Proxy))
 	}
 	req.Dialer = &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
 	return f, nil
@@ -355,7 +364,7 @@ func (c *Client) httpProxy(target *url.URL) (*url.URL, error) {
 		return nil, err
 	}
 	p, err := c.proxyFor(u)
-	if err != nil || p == nil || p.Tunnel || !isHTTP(p.URL.Scheme()) {
+	if err != nil || p == nil || p.Tunnel || !isHTTPProxy(p) {
 		return nil, err
 	}
 	return netURL(p), nil
@@ -374,44 +383,62 @@ func (c *Client) hopDialer(req *schemes.Request, target *url.URL) schemes.Dialer
 	switch {
 	case err != nil:
 		return req.Dialer
-	case p == nil || isHTTP(p.URL.Scheme()) && !p.Tunnel:
+	case p == nil || isHTTPProxy(p) && !p.Tunnel:
 		return c.dialer
 	}
 	return &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
 }
 
-// gateway fetches through an HTTP proxy acting as a gateway. A gopher:
-// URL goes by CONNECT, to the scheme's own fetcher next, when the proxy
-// answers that it does not serve gopher (501 Not Implemented, as squid
-// since version 4): the gateway is used "where the proxy offers it", as
-// DESIGN and the URL specifications have it, and the run remembers the
-// answer.
+// gateway fetches through an HTTP proxy acting as a gateway, with the
+// registry's Gateway for the proxy's scheme. With fallback, a proxy that
+// answers 501 Not Implemented (as squid does for gopher: since version 4)
+// is passed over for a CONNECT tunnel to the scheme's own fetcher, next:
+// the gateway is used "where the proxy offers it", as DESIGN and the URL
+// specifications have it, and the run remembers the answer.
 type gateway struct {
-	c     *Client
-	proxy *Proxy
-	next  schemes.Fetcher
+	c        *Client
+	via      schemes.Gateway
+	proxy    *Proxy
+	next     schemes.Fetcher
+	fallback bool
 }
 
 func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
-	res, err := g.c.gatewayFetch(ctx, req, g.proxy)
+	res, err := g.via.FetchThroughGateway(ctx, req, &schemes.GatewayProxy{
+		URL:       g.proxy.URL,
+		Dialer:    gatewayDialer{base: g.c.dialer, req: req},
+		TLSConfig: g.c.tls,
+		Waiting:   waitingOnProxy,
+	})
 	var se *schemes.Error
-	if err == nil || !isGopher(req.URL.Scheme()) || !errors.As(err, &se) || se.Code != http.StatusNotImplemented {
+	if err == nil || !g.fallback || !errors.As(err, &se) || se.Code != http.StatusNotImplemented {
 		return res, err
 	}
-	req.Trace.TraceLine(schemes.Info, "the proxy serves no gopher: URLs; through a CONNECT tunnel instead")
-	g.c.noGateway.Store(req.Proxy, true)
+	req.Trace.TraceLine(schemes.Info, "the proxy serves no "+req.URL.Scheme()+": URLs; through a CONNECT tunnel instead")
+	g.c.noGateway.Store(gatewayKey(req), true)
 	tunnel := *req
 	tunnel.Dialer = &proxyDialer{base: g.c.dialer, proxy: g.proxy, req: &tunnel, tls: g.c.tls}
 	return g.next.Fetch(ctx, &tunnel)
 }
 
-// isGopher reports whether scheme is gopher's, plain or over TLS.
-func isGopher(scheme string) bool { return scheme == "gopher" || scheme == "gophers" }
+// gatewayKey names a proxy, by its URL as req.Proxy has it, and the
+// scheme of req: what a 501 of the proxy's was about.
+func gatewayKey(req *schemes.Request) string {
+	return req.URL.Scheme() + " " + req.Proxy
+}
 
-// gatewayFetch fetches req through proxy as a gateway.
-func (c *Client) gatewayFetch(ctx context.Context, req *schemes.Request, proxy *Proxy) (*schemes.Resource, error) {
-	if gatewayFetcher == nil {
-		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("no gateway fetcher"))
+// gatewayDialer reaches the proxy of a gateway, saying so in the trace;
+// a failure is the proxy's (proxyDialError).
+type gatewayDialer struct {
+	base schemes.Dialer
+	req  *schemes.Request
+}
+
+func (d gatewayDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.req.Trace.TraceLine(schemes.Info, "connecting to proxy "+addr)
+	c, err := d.base.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, proxyDialError(d.req, addr, err)
 	}
-	return gatewayFetcher(ctx, req, proxy, c.dialer, c.tls)
+	return c, nil
 }

@@ -2,7 +2,7 @@ package fetch
 
 import (
 	"context"
-	"crypto/tls"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -186,13 +186,8 @@ func TestWithCredentials(t *testing.T) {
 // ftp:, ftps: or gopher: URL through an HTTP proxy without Tunnel, and
 // nothing else.
 func TestGatewayChoice(t *testing.T) {
-	saved := gatewayFetcher
-	defer func() { gatewayFetcher = saved }()
 	var called []string
-	gatewayFetcher = func(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error) {
-		called = append(called, req.URL.String()+" via "+proxy.URL.String())
-		return &schemes.Resource{Body: io.NopCloser(strings.NewReader(""))}, nil
-	}
+	gw := &recordingGateway{called: &called}
 	tests := []struct {
 		proxy, url string
 		tunnel     bool
@@ -213,7 +208,9 @@ func TestGatewayChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.Tunnel = tt.tunnel
-		c := &Client{Proxy: ProxyURL(p, ""), ConnectTimeout: time.Second}
+		reg := DefaultFetchers()
+		reg["http"], reg["https"] = gw, gw
+		c := &Client{Proxy: ProxyURL(p, ""), ConnectTimeout: time.Second, Fetchers: reg}
 		res, err := c.Fetch(context.Background(), tt.url)
 		if err == nil {
 			closeResource(res)
@@ -223,4 +220,20 @@ func TestGatewayChoice(t *testing.T) {
 		}
 		c.Close()
 	}
+}
+
+// recordingGateway is the registry's http and https fetcher in
+// TestGatewayChoice: a schemes.Gateway that records what it is asked to
+// fetch.
+type recordingGateway struct {
+	called *[]string
+}
+
+func (g *recordingGateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", errors.New("not an http fetcher"))
+}
+
+func (g *recordingGateway) FetchThroughGateway(ctx context.Context, req *schemes.Request, p *schemes.GatewayProxy) (*schemes.Resource, error) {
+	*g.called = append(*g.called, req.URL.String()+" via "+p.URL.String())
+	return &schemes.Resource{Body: io.NopCloser(strings.NewReader(""))}, nil
 }

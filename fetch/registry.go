@@ -12,7 +12,9 @@ import (
 
 // DefaultFetchers returns a new registry of every scheme urlget implements,
 // each scheme mapped to a fresh fetcher. Schemes that share a protocol share
-// one fetcher, so that they share its connections.
+// one fetcher, so that they share its connections. Each fetcher has its
+// protocol's defaults; a caller that wants other options puts a fetcher of
+// its own in the map, under every scheme of its protocol.
 func DefaultFetchers() map[string]schemes.Fetcher {
 	ftpF := &ftp.Fetcher{}
 	gopherF := &gopher.Fetcher{}

@@ -90,14 +90,26 @@ type baseDialer struct {
 	d       schemes.Dialer
 	resolve map[string][]netip.Addr // "host:port", host "*" for any host
 	version int                     // 4, 6, or 0 for both
+	net     string                  // Client.Network: "tcp4", "tcp6", or "" for "tcp"
 	trace   schemes.Tracer          // notes which entry a connection used (-v)
 }
 
 // newBaseDialer returns the base dialer over d; the last entry for a host
 // and port wins, as curl's do. Entries not made by ParseResolve are put in
 // its form (lower case, A-labels, no leading zeros in the port).
-func newBaseDialer(d schemes.Dialer, entries []ResolveEntry, version int) *baseDialer {
-	b := &baseDialer{d: d, version: version}
+func newBaseDialer(d schemes.Dialer, entries []ResolveEntry, network string) *baseDialer {
+	b := &baseDialer{d: d}
+	switch network {
+	case "", "tcp":
+	case "tcp4":
+		b.version = 4
+	case "tcp6":
+		b.version = 6
+	default:
+		// Dialled as it is, and refused as net.Dial refuses a
+		// network it does not know.
+		b.net = network
+	}
 	if len(entries) > 0 {
 		b.resolve = make(map[string][]netip.Addr, len(entries))
 		for _, e := range entries {
@@ -185,8 +197,11 @@ func (b *baseDialer) lookup(host, port string) ([]netip.Addr, bool) {
 	return a, ok
 }
 
-// network narrows "tcp" to the IP version asked for.
+// network narrows "tcp" to the network asked for (Client.Network).
 func (b *baseDialer) network(network string) string {
+	if network == "tcp" && b.net != "" {
+		return b.net
+	}
 	if network == "tcp" && b.version != 0 {
 		return "tcp" + strconv.Itoa(b.version)
 	}

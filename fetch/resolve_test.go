@@ -88,7 +88,7 @@ func TestBaseDialer(t *testing.T) {
 		entry("A.example:" + port + ":127.0.0.2,127.0.0.1"),
 		// Made by hand, not by ParseResolve.
 		{Host: "BÜCHER.example", Port: "0" + port, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}},
-	}, 0)
+	}, "")
 	ctx := context.Background()
 	for _, host := range []string{"a.example", "xn--bcher-kva.example", "bücher.example"} {
 		c, err := b.DialContext(ctx, "tcp", net.JoinHostPort(host, port))
@@ -104,7 +104,7 @@ func TestBaseDialer(t *testing.T) {
 	if _, err := b.DialContext(ctx, "tcp", net.JoinHostPort("other.example", port)); err == nil || !strings.Contains(err.Error(), "127.0.0.2:"+port) {
 		t.Errorf("dial other.example = %v, want the \"*\" entry's refused 127.0.0.2", err)
 	}
-	b6 := newBaseDialer(&net.Dialer{}, []ResolveEntry{entry("a.example:" + port + ":127.0.0.1")}, 6)
+	b6 := newBaseDialer(&net.Dialer{}, []ResolveEntry{entry("a.example:" + port + ":127.0.0.1")}, "tcp6")
 	var dnsErr *net.DNSError
 	if _, err := b6.DialContext(ctx, "tcp", net.JoinHostPort("a.example", port)); !errors.As(err, &dnsErr) || !dnsErr.IsNotFound {
 		t.Errorf("-6 dial of an IPv4-only entry = %v, want a not-found look-up", err)

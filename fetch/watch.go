@@ -115,6 +115,9 @@ type listing struct {
 	closeErr  error
 }
 
+// NamesOnly passes on the wrapped listing's schemes.NameLister.
+func (l *listing) NamesOnly() bool { return schemes.NamesOnly(l.Listing) }
+
 func (l *listing) Next() (schemes.Entry, error) {
 	l.watch.Begin()
 	e, err := l.Listing.Next()

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,7 +47,7 @@ func TestVsftpdCredentialsStayHome(t *testing.T) {
 		{"a link, --location-trusted", page.URL + "/", true, "the local user's copy\n"},
 		{"the start itself", "", false, "the local user's copy\n"},
 	} {
-		c := &fetch.Client{User: user, Password: pass, HasUser: true, HasPassword: true, LocationTrusted: tc.trusted}
+		c := &fetch.Client{User: url.UserPassword(user, pass), LocationTrusted: tc.trusted}
 		req := fetch.Request{URL: uri.MustParse(ftpURL)}
 		if tc.start != "" {
 			req.Start = uri.MustParse(tc.start)

@@ -44,7 +44,7 @@ func benchFetchLanes(b *testing.B, urls []string, size int64, lanes int) {
 				defer wg.Done()
 				for j := l; j < len(reqs); j += lanes {
 					r := reqs[j]
-					res, err := f.Fetch(ctx, ftpRequest(b, r.url, nil))
+					res, err := f.Fetch(ctx, ftpRequest(b, r.url))
 					if err != nil {
 						errs <- err
 						return

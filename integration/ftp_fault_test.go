@@ -29,7 +29,7 @@ func TestFTPTruncated(t *testing.T) {
 			})
 			f := &ftp.Fetcher{}
 			defer f.Close()
-			body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/bin/all.bin", nil))
+			body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/bin/all.bin"))
 			if !errors.Is(err, schemes.ErrTruncated) || !schemes.IsTemporary(err) {
 				t.Fatalf("error %v, want a temporary truncated transfer", err)
 			}
@@ -37,7 +37,7 @@ func TestFTPTruncated(t *testing.T) {
 				t.Errorf("read %d bytes before the error", len(body))
 			}
 			// The next URL (a file too short to be cut) works.
-			if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil)); err != nil || body != "root motd\n" {
+			if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd")); err != nil || body != "root motd\n" {
 				t.Errorf("after truncation: %q, %v", body, err)
 			}
 		})
@@ -52,7 +52,7 @@ func TestFTPNoAnswerAfterRETR(t *testing.T) {
 	defer f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := f.Fetch(ctx, ftpRequest(t, s.URL+"/motd", nil))
+	_, err := f.Fetch(ctx, ftpRequest(t, s.URL+"/motd"))
 	if !errors.Is(err, schemes.ErrTimeout) {
 		t.Fatalf("error %v, want a timeout", err)
 	}
@@ -68,7 +68,7 @@ func TestFTPCancelDuringBody(t *testing.T) {
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	res, err := f.Fetch(ctx, ftpRequest(t, s.URL+"/bin/all.bin", nil))
+	res, err := f.Fetch(ctx, ftpRequest(t, s.URL+"/bin/all.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestFTPMalformedPASV(t *testing.T) {
 			s.Reply = map[string]string{"PASV": rep}
 		})
 		f := &ftp.Fetcher{}
-		_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+		_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd"))
 		f.Close()
 		if !errors.Is(err, schemes.ErrProtocol) {
 			t.Errorf("%q: %v, want a protocol violation", rep, err)
@@ -109,7 +109,7 @@ func TestFTPMalformedPASV(t *testing.T) {
 	})
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	if _, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil)); !errors.Is(err, schemes.ErrProtocol) {
+	if _, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd")); !errors.Is(err, schemes.ErrProtocol) {
 		t.Errorf("bad EPSV port: %v, want a protocol violation", err)
 	}
 }
@@ -122,7 +122,7 @@ func TestFTPGarbageLine(t *testing.T) {
 	defer f.Close()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd"))
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, schemes.ErrProtocol) || !errors.Is(err, schemes.ErrLineTooLong) {
 		t.Fatalf("error %v, want a line too long", err)
@@ -141,21 +141,21 @@ func TestFTPReplyCodes(t *testing.T) {
 	})
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd"))
 	if !schemes.IsTemporary(err) {
 		t.Errorf("421: %v, want a temporary error", err)
 	}
 	s2 := newFTPServer(t, func(s *ftptest.Server) { s.Reply = map[string]string{"RETR": "425 Can't open data connection."} })
-	if _, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/motd", nil)); !schemes.IsTemporary(err) || !errors.Is(err, schemes.ErrConnect) {
+	if _, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/motd")); !schemes.IsTemporary(err) || !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("425: %v, want a temporary connect error", err)
 	}
 
 	s3 := newFTPServer(t, nil)
-	if _, err := fetchFTP(t, f, ftpRequest(t, s3.URL+"/etc/motd", nil)); err != nil {
+	if _, err := fetchFTP(t, f, ftpRequest(t, s3.URL+"/etc/motd")); err != nil {
 		t.Fatal(err)
 	}
 	s3.DropConns()
-	body, err := fetchFTP(t, f, ftpRequest(t, s3.URL+"/etc/motd", nil))
+	body, err := fetchFTP(t, f, ftpRequest(t, s3.URL+"/etc/motd"))
 	if err != nil || body != "etc motd\n" {
 		t.Fatalf("after the server dropped the idle connection: %q, %v", body, err)
 	}
@@ -164,7 +164,7 @@ func TestFTPReplyCodes(t *testing.T) {
 	}
 	// A server that timed the idle connection out says 421 first.
 	s3.ExpireConns()
-	body, err = fetchFTP(t, f, ftpRequest(t, s3.URL+"/motd", nil))
+	body, err = fetchFTP(t, f, ftpRequest(t, s3.URL+"/motd"))
 	if err != nil || body != "root motd\n" {
 		t.Fatalf("after the server timed the idle connection out: %q, %v", body, err)
 	}
@@ -172,7 +172,7 @@ func TestFTPReplyCodes(t *testing.T) {
 		t.Errorf("%d connections, want 3", s3.Conns())
 	}
 	var se *schemes.Error
-	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:hunter2@"+s3.Addr+"/motd", nil))
+	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:hunter2@"+s3.Addr+"/motd"))
 	if !errors.As(err, &se) || strings.Contains(err.Error(), "hunter2") || se.Code != 530 {
 		t.Errorf("login error %v leaks the password or lacks the code", err)
 	}
@@ -189,6 +189,10 @@ func TestFTPRefusedDataConnection(t *testing.T) {
 	s := newFTPServer(t, func(s *ftptest.Server) { s.ClosePortOnRefusal = true })
 	f := &ftp.Fetcher{}
 	defer f.Close()
+	// A directory is listed with the whole path (LIST nope) by a fetcher
+	// of its own, on a connection of its own.
+	nocwd := &ftp.Fetcher{Method: ftp.NoCWD}
+	defer nocwd.Close()
 	for _, tt := range []struct{ url, cmd string }{
 		{"/nope.txt", "RETR nope.txt"},
 		{"/pub/nope.txt", "RETR nope.txt"},
@@ -198,11 +202,11 @@ func TestFTPRefusedDataConnection(t *testing.T) {
 		{"/motd", ""},
 		{"/nope/", "LIST nope"},
 	} {
-		var opts *schemes.FTPOptions
+		fetcher := f
 		if strings.HasSuffix(tt.url, "/") {
-			opts = &schemes.FTPOptions{Method: schemes.FTPNoCWD}
+			fetcher = nocwd
 		}
-		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+tt.url, opts))
+		body, err := fetchFTP(t, fetcher, ftpRequest(t, s.URL+tt.url))
 		if tt.cmd == "" {
 			if err != nil || body != "root motd\n" {
 				t.Fatalf("%s: %q, %v", tt.url, body, err)
@@ -214,7 +218,7 @@ func TestFTPRefusedDataConnection(t *testing.T) {
 			t.Errorf("%s: %v, want the 550 to %s", tt.url, err, tt.cmd)
 		}
 	}
-	if n := s.Conns(); n != 1 {
-		t.Errorf("%d control connections, want 1", n)
+	if n := s.Conns(); n != 2 {
+		t.Errorf("%d control connections, want 2: one for each fetcher", n)
 	}
 }

@@ -175,7 +175,7 @@ func TestRealFTPFiles(t *testing.T) {
 		defer f.Close()
 		var writes [][]string // the commands sent, one slice per run of them
 		for i, file := range ftpFiles() {
-			req := ftpRequest(t, "ftp://"+e.addr+dir+escapePath(file.path), nil)
+			req := ftpRequest(t, "ftp://"+e.addr+dir+escapePath(file.path))
 			req.Dialer = dialer
 			if i == 0 {
 				sent := false
@@ -214,13 +214,13 @@ func TestRealFTPFiles(t *testing.T) {
 			if strings.HasPrefix(p, "/") {
 				u = "ftp://" + e.addr + p
 			}
-			_, err := fetchFTP(t, f, ftpRequest(t, u, nil))
+			_, err := fetchFTP(t, f, ftpRequest(t, u))
 			if !errors.Is(err, schemes.ErrNotFound) {
 				t.Errorf("%s: %v, want not found", p, err)
 			}
 			// The EPSV sent with a refused CWD is answered before what
 			// comes next, and the connection still serves.
-			body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+dir+"one/only.txt", nil))
+			body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+dir+"one/only.txt"))
 			if err != nil || body != "only\n" {
 				t.Errorf("after %s: %q, %v", p, body, err)
 			}
@@ -252,7 +252,7 @@ func TestRealFTPTypes(t *testing.T) {
 			"text/crlf.txt;type=i": "one\r\ntwo\r\n",
 			"one/;type=d":          "only.txt\n",
 		} {
-			body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+dir+path, nil))
+			body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+dir+path))
 			if err != nil || body != want {
 				t.Errorf("%s: %q, %v; want %q", path, body, err, want)
 			}
@@ -276,7 +276,7 @@ func TestRealFTPListing(t *testing.T) {
 		got := 0
 		var walk func(u string)
 		walk = func(u string) {
-			res, err := f.Fetch(ftpContext(t, 30*time.Second), ftpRequest(t, u, nil))
+			res, err := f.Fetch(ftpContext(t, 30*time.Second), ftpRequest(t, u))
 			if err != nil {
 				t.Fatalf("%s: %v", u, err)
 			}
@@ -308,7 +308,7 @@ func TestRealFTPListing(t *testing.T) {
 					if en.Size != int64(len(data)) {
 						t.Errorf("%s: size %d, want %d", en.URL, en.Size, len(data))
 					}
-					body, err := fetchFTP(t, f, ftpRequest(t, en.URL, nil))
+					body, err := fetchFTP(t, f, ftpRequest(t, en.URL))
 					if err != nil || body != string(data) {
 						t.Errorf("%s: %d bytes, %v", en.URL, len(body), err)
 					}
@@ -320,7 +320,7 @@ func TestRealFTPListing(t *testing.T) {
 		if got != len(want) {
 			t.Errorf("fetched %d files through listings, want %d", got, len(want))
 		}
-		req := ftpRequest(t, "ftp://"+e.addr+dir+"one/", nil)
+		req := ftpRequest(t, "ftp://"+e.addr+dir+"one/")
 		req.Raw = true
 		body, err := fetchFTP(t, f, req)
 		if err != nil || !strings.HasSuffix(body, " only.txt\r\n") {
@@ -336,7 +336,7 @@ func TestRealFTPHeadResume(t *testing.T) {
 		f := &ftp.Fetcher{}
 		defer f.Close()
 		u := "ftp://" + e.addr + dir + "bin/all.bin"
-		req := ftpRequest(t, u, nil)
+		req := ftpRequest(t, u)
 		req.Head = true
 		res, err := f.Fetch(ftpContext(t, 30*time.Second), req)
 		if err != nil {
@@ -349,7 +349,7 @@ func TestRealFTPHeadResume(t *testing.T) {
 		if res.Size != 1<<20 || !res.ModTime.Equal(fi.ModTime().UTC().Truncate(time.Second)) {
 			t.Errorf("head: size %d, time %v, want %v", res.Size, res.ModTime, fi.ModTime().UTC())
 		}
-		req = ftpRequest(t, u, nil)
+		req = ftpRequest(t, u)
 		req.Offset = 1000
 		res, err = f.Fetch(ftpContext(t, 30*time.Second), req)
 		if err != nil {
@@ -374,7 +374,7 @@ func TestRealFTPBareCWD(t *testing.T) {
 		f := &ftp.Fetcher{}
 		defer f.Close()
 		var sent []string
-		req := ftpRequest(t, "ftp://"+e.addr+"/"+dir+"one/only.txt", nil)
+		req := ftpRequest(t, "ftp://"+e.addr+"/"+dir+"one/only.txt")
 		req.Trace = func(d schemes.Direction, l string) {
 			if d == schemes.Sent {
 				sent = append(sent, l)
@@ -395,7 +395,7 @@ func TestRealFTPBareCWD(t *testing.T) {
 		if !strings.Contains(strings.Join(sent, "\n")+"\n", "\nCWD\n") {
 			t.Errorf("no bare CWD among %q", sent)
 		}
-		body, err = fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+"/%2F"+strings.Trim(dir, "/")+"/one/only.txt", nil))
+		body, err = fetchFTP(t, f, ftpRequest(t, "ftp://"+e.addr+"/%2F"+strings.Trim(dir, "/")+"/one/only.txt"))
 		if err != nil || body != "only\n" {
 			t.Errorf("absolute path: %q, %v", body, err)
 		}
@@ -418,12 +418,12 @@ func TestVsftpdLocalUser(t *testing.T) {
 	defer f.Close()
 	cred := uri.EscapeSegment(e.user) + ":" + uri.EscapeSegment(e.pass) + "@"
 	for _, path := range []string{"/mine.txt", "/%2Fhome/" + uri.EscapeSegment(e.user) + "/mine.txt", "/mine.txt"} {
-		body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+cred+e.addr+path, nil))
+		body, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+cred+e.addr+path))
 		if err != nil || body != "home\n" {
 			t.Errorf("%s: %q, %v", path, body, err)
 		}
 	}
-	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+uri.EscapeSegment(e.user)+":wrong@"+e.addr+"/mine.txt", nil))
+	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://"+uri.EscapeSegment(e.user)+":wrong@"+e.addr+"/mine.txt"))
 	if !errors.Is(err, schemes.ErrLoginFailed) {
 		t.Errorf("wrong password: %v, want a login failure", err)
 	}
@@ -441,10 +441,10 @@ func TestVsftpdTLS(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(pem)
 	conf := &tls.Config{RootCAs: pool}
-	f := &ftp.Fetcher{}
+	f := &ftp.Fetcher{RequireTLS: true}
 	defer f.Close()
 	for _, path := range []string{"bin/all.bin", "one/only.txt", "bin/all.bin"} {
-		req := ftpRequest(t, "ftp://"+e.addr+dir+path, &schemes.FTPOptions{RequireTLS: true})
+		req := ftpRequest(t, "ftp://"+e.addr+dir+path)
 		req.TLSConfig = conf
 		body, err := fetchFTP(t, f, req)
 		if err != nil {

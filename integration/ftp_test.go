@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -68,19 +69,18 @@ func newFTPServer(t *testing.T, configure func(s *ftptest.Server)) *ftptest.Serv
 
 // ftpRequest builds a request the way the fetch package does, with the
 // credentials taken from the URL.
-func ftpRequest(t testing.TB, raw string, opts *schemes.FTPOptions) *schemes.Request {
+func ftpRequest(t testing.TB, raw string) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(raw)
 	if err != nil {
 		t.Fatalf("parse %q: %v", raw, err)
 	}
 	req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
-	if opts != nil {
-		req.FTP = *opts
-	}
 	if user, ok := u.User(); ok {
-		req.User, req.HasUser = user, true
-		req.Password, req.HasPassword = u.Password()
+		req.User = url.User(user)
+		if pw, ok := u.Password(); ok {
+			req.User = url.UserPassword(user, pw)
+		}
 	}
 	return req
 }
@@ -207,13 +207,13 @@ func TestFTPRFC1738Examples(t *testing.T) {
 			want: []string{"PWD", "CWD nope", "TYPE I", "EPSV"}, errKind: schemes.ErrNotFound},
 		{name: "unreadable file", url: "/pub/secret",
 			want: []string{"PWD", "CWD pub", "TYPE I", "EPSV", "RETR secret"}, errKind: schemes.ErrNotFound},
-		{name: "singlecwd", url: "/d2/sub/f", opts: &schemes.FTPOptions{Method: schemes.FTPSingleCWD},
+		{name: "singlecwd", url: "/d2/sub/f", method: ftp.SingleCWD,
 			want: []string{"PWD", "CWD d2/sub", "TYPE I", "EPSV", "RETR f"}, body: "d2\n"},
-		{name: "singlecwd absolute", url: "//etc/motd", opts: &schemes.FTPOptions{Method: schemes.FTPSingleCWD},
+		{name: "singlecwd absolute", url: "//etc/motd", method: ftp.SingleCWD,
 			want: []string{"PWD", "CWD /etc", "TYPE I", "EPSV", "RETR motd"}, body: "etc motd\n"},
-		{name: "nocwd", url: "/d2/sub/f", opts: &schemes.FTPOptions{Method: schemes.FTPNoCWD},
+		{name: "nocwd", url: "/d2/sub/f", method: ftp.NoCWD,
 			want: []string{"TYPE I", "EPSV", "RETR d2/sub/f"}, body: "d2\n"},
-		{name: "nocwd listing", url: "/d2/", opts: &schemes.FTPOptions{Method: schemes.FTPNoCWD},
+		{name: "nocwd listing", url: "/d2/", method: ftp.NoCWD,
 			want: []string{"FEAT", "EPSV", "LIST d2"}, body: "sub\n"},
 	}
 	for _, tt := range tests {
@@ -232,7 +232,7 @@ func TestFTPRFC1738Examples(t *testing.T) {
 type ftpExample struct {
 	name    string
 	url     string
-	opts    *schemes.FTPOptions
+	method  ftp.Method // the fetcher's
 	bareCWD bool
 	// bareCWDReply is the server's refusal of a bare CWD, 550 if "".
 	bareCWDReply string
@@ -247,16 +247,19 @@ type ftpExample struct {
 // commands. As a request of a longer run, the walk starts with PWD (for
 // the URLs that may follow) and a transfer that ended with its 226 is
 // followed at once by the EPSV for the connection's next transfer, sent
-// ahead, its reply read later. As the last request (schemes.Request.Last)
-// it does neither. Close ends with QUIT.
+// ahead, its reply read later. As the last request (told to the Fetcher
+// as a run that ends with it, schemes.Expecter) it does neither. Close
+// ends with QUIT.
 func (tt ftpExample) check(t *testing.T, last bool) {
 	s := newFTPServer(t, func(s *ftptest.Server) {
 		s.AcceptBareCWD, s.BareCWDReply, s.MLSD = tt.bareCWD, tt.bareCWDReply, tt.mlsd
 	})
-	f := &ftp.Fetcher{}
+	f := &ftp.Fetcher{Method: tt.method}
 	defer f.Close()
-	req := ftpRequest(t, s.URL+tt.url, tt.opts)
-	req.Last = last
+	req := ftpRequest(t, s.URL+tt.url)
+	if last {
+		f.Expect([]*schemes.Request{req}, true)
+	}
 	body, err := fetchFTP(t, f, req)
 	if tt.errKind != nil {
 		if !errors.Is(err, tt.errKind) {
@@ -290,7 +293,7 @@ func TestFTPLoginDirectory(t *testing.T) {
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	for _, path := range []string{"/rel/file", "/%2Frel/file", "/rel/file"} {
-		body, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+path, nil))
+		body, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+path))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +328,7 @@ func TestFTPReuseManyURLs(t *testing.T) {
 	paths := []string{"/d0/f", "/d1/f", "/d2/sub/f"}
 	for i := 0; i < 60; i++ {
 		p := paths[i%len(paths)]
-		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+p, nil))
+		body, err := fetchFTP(t, f, ftpRequest(t, s.URL+p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,7 +372,7 @@ func TestFTPEPSVAhead(t *testing.T) {
 	defer f.Close()
 	get := func() {
 		t.Helper()
-		if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil)); err != nil || body != "root motd\n" {
+		if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd")); err != nil || body != "root motd\n" {
 			t.Fatalf("body %q, %v", body, err)
 		}
 	}
@@ -417,7 +420,7 @@ func TestFTPListingFormats(t *testing.T) {
 			})
 			f := &ftp.Fetcher{}
 			defer f.Close()
-			res, err := f.Fetch(ftpContext(t, 20*time.Second), ftpRequest(t, s.URL+"/pub/", nil))
+			res, err := f.Fetch(ftpContext(t, 20*time.Second), ftpRequest(t, s.URL+"/pub/"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -457,7 +460,7 @@ func TestFTPListingFormats(t *testing.T) {
 		s := newFTPServer(t, func(s *ftptest.Server) { s.MLSD = true })
 		f := &ftp.Fetcher{}
 		defer f.Close()
-		req := ftpRequest(t, s.URL+"/one/", nil)
+		req := ftpRequest(t, s.URL+"/one/")
 		req.Raw = true
 		body, err := fetchFTP(t, f, req)
 		if err != nil {
@@ -475,7 +478,7 @@ func TestFTPHeadAndResume(t *testing.T) {
 	s := newFTPServer(t, nil)
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	req := ftpRequest(t, s.URL+"/bin/all.bin", nil)
+	req := ftpRequest(t, s.URL+"/bin/all.bin")
 	req.Head = true
 	res, err := f.Fetch(ftpContext(t, 20*time.Second), req)
 	if err != nil {
@@ -484,7 +487,7 @@ func TestFTPHeadAndResume(t *testing.T) {
 	if res.Size != 256*1024 || !res.ModTime.Equal(ftpModTime) || res.Body != nil {
 		t.Errorf("head: size %d, time %v", res.Size, res.ModTime)
 	}
-	req = ftpRequest(t, s.URL+"/bin/all.bin", nil)
+	req = ftpRequest(t, s.URL+"/bin/all.bin")
 	req.Offset = 1000
 	res, err = f.Fetch(ftpContext(t, 20*time.Second), req)
 	if err != nil {
@@ -500,7 +503,7 @@ func TestFTPHeadAndResume(t *testing.T) {
 	}
 	// -I on a name with ;type=d asks the same of it: a directory has
 	// neither size nor time, which is "not found" (550).
-	req = ftpRequest(t, s.URL+"/one;type=d", nil)
+	req = ftpRequest(t, s.URL+"/one;type=d")
 	req.Head = true
 	if _, err = f.Fetch(ftpContext(t, 20*time.Second), req); !errors.Is(err, schemes.ErrNotFound) {
 		t.Errorf("head of a directory name: %v, want not found", err)
@@ -519,7 +522,7 @@ func TestFTPPassiveAndActive(t *testing.T) {
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	for i := 0; i < 2; i++ {
-		if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil)); err != nil || body != "root motd\n" {
+		if body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd")); err != nil || body != "root motd\n" {
 			t.Fatalf("body %q, %v", body, err)
 		}
 	}
@@ -528,7 +531,9 @@ func TestFTPPassiveAndActive(t *testing.T) {
 	checkCommands(t, sessionCommands(s.Commands()), []string{"TYPE I", "EPSV", "RETR motd", "PASV", "RETR motd", "PASV", "RETR motd"})
 
 	s2 := newFTPServer(t, nil)
-	body, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/etc/motd", &schemes.FTPOptions{ActiveAddr: "127.0.0.1"}))
+	active := &ftp.Fetcher{ActiveAddr: "127.0.0.1"}
+	defer active.Close()
+	body, err := fetchFTP(t, active, ftpRequest(t, s2.URL+"/etc/motd"))
 	if err != nil || body != "etc motd\n" {
 		t.Fatalf("active: body %q, %v", body, err)
 	}
@@ -543,15 +548,15 @@ func TestFTPLogin(t *testing.T) {
 	s := newFTPServer(t, func(s *ftptest.Server) { s.Anonymous = false })
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd"))
 	if !errors.Is(err, schemes.ErrLoginFailed) {
 		t.Errorf("anonymous refused: %v", err)
 	}
-	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s.Addr+"/motd", nil))
+	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s.Addr+"/motd"))
 	if !errors.Is(err, schemes.ErrLoginFailed) || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("wrong password: %v", err)
 	}
-	req := ftpRequest(t, "ftp://user@"+s.Addr+"/rel/file", nil)
+	req := ftpRequest(t, "ftp://user@"+s.Addr+"/rel/file")
 	_, err = fetchFTP(t, f, req)
 	if !errors.Is(err, schemes.ErrLoginFailed) || !errors.Is(err, schemes.ErrNoCredentials) || !strings.Contains(err.Error(), "no terminal") || strings.Contains(err.Error(), "-u") {
 		t.Errorf("no terminal: %v", err)
@@ -568,7 +573,7 @@ func TestFTPLogin(t *testing.T) {
 	}
 	// Anonymous login sends the e-mail-style password (RFC 1738 §3.2.1).
 	s2 := newFTPServer(t, nil)
-	if _, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/motd", nil)); err != nil {
+	if _, err := fetchFTP(t, f, ftpRequest(t, s2.URL+"/motd")); err != nil {
 		t.Fatal(err)
 	}
 	checkCommands(t, s2.Commands()[:2], []string{"USER anonymous", "PASS " + ftp.DefaultAnonymousPassword})
@@ -586,7 +591,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	s.ReplyOnce("USER", "530 Anonymous access refused.")
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd", nil))
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/motd"))
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER anonymous") {
 		t.Errorf("refused USER: %v", err)
 	}
@@ -595,7 +600,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	// A refused PASS is PASS's error, masked.
 	s = newFTPServer(t, nil)
 	s.ReplyOnce("PASS", "530 Login incorrect.")
-	_, err = fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	_, err = fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd"))
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "PASS") || strings.Contains(err.Error(), ftp.DefaultAnonymousPassword) {
 		t.Errorf("refused PASS: %v", err)
 	}
@@ -604,7 +609,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	// A server that logs in at USER answers the PASS sent with it with
 	// 503: the login stands, and the replies stay in step.
 	s = newFTPServer(t, func(s *ftptest.Server) { s.NoPassword = true })
-	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd"))
 	if err != nil || body != "etc motd\n" {
 		t.Fatalf("no password needed: %q, %v", body, err)
 	}
@@ -615,7 +620,7 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	// encryption.") never sees the password.
 	s = newFTPServer(t, nil)
 	s.ReplyOnce("USER", "530 Non-anonymous sessions must use encryption.")
-	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd", nil))
+	_, err = fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd"))
 	if !errors.Is(err, schemes.ErrLoginFailed) {
 		t.Errorf("refused USER: %v", err)
 	}
@@ -632,9 +637,11 @@ func TestFTPLoginAtOnce(t *testing.T) {
 	s.StartTLS(false)
 	t.Cleanup(s.Close)
 	s.ReplyOnce("USER", "530 Not you.")
-	req := ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd", &schemes.FTPOptions{RequireTLS: true})
+	req := ftpRequest(t, "ftp://user:secret@"+s.Addr+"/motd")
 	req.TLSConfig = s.ClientTLSConfig()
-	_, err = fetchFTP(t, f, req)
+	tlsF := &ftp.Fetcher{RequireTLS: true}
+	defer tlsF.Close()
+	_, err = fetchFTP(t, tlsF, req)
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "USER user") {
 		t.Errorf("refused USER inside TLS: %v", err)
 	}
@@ -649,11 +656,11 @@ func TestFTPCWDWithType(t *testing.T) {
 	s.ReplyOnce("TYPE", "504 Binary type refused here.")
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	_, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd"))
 	if err == nil || !strings.Contains(err.Error(), "TYPE I") {
 		t.Fatalf("refused TYPE: %v", err)
 	}
-	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd", nil))
+	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/etc/motd"))
 	if err != nil || body != "etc motd\n" {
 		t.Fatalf("after the refused TYPE: %q, %v", body, err)
 	}
@@ -671,7 +678,7 @@ func TestFTPEPSVBefore226(t *testing.T) {
 	f := &ftp.Fetcher{}
 	defer f.Close()
 	for _, p := range []string{"/etc/motd", "/motd"} {
-		if _, err := fetchFTP(t, f, ftpRequest(t, s.URL+p, nil)); err != nil {
+		if _, err := fetchFTP(t, f, ftpRequest(t, s.URL+p)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -706,7 +713,7 @@ func TestFTPRidesAlong(t *testing.T) {
 		{path: "/text/lf.txt", head: true},               // PWD of d2/sub and CWD /; CWD text, SIZE, MDTM
 		{path: "/one/only.txt", offset: 2, body: "ly\n"}, // no walk: SIZE and EPSV, then REST, RETR
 	} {
-		req := ftpRequest(t, s.URL+tc.path, nil)
+		req := ftpRequest(t, s.URL+tc.path)
 		req.Head, req.Offset = tc.head, tc.offset
 		body, err := fetchFTP(t, f, req)
 		if err != nil || body != tc.body {
@@ -736,7 +743,7 @@ func TestFTPPasswordRidesAlong(t *testing.T) {
 	})
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	body, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+"/rel/file", nil))
+	body, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:secret@"+s.Addr+"/rel/file"))
 	if err != nil || body != "relative to the login directory\n" {
 		t.Fatalf("%q, %v", body, err)
 	}
@@ -753,11 +760,11 @@ func TestFTPPasswordRidesAlong(t *testing.T) {
 // nor in a walk nor around a transfer, and nothing is sent ahead.
 func TestFTPSync(t *testing.T) {
 	s := newFTPServer(t, nil)
-	f := &ftp.Fetcher{}
+	f := &ftp.Fetcher{Sync: true}
 	defer f.Close()
 	var trace []string
 	for _, p := range []string{"/etc/motd", "/d2/sub/f", "/one/", "/motd"} {
-		req := ftpRequest(t, s.URL+p, &schemes.FTPOptions{Sync: true})
+		req := ftpRequest(t, s.URL+p)
 		req.Trace = func(d schemes.Direction, l string) {
 			if d != schemes.Info {
 				trace = append(trace, string(d)+" "+l)
@@ -780,7 +787,7 @@ func TestFTPSync(t *testing.T) {
 	})
 	// A refused password is still PASS's error, sent after USER's 331.
 	s2 := newFTPServer(t, func(s *ftptest.Server) { s.Hold = map[string]time.Duration{"USER": 200 * time.Millisecond} })
-	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s2.Addr+"/rel/file", &schemes.FTPOptions{Sync: true}))
+	_, err := fetchFTP(t, f, ftpRequest(t, "ftp://user:wrong@"+s2.Addr+"/rel/file"))
 	if !errors.Is(err, schemes.ErrLoginFailed) || !strings.Contains(err.Error(), "PASS") || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("refused password: %v", err)
 	}
@@ -799,13 +806,13 @@ func TestFTPInjection(t *testing.T) {
 		"/motd%0D%0ADELE%20motd", "/a%0Ab/motd", "/motd%00x", "/x%FF/motd", "/%0D%0A/f",
 		"/x%0d%0aRETR%20y;type=d",
 	} {
-		_, err := fetchFTP(t, f, ftpRequest(t, s.URL+path, nil))
+		_, err := fetchFTP(t, f, ftpRequest(t, s.URL+path))
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%s: %v, want a bad URL error", path, err)
 		}
 	}
 	for _, u := range []string{"ftp://a%0D%0AUSER%20x@" + s.Addr + "/motd", "ftp://u:p%0Ax@" + s.Addr + "/motd"} {
-		_, err := fetchFTP(t, f, ftpRequest(t, u, nil))
+		_, err := fetchFTP(t, f, ftpRequest(t, u))
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%s: %v, want a bad URL error", u, err)
 		}
@@ -822,14 +829,11 @@ func TestFTPTLS(t *testing.T) {
 		s := ftptest.NewUnstartedServer(ftpTree())
 		s.StartTLS(implicit)
 		t.Cleanup(s.Close)
-		f := &ftp.Fetcher{}
-		opts := &schemes.FTPOptions{RequireTLS: true}
-		if implicit {
-			opts = nil
-		}
+		// ftps: is TLS from the first byte; ftp: asks for it.
+		f := &ftp.Fetcher{RequireTLS: !implicit}
 		conf := s.ClientTLSConfig()
 		for i := 0; i < 2; i++ {
-			req := ftpRequest(t, s.URL+"/bin/all.bin", opts)
+			req := ftpRequest(t, s.URL+"/bin/all.bin")
 			req.TLSConfig = conf
 			body, err := fetchFTP(t, f, req)
 			if err != nil {
@@ -875,7 +879,7 @@ func TestFTPBinaryExact(t *testing.T) {
 	s := newFTPServer(t, nil)
 	f := &ftp.Fetcher{}
 	defer f.Close()
-	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/bin/all.bin", nil))
+	body, err := fetchFTP(t, f, ftpRequest(t, s.URL+"/bin/all.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -895,7 +899,7 @@ func TestFTPConcurrent(t *testing.T) {
 		go func() {
 			for i := 0; i < 20; i++ {
 				p := []string{"/d0/f", "/d1/f", "/etc/motd", "/motd"}[(g+i)%4]
-				res, err := f.Fetch(ftpContext(t, 20*time.Second), ftpRequest(t, s.URL+p, nil))
+				res, err := f.Fetch(ftpContext(t, 20*time.Second), ftpRequest(t, s.URL+p))
 				if err != nil {
 					errs <- err
 					return

@@ -147,7 +147,8 @@ func TestGophernicusSearchAndErrors(t *testing.T) {
 	var f gopher.Fetcher
 
 	req := gopherRequest(t, tr.base+"/7"+tr.search)
-	req.Search, req.HasSearch = "gold bars", true
+	terms := "gold bars"
+	req.Search = &terms
 	es := readEntries(t, mustFetch(t, &f, req))
 	if len(es) != 2 || es[0].Name != "You searched for: gold bars" || es[1].URL != tr.base+"/0"+tr.sel+"/hello.txt" {
 		t.Errorf("search result = %+v", es)
@@ -178,12 +179,11 @@ func TestGophernicusAttributesFallBack(t *testing.T) {
 	tr := gophernicus(t)
 	for _, first := range []string{"/1", "/1" + tr.sel + "/"} {
 		t.Run(first, func(t *testing.T) {
-			var f gopher.Fetcher
+			f := gopher.Fetcher{Attributes: true}
 			var mu sync.Mutex
 			var sent []string
 			fetch := func(url string) []schemes.Entry {
 				req := gopherRequest(t, url)
-				req.GopherAttributes = true
 				req.Trace = func(dir schemes.Direction, line string) {
 					if dir == schemes.Sent {
 						mu.Lock()

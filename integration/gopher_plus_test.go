@@ -196,9 +196,8 @@ func TestGopherPlusMenuAttributes(t *testing.T) {
 	mux := gophertest.NewMux()
 	mux.Handle("/dir", gophertest.PlusMenu(text, bin, sub))
 	s := gopherServer(t, mux)
-	var f gopher.Fetcher
+	f := gopher.Fetcher{Attributes: true}
 	req := gopherRequest(t, s.URL+"/1/dir")
-	req.GopherAttributes = true
 	es := readEntries(t, mustFetch(t, &f, req))
 	gopherSent(t, s, "/dir\t$\r\n")
 	type want struct {
@@ -227,7 +226,8 @@ func TestGopherPlusMenuAttributes(t *testing.T) {
 	}
 
 	// Without the opt-in the menu is asked for plainly.
-	es = readEntries(t, mustFetch(t, &f, gopherRequest(t, s.URL+"/1/dir")))
+	var plainF gopher.Fetcher
+	es = readEntries(t, mustFetch(t, &plainF, gopherRequest(t, s.URL+"/1/dir")))
 	gopherSent(t, s, "/dir\r\n")
 	if len(es) != 3 || !es[0].ModTime.IsZero() || es[0].Size != -1 {
 		t.Errorf("plain menu = %+v", es)
@@ -257,10 +257,9 @@ func TestGopherPlusMenuAttributes(t *testing.T) {
 			mux.Handle("/m", tc.menu)
 			mux.Handle("/n", tc.menu)
 			s := gopherServer(t, mux)
-			var f gopher.Fetcher
+			f := gopher.Fetcher{Attributes: true}
 			for _, sel := range []string{"/m", "/n"} {
 				req := gopherRequest(t, s.URL+"/1"+sel)
-				req.GopherAttributes = true
 				es := readEntries(t, mustFetch(t, &f, req))
 				if len(es) != 1 || es[0].Name != "Plain" || es[0].URL != "gopher://127.0.0.1/0/plain.txt" {
 					t.Errorf("%s: entries %+v", sel, es)

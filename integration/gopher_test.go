@@ -277,13 +277,14 @@ func TestGopherSearch(t *testing.T) {
 
 	// --search gives the terms when the URL has none.
 	req := gopherRequest(t, s.URL+"/7/search")
-	req.Search, req.HasSearch = "from flag", true
+	terms := "from flag"
+	req.Search = &terms
 	readEntries(t, mustFetch(t, &f, req))
 	gopherSent(t, s, "/search\tfrom flag\r\n")
 
 	// The URL's own terms win over --search.
 	req = gopherRequest(t, s.URL+"/7/search%09in%20url")
-	req.Search, req.HasSearch = "from flag", true
+	req.Search = &terms
 	readEntries(t, mustFetch(t, &f, req))
 	gopherSent(t, s, "/search\tin url\r\n")
 

@@ -87,7 +87,10 @@ func TestHTTPRedirectKeepsConnection(t *testing.T) {
 	})
 }
 
-func TestHTTPLastLeavesNoConnectionOpen(t *testing.T) {
+// TestHTTPCloseLeavesNoConnectionOpen: the caller's end of work is the
+// Fetcher's Close, which closes what the exchange opened, a redirect's
+// first hop's connection too.
+func TestHTTPCloseLeavesNoConnectionOpen(t *testing.T) {
 	var originConns, otherConns connCounter
 	other := countedServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "landed")
@@ -96,12 +99,12 @@ func TestHTTPLastLeavesNoConnectionOpen(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/landed", http.StatusFound)
 	}), &originConns)
 	t.Run("last", func(t *testing.T) {
-		// The Fetcher is not closed: a last request closes what it opened.
 		f := &httpscheme.Fetcher{}
 		_, body, err := httpGet(t, f, httpRequest(t, origin.URL+"/away"))
 		if err != nil || string(body) != "landed" {
 			t.Fatalf("body %q, error %v", body, err)
 		}
+		f.Close()
 		deadline := time.Now().Add(10 * time.Second)
 		for originConns.closed.Load() < 1 || otherConns.closed.Load() < 1 {
 			if time.Now().After(deadline) {
@@ -153,8 +156,8 @@ func TestHTTPInterimResponsesSkipped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(body) != "final" || res.Header[0][1] != "HTTP/1.1 200 OK" {
-			t.Errorf("body %q, status %q", body, res.Header[0][1])
+		if status := res.Proto + " " + res.Status; string(body) != "final" || status != "HTTP/1.1 200 OK" || res.StatusCode != 200 {
+			t.Errorf("body %q, status %q (%d)", body, status, res.StatusCode)
 		}
 	})
 }
@@ -234,8 +237,7 @@ func TestHTTPUserAgentWithControlBytesRefused(t *testing.T) {
 		var hits atomic.Int32
 		s := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 		req := httpRequest(t, s.URL+"/x")
-		req.HTTP.UserAgent = "agent\r\nX-Injected: 1"
-		_, _, err := httpGet(t, httpFetcher(t), req)
+		_, _, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{UserAgent: "agent\r\nX-Injected: 1"}), req)
 		httpWantKind(t, err, schemes.ErrBadURL, 0)
 		if hits.Load() != 0 {
 			t.Error("the request reached the server")

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,10 +67,8 @@ func TestHTTPCompressedEachCoding(t *testing.T) {
 				w.Header().Set("Content-Length", strconv.Itoa(len(enc)))
 				w.Write(enc)
 			}))
-			f := httpFetcher(t)
 			req := httpRequest(t, s.URL+"/f")
-			req.HTTP.Compressed = true
-			res, body, err := httpGet(t, f, req)
+			res, body, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true}), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +84,7 @@ func TestHTTPCompressedEachCoding(t *testing.T) {
 			}
 			mu.Unlock()
 
-			res, body, err = httpGet(t, f, httpRequest(t, s.URL+"/f"))
+			res, body, err = httpGet(t, httpFetcher(t), httpRequest(t, s.URL+"/f"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,8 +110,7 @@ func TestHTTPCompressedStackedCodings(t *testing.T) {
 		w.Write(enc)
 	}))
 	req := httpRequest(t, s.URL+"/f")
-	req.HTTP.Compressed = true
-	_, body, err := httpGet(t, httpFetcher(t), req)
+	_, body, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true}), req)
 	if err != nil || !bytes.Equal(body, data) {
 		t.Fatalf("body %q, %v", body, err)
 	}
@@ -138,10 +136,9 @@ func TestHTTPCompressedFaults(t *testing.T) {
 			w.WriteHeader(http.StatusNotFound)
 		}
 	}))
-	f := httpFetcher(t)
+	f := httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true})
 	get := func(path string) ([]byte, error) {
 		req := httpRequest(t, s.URL+path)
-		req.HTTP.Compressed = true
 		_, body, err := httpGet(t, f, req)
 		return body, err
 	}
@@ -175,9 +172,8 @@ func TestHTTPCompressedResumeAsksPlainBytes(t *testing.T) {
 		http.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
 	}))
 	req := httpRequest(t, s.URL+"/f")
-	req.HTTP.Compressed = true
 	req.Offset = 4
-	res, body, err := httpGet(t, httpFetcher(t), req)
+	res, body, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true}), req)
 	if err != nil || string(body) != "456789" || res.Offset != 4 {
 		t.Fatalf("body %q offset %v: %v", body, res, err)
 	}
@@ -199,14 +195,15 @@ func echoHeaders(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "Host: %s\n", r.Host)
 }
 
-// TestHTTPHeaderFields sends -H's forms: a field added, a default
-// replaced, a default removed, one sent empty, two of a name, the Host.
+// TestHTTPHeaderFields sends -H's forms as the Fetcher holds them: a
+// field added, a default replaced, a default removed, one sent empty, two
+// of a name, the Host.
 func TestHTTPHeaderFields(t *testing.T) {
 	s := httpServer(t, http.HandlerFunc(echoHeaders))
 	req := httpRequest(t, s.URL+"/h")
-	req.HTTP.Header = []string{"x-one: 1", "X-One: 2", "Accept: text/plain", "User-Agent:", "X-Empty;", "Host: example.test", "Referer:"}
-	req.HTTP.Referer = "http://gone.example/"
-	_, body, err := httpGet(t, httpFetcher(t), req)
+	header := http.Header{"X-One": {"1", "2"}, "Accept": {"text/plain"}, "X-Empty": {""}, "Host": {"example.test"}}
+	f := httpFetcherWith(t, &httpscheme.Fetcher{Header: header, RemoveHeader: []string{"User-Agent", "referer"}, Referer: "http://gone.example/"})
+	_, body, err := httpGet(t, f, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,9 +219,15 @@ func TestHTTPHeaderFields(t *testing.T) {
 		}
 	}
 
+	if len(header) != 4 || len(header["X-One"]) != 2 {
+		t.Errorf("the Fetcher's Header was changed: %q", header)
+	}
+
 	req = httpRequest(t, s.URL+"/h")
-	req.HTTP.Header = []string{"X-Bad: a\r\nInjected: yes"}
-	_, _, err = httpGet(t, httpFetcher(t), req)
+	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"X-Bad": {"a\r\nInjected: yes"}}}), req)
+	httpWantKind(t, err, schemes.ErrBadURL, 0)
+	req = httpRequest(t, s.URL+"/h")
+	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"Bad Name": {"a"}}}), req)
 	httpWantKind(t, err, schemes.ErrBadURL, 0)
 }
 
@@ -236,18 +239,15 @@ func TestHTTPRefererOnRedirects(t *testing.T) {
 	mux.HandleFunc("/a", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/b", http.StatusFound) })
 	mux.HandleFunc("/b", echoHeaders)
 	s := httpServer(t, mux)
-	f := httpFetcher(t)
 
 	req := httpRequest(t, s.URL+"/a")
-	req.HTTP.Referer = "http://from.example/"
-	_, body, err := httpGet(t, f, req)
+	_, body, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Referer: "http://from.example/"}), req)
 	if err != nil || !strings.Contains(string(body), "Referer: http://from.example/\n") {
 		t.Errorf("fixed Referer: %s %v", body, err)
 	}
 
 	req = httpRequest(t, strings.Replace(s.URL, "http://", "http://u:secret@", 1)+"/a#frag")
-	req.HTTP.AutoReferer = true
-	_, body, err = httpGet(t, f, req)
+	_, body, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{AutoReferer: true}), req)
 	if err != nil || !strings.Contains(string(body), "Referer: "+s.URL+"/a\n") {
 		t.Errorf("auto Referer: %s %v", body, err)
 	}
@@ -268,23 +268,20 @@ func TestHTTPFailWithBody(t *testing.T) {
 			}
 			http.Error(w, "no such page", http.StatusNotFound)
 		}))
-		f := httpFetcher(t)
+		f := httpFetcherWith(t, &httpscheme.Fetcher{FailWithBody: true, Compressed: true})
 		for _, path := range []string{"/plain", "/gz"} {
 			req := httpRequest(t, s.URL+path)
-			req.HTTP.FailWithBody = true
-			req.HTTP.Compressed = true
 			res, body, err := httpGet(t, f, req)
 			if string(body) != "no such page\n" {
 				t.Errorf("%s: body %q", path, body)
 			}
 			httpWantKind(t, err, schemes.ErrNotFound, 404)
-			if res == nil || res.Header[1] != [2]string{":status", "404"} {
+			if res == nil || res.StatusCode != 404 || res.Status != "404 Not Found" {
 				t.Errorf("%s: resource %+v", path, res)
 			}
 		}
 		// HEAD has no page to keep: the error comes from Fetch.
 		req := httpRequest(t, s.URL+"/plain")
-		req.HTTP.FailWithBody = true
 		req.Head = true
 		_, _, err := httpGet(t, f, req)
 		httpWantKind(t, err, schemes.ErrNotFound, 404)
@@ -301,21 +298,18 @@ func TestHTTPOnResponseEveryHop(t *testing.T) {
 	s := httpServer(t, mux)
 	var statuses []string
 	var locations []string
-	onResponse := func(h [][2]string) {
-		for _, kv := range h {
-			switch kv[0] {
-			case ":status-line":
-				statuses = append(statuses, kv[1])
-			case "Location":
+	onResponse := func(head *schemes.Resource) {
+		statuses = append(statuses, head.Proto+" "+head.Status)
+		for _, kv := range head.Header {
+			if kv[0] == "Location" {
 				locations = append(locations, kv[1])
 			}
 		}
 	}
-	f := httpFetcher(t)
+	f := httpFetcherWith(t, &httpscheme.Fetcher{OnResponse: onResponse})
 	for _, trace := range []bool{false, true} {
 		statuses, locations = nil, nil
 		req := httpRequest(t, s.URL+"/a")
-		req.HTTP.OnResponse = onResponse
 		if trace {
 			req.Trace = (&httpTrace{}).tracer()
 		}
@@ -329,7 +323,6 @@ func TestHTTPOnResponseEveryHop(t *testing.T) {
 	}
 	statuses = nil
 	req := httpRequest(t, s.URL+"/missing")
-	req.HTTP.OnResponse = onResponse
 	_, _, err := httpGet(t, f, req)
 	httpWantKind(t, err, schemes.ErrNotFound, 404)
 	if len(statuses) != 1 || statuses[0] != "HTTP/1.1 404 Not Found" {
@@ -347,10 +340,9 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/echo", http.StatusFound) })
 	mux.HandleFunc("/echo", echoHeaders)
 	s := httpServer(t, mux)
-	f := httpFetcher(t)
+	f := httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"Authorization": {"Bearer token"}}})
 	for path, sent := range map[string]bool{"/same": true, "/away": false} {
 		req := httpRequest(t, s.URL+path)
-		req.HTTP.Header = []string{"Authorization: Bearer token"}
 		_, body, err := httpGet(t, f, req)
 		if err != nil {
 			t.Fatal(err)
@@ -359,12 +351,41 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 			t.Errorf("%s: Authorization sent %v, want %v:\n%s", path, got, sent, body)
 		}
 	}
+	// A URL a recursion reached on another origin (Request.Foreign) gets
+	// neither the Authorization nor the Cookie field; the others go.
+	f = httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"Authorization": {"Bearer token"}, "Cookie": {"sid=1"}, "X-Kept": {"yes"}}})
+	for _, foreign := range []bool{false, true} {
+		req := httpRequest(t, s.URL+"/echo")
+		req.Foreign = foreign
+		_, body, err := httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(body)
+		if sent := strings.Contains(got, "Authorization: Bearer token\n") || strings.Contains(got, "Cookie: sid=1\n"); sent == foreign || !strings.Contains(got, "X-Kept: yes\n") {
+			t.Errorf("foreign %v: credential fields sent %v:\n%s", foreign, sent, got)
+		}
+	}
+	// Nor does a removal of the user's own Authorization take a foreign
+	// URL's own credentials away.
+	f = httpFetcherWith(t, &httpscheme.Fetcher{RemoveHeader: []string{"Authorization"}})
+	for _, foreign := range []bool{false, true} {
+		req := httpRequest(t, s.URL+"/echo")
+		req.User, req.Foreign = url.UserPassword("u", "p"), foreign
+		_, body, err := httpGet(t, f, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent := strings.Contains(string(body), "Authorization: Basic dTpw\n"); sent != foreign {
+			t.Errorf("foreign %v: the URL's own credentials sent %v:\n%s", foreign, sent, body)
+		}
+	}
 }
 
-// TestHTTPLastDecodedBodyLeavesNoConnectionOpen: a run's last request
-// closes its connection once its body is closed, when the body is decoded
-// or an error page too.
-func TestHTTPLastDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
+// TestHTTPDecodedBodyLeavesNoConnectionOpen: a body closed gives its
+// connection back, when the body is decoded or an error page too, so that
+// the Fetcher's Close, the caller's end of work, closes it.
+func TestHTTPDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
 	page := encodeWith(t, "gzip", []byte("page\n"))
 	for _, status := range []int{http.StatusOK, http.StatusNotFound} {
 		var conns connCounter
@@ -374,14 +395,12 @@ func TestHTTPLastDecodedBodyLeavesNoConnectionOpen(t *testing.T) {
 			w.Write(page)
 		}), &conns)
 		req := httpRequest(t, s.URL+"/p")
-		req.Last = true
-		req.HTTP.Compressed = true
-		req.HTTP.FailWithBody = true
-		// The Fetcher is not closed: the last request closes what it opened.
-		_, body, _ := httpGet(t, &httpscheme.Fetcher{}, req)
+		f := &httpscheme.Fetcher{Compressed: true, FailWithBody: true}
+		_, body, _ := httpGet(t, f, req)
 		if string(body) != "page\n" {
 			t.Fatalf("%d: body %q", status, body)
 		}
+		f.Close()
 		deadline := time.Now().Add(10 * time.Second)
 		for conns.closed.Load() < 1 {
 			if time.Now().After(deadline) {
@@ -406,8 +425,7 @@ func TestHTTPCompressedCancelAndTruncation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := httpRequest(t, s.URL+"/stall")
-	req.HTTP.Compressed = true
-	res, err := httpFetcher(t).Fetch(ctx, req)
+	res, err := httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true}).Fetch(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,8 +448,7 @@ func TestHTTPCompressedCancelAndTruncation(t *testing.T) {
 		bw.Write(enc[:len(enc)/2])
 	}))
 	req = httpRequest(t, cut.URL+"/cut")
-	req.HTTP.Compressed = true
-	_, _, err = httpGet(t, httpFetcher(t), req)
+	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true}), req)
 	httpWantKind(t, err, schemes.ErrTruncated, 0)
 }
 
@@ -451,8 +468,7 @@ func TestHTTPZstdWindowBounded(t *testing.T) {
 		w.Write(b.Bytes())
 	}))
 	req := httpRequest(t, s.URL+"/big-window")
-	req.HTTP.Compressed = true
-	_, _, err = httpGet(t, httpFetcher(t), req)
+	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true}), req)
 	httpWantKind(t, err, schemes.ErrProtocol, 0)
 }
 
@@ -468,12 +484,12 @@ func TestHTTP2StatusLine(t *testing.T) {
 	var lines []string
 	req := httpRequest(t, s.URL+"/h2")
 	req.TLSConfig = &tls.Config{RootCAs: pool}
-	req.HTTP.OnResponse = func(h [][2]string) { lines = append(lines, h[0][1]) }
-	res, body, err := httpGet(t, httpFetcher(t), req)
+	onResponse := func(head *schemes.Resource) { lines = append(lines, head.Proto+" "+head.Status) }
+	res, body, err := httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{OnResponse: onResponse}), req)
 	if err != nil || string(body) != "HTTP/2.0" {
 		t.Fatalf("body %q: %v", body, err)
 	}
-	if len(lines) != 1 || lines[0] != "HTTP/2 200" || res.Header[0][1] != "HTTP/2 200" {
-		t.Errorf("status lines %q and %q, want HTTP/2 200", lines, res.Header[0][1])
+	if line := res.Proto + " " + res.Status; len(lines) != 1 || lines[0] != "HTTP/2 200" || line != "HTTP/2 200" || res.StatusCode != 200 {
+		t.Errorf("status lines %q and %q (%d), want HTTP/2 200", lines, line, res.StatusCode)
 	}
 }

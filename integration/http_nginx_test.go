@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	httpscheme "github.com/urlget/urlget/schemes/http"
 )
 
 // TestNginxCompressed fetches from nginx with gzip on (.ci/servers/nginx.sh):
@@ -17,9 +19,8 @@ func TestNginxCompressed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "text.txt"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := httpFetcher(t)
+	f := httpFetcherWith(t, &httpscheme.Fetcher{Compressed: true})
 	req := httpRequest(t, urlDir+"/text.txt")
-	req.HTTP.Compressed = true
 	res, body, err := httpGet(t, f, req)
 	if err != nil {
 		t.Fatal(err)
@@ -31,13 +32,12 @@ func TestNginxCompressed(t *testing.T) {
 		t.Errorf("Content-Encoding %q, Size %d: nginx did not compress (gzip on?)", enc, res.Size)
 	}
 
-	res, body, err = httpGet(t, f, httpRequest(t, urlDir+"/text.txt"))
+	res, body, err = httpGet(t, httpFetcher(t), httpRequest(t, urlDir+"/text.txt"))
 	if err != nil || !bytes.Equal(body, data) || res.Size != int64(len(data)) {
 		t.Errorf("without Compressed: %d bytes, Size %d, %v", len(body), res.Size, err)
 	}
 
 	req = httpRequest(t, urlDir+"/text.txt")
-	req.HTTP.Compressed = true
 	req.Offset = 1000
 	res, body, err = httpGet(t, f, req)
 	if err != nil || !bytes.Equal(body, data[1000:]) || res.Offset != 1000 {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,8 +51,8 @@ func (h *httpTrace) has(line string) bool {
 }
 
 // httpBothWays runs test twice: as subtest "pool", and as "last", where
-// httpRequest marks each request the last of its run
-// (schemes.Request.Last). Every request goes through the Fetcher's
+// httpGet first tells the Fetcher that each request is the last of its
+// run (schemes.Expecter). Every request goes through the Fetcher's
 // Transport either way, and must be served alike.
 func httpBothWays(t *testing.T, test func(t *testing.T)) {
 	for _, mode := range []string{"pool", "last"} {
@@ -64,15 +65,14 @@ func httpLast(t *testing.T) bool {
 	return strings.Contains(t.Name()+"/", "/last/")
 }
 
-// httpRequest builds the request the fetch package would pass for rawURL,
-// the last of its run under httpBothWays's "last" subtest.
+// httpRequest builds the request the fetch package would pass for rawURL.
 func httpRequest(t *testing.T, rawURL string) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(rawURL)
 	if err != nil {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
-	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}, Last: httpLast(t)}
+	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
 }
 
 // stallingServer starts a server that answers each request with what
@@ -98,7 +98,11 @@ func stallingServer(t *testing.T, first func(w http.ResponseWriter)) *httptest.S
 
 // httpFetcher returns a Fetcher closed when the test ends.
 func httpFetcher(t *testing.T) *httpscheme.Fetcher {
-	f := &httpscheme.Fetcher{}
+	return httpFetcherWith(t, &httpscheme.Fetcher{})
+}
+
+// httpFetcherWith is f, closed when the test ends.
+func httpFetcherWith(t *testing.T, f *httpscheme.Fetcher) *httpscheme.Fetcher {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
@@ -115,6 +119,9 @@ func httpGet(t *testing.T, f *httpscheme.Fetcher, req *schemes.Request) (*scheme
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if httpLast(t) {
+		f.Expect([]*schemes.Request{req}, true)
+	}
 	res, err := f.Fetch(ctx, req)
 	if err != nil {
 		return nil, nil, err
@@ -182,8 +189,11 @@ func TestHTTPGetMetadataAndTrace(t *testing.T) {
 		if res.Name != "résumé;1.txt" {
 			t.Errorf("name %q", res.Name)
 		}
-		if len(res.Header) < 3 || res.Header[0] != [2]string{":status-line", "HTTP/1.1 200 OK"} || res.Header[1] != [2]string{":status", "200"} {
-			t.Errorf("header pairs %q do not start with the status", res.Header)
+		if res.Proto != "HTTP/1.1" || res.StatusCode != 200 || res.Status != "200 OK" {
+			t.Errorf("status %q %d %q, want HTTP/1.1 200 OK", res.Proto, res.StatusCode, res.Status)
+		}
+		if len(res.Header) < 1 || strings.HasPrefix(res.Header[0][0], ":") {
+			t.Errorf("header pairs %q: fields only, the status apart", res.Header)
 		}
 		foundLen := false
 		for _, kv := range res.Header {
@@ -304,8 +314,7 @@ func TestHTTPTooManyRedirects(t *testing.T) {
 		}
 
 		req := httpRequest(t, s.URL+"/r/3")
-		req.HTTP.MaxRedirects = 2
-		_, _, err = httpGet(t, httpFetcher(t), req)
+		_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{MaxRedirects: 2}), req)
 		httpWantKind(t, err, schemes.ErrProtocol, 0)
 	})
 }
@@ -355,7 +364,7 @@ func TestHTTPCredentialsNotSentToOtherHost(t *testing.T) {
 		f := httpFetcher(t)
 		for _, p := range []string{"/away", "/same"} {
 			req := httpRequest(t, origin.URL+p)
-			req.User, req.Password, req.HasUser, req.HasPassword = "alice", "s3cret", true, true
+			req.User = url.UserPassword("alice", "s3cret")
 			if _, _, err := httpGet(t, f, req); err != nil {
 				t.Fatal(err)
 			}
@@ -401,7 +410,7 @@ func TestHTTPStatusErrors(t *testing.T) {
 		} {
 			req := httpRequest(t, s.URL+"/"+strconv.Itoa(tc.code))
 			if tc.withCreds {
-				req.User, req.Password, req.HasUser, req.HasPassword = "u", "wrong", true, true
+				req.User = url.UserPassword("u", "wrong")
 			}
 			res, _, err := httpGet(t, f, req)
 			if res != nil {
@@ -428,7 +437,7 @@ func TestHTTPPromptsForMissingPassword(t *testing.T) {
 			io.WriteString(w, u+":"+p)
 		}))
 		req := httpRequest(t, s.URL+"/")
-		req.User, req.HasUser = "bob", true
+		req.User = url.User("bob")
 		var asked string
 		req.Prompt = func(prompt string) (string, error) { asked = prompt; return "typed", nil }
 		_, body, err := httpGet(t, httpFetcher(t), req)
@@ -631,9 +640,6 @@ func TestHTTPConnectionReuse(t *testing.T) {
 		for i := range 5 {
 			p := fmt.Sprintf("/item%d", i)
 			req := httpRequest(t, s.URL+p)
-			// Only the run's final URL is its last: it finds the
-			// pool's connection and takes it.
-			req.Last = req.Last && i == 4
 			_, body, err := httpGet(t, f, req)
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -110,7 +111,7 @@ func TestIDNRealINN(t *testing.T) {
 	c, name := idnServer(t, addr)
 	// The news server named by --nntp-server in Unicode, and an nntp:
 	// URL's host: both go to the resolver as A-labels.
-	c.NNTP.Server = name
+	c.Fetchers = registryWith(&news.Fetcher{Server: name})
 	res, err := c.Fetch(testCtx(t), "news:"+uri.EscapeSegment(posted[0].id))
 	if err != nil {
 		t.Fatal(err)

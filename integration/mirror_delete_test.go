@@ -20,6 +20,7 @@ import (
 	"github.com/urlget/urlget/integration/nntptest"
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // --delete, tried as an unlucky user and as a hostile server would try
@@ -587,7 +588,7 @@ func TestMirrorDeleteNewsOverview(t *testing.T) {
 	start := "news:test.urlget"
 	runWith := func(cfg nntptest.Config) ([]mirror.Report, error) {
 		s := newNewsServer(t, cfg)
-		c := fetch.Client{NNTP: schemes.NNTPOptions{Server: s.Addr}}
+		c := fetch.Client{Fetchers: registryWith(&news.Fetcher{Server: s.Addr})}
 		defer c.Close()
 		return deleteRun(t, &c, deleteOptions(out), start)
 	}

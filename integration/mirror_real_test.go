@@ -13,7 +13,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/mirror"
-	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // The recursive retrieval against the real servers .ci/servers starts:
@@ -667,7 +667,7 @@ func TestMirrorINN(t *testing.T) {
 	// INN logs readers' commands only through syslog (see
 	// .ci/servers/inn.sh): the commands are counted on the connections.
 	d := &commandDialer{}
-	c := fetch.Client{Dialer: d, NNTP: schemes.NNTPOptions{MaxArticles: -1}}
+	c := fetch.Client{Dialer: d, Fetchers: registryWith(&news.Fetcher{MaxArticles: -1})}
 	defer c.Close()
 	out, outside := mirrorOut(t)
 	start := "nntp://" + addr + "/" + group

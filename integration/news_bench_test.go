@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/integration/nntptest"
-	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
@@ -44,18 +43,15 @@ func BenchmarkNewsBigArticle(b *testing.B) {
 
 func newsBench(b *testing.B, s *nntptest.Server, n int, url func(int) string) {
 	b.ReportAllocs()
-	opts := &schemes.NNTPOptions{Server: s.Addr}
 	urls := make([]string, n)
 	for i := range urls {
 		urls[i] = url(i)
 	}
-	parsed := parseURLs(b, urls...)
 	for b.Loop() {
-		f := &news.Fetcher{}
-		for i := 0; i < n; i++ {
-			req := newsRequest(b, urls[i], opts)
-			// The following URLs, as the command tells each request.
-			req.Ahead = parsed[i+1 : min(n, i+33)]
+		f := &news.Fetcher{Server: s.Addr}
+		// The run told before it is made, as the command tells it.
+		reqs := expectRun(b, f, urls, nil)
+		for _, req := range reqs {
 			res, err := f.Fetch(context.Background(), req)
 			if err != nil {
 				b.Fatal(err)

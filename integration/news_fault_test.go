@@ -10,6 +10,7 @@ import (
 
 	"github.com/urlget/urlget/integration/nntptest"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // newsReadAll fetches req and reads its body or listing to the end,
@@ -95,10 +96,10 @@ func TestNewsFaults(t *testing.T) {
 			}
 			cfg.Faults = []nntptest.Fault{tc.fault}
 			s := newNewsServer(t, cfg)
-			f := newsFetcher(t)
+			f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			got, err := newsReadAll(ctx, f, newsRequest(t, tc.url, &schemes.NNTPOptions{Server: s.Addr}))
+			got, err := newsReadAll(ctx, f, newsRequest(t, tc.url))
 			if !errors.Is(err, tc.kind) {
 				t.Fatalf("err = %v, want %v", err, tc.kind)
 			}
@@ -125,7 +126,7 @@ func TestNewsGreetingRefused(t *testing.T) {
 		cfg := newsConfig()
 		cfg.Greeting = tc.greeting
 		s := newNewsServer(t, cfg)
-		_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, s.URL+"/test.urlget/10", nil))
+		_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, s.URL+"/test.urlget/10"))
 		if !errors.Is(err, tc.kind) || schemes.IsTemporary(err) != tc.temp {
 			t.Errorf("greeting %q: %v (temporary %v), want %v", tc.greeting, err, schemes.IsTemporary(err), tc.kind)
 		}
@@ -138,10 +139,9 @@ func TestNewsStaleSession(t *testing.T) {
 	cfg := newsConfig()
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE <second@example.test>", Close: true, Once: true}}
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	newsFetchBody(t, f, newsRequest(t, "news:first@example.test", opts))
-	if got := newsFetchBody(t, f, newsRequest(t, "news:second@example.test", opts)); !strings.HasSuffix(got, "second body\n") {
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	newsFetchBody(t, f, newsRequest(t, "news:first@example.test"))
+	if got := newsFetchBody(t, f, newsRequest(t, "news:second@example.test")); !strings.HasSuffix(got, "second body\n") {
 		t.Errorf("article after reconnection %q", got)
 	}
 	if n := s.Connections(); n != 2 {
@@ -156,12 +156,11 @@ func TestNewsAfterBrokenBody(t *testing.T) {
 	cfg := newsConfig()
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE <first", Reply: "220 0 <first@example.test>\r\nX: y\r\n", Close: true, Once: true}}
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	if _, err := newsReadAll(context.Background(), f, newsRequest(t, "news:first@example.test", opts)); !errors.Is(err, schemes.ErrTruncated) {
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	if _, err := newsReadAll(context.Background(), f, newsRequest(t, "news:first@example.test")); !errors.Is(err, schemes.ErrTruncated) {
 		t.Fatalf("err = %v, want truncated", err)
 	}
-	res, err := f.Fetch(context.Background(), newsRequest(t, "news:second@example.test", opts))
+	res, err := f.Fetch(context.Background(), newsRequest(t, "news:second@example.test"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +170,7 @@ func TestNewsAfterBrokenBody(t *testing.T) {
 	}
 	res.Body.Close()
 	res.Body.Close()
-	if got := newsFetchBody(t, f, newsRequest(t, "news:first@example.test", opts)); !strings.Contains(got, "..two dots") {
+	if got := newsFetchBody(t, f, newsRequest(t, "news:first@example.test")); !strings.Contains(got, "..two dots") {
 		t.Errorf("article %q", got)
 	}
 	if n := s.Connections(); n != 3 {
@@ -186,7 +185,7 @@ func TestNewsCancelWhileReading(t *testing.T) {
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE", Reply: "220 0 <first@example.test>\r\nSubject: stalled\r\n\r\nfirst line\r\n", Hang: true}}
 	s := newNewsServer(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	res, err := newsFetcher(t).Fetch(ctx, newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr}))
+	res, err := newsFetcherWith(t, &news.Fetcher{Server: s.Addr}).Fetch(ctx, newsRequest(t, "news:first@example.test"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +201,7 @@ func TestNewsCancelWhileReading(t *testing.T) {
 
 	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err = newsReadAll(ctx, newsFetcher(t), newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr}))
+	_, err = newsReadAll(ctx, newsFetcherWith(t, &news.Fetcher{Server: s.Addr}), newsRequest(t, "news:first@example.test"))
 	if !errors.Is(err, schemes.ErrTimeout) {
 		t.Errorf("stalled body past the deadline: %v, want timeout", err)
 	}

@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"net/textproto"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -128,12 +130,11 @@ func TestNewsINN(t *testing.T) {
 	const group = "urlget.test"
 	posted := innArticles(group)
 	innPost(t, addr, posted)
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: addr, MaxArticles: len(posted)}
+	f := newsFetcherWith(t, &news.Fetcher{Server: addr, MaxArticles: len(posted)})
 
 	// news:<message-id>
 	for _, a := range posted {
-		got := newsFetchBody(t, f, newsRequest(t, "news:"+uri.EscapeSegment(a.id), opts))
+		got := newsFetchBody(t, f, newsRequest(t, "news:"+uri.EscapeSegment(a.id)))
 		innCheckArticle(t, got, a)
 	}
 
@@ -143,11 +144,9 @@ func TestNewsINN(t *testing.T) {
 	for _, a := range posted {
 		urls = append(urls, "news:"+uri.EscapeSegment(a.id), "news:absent."+uri.EscapeSegment(a.id))
 	}
-	parsed := parseURLs(t, urls...)
+	reqs := expectRun(t, f, urls, nil)
 	for i, u := range urls {
-		req := newsRequest(t, u, opts)
-		req.Ahead = parsed[i+1:]
-		res, err := f.Fetch(context.Background(), req)
+		res, err := f.Fetch(context.Background(), reqs[i])
 		if i%2 == 1 {
 			if !errors.Is(err, schemes.ErrNotFound) {
 				t.Errorf("pipelined %s: %v, want not found", u, err)
@@ -161,7 +160,7 @@ func TestNewsINN(t *testing.T) {
 	}
 
 	// news:<group>: this run's articles are the newest.
-	entries := newsFetchListing(t, f, newsRequest(t, "news:"+group, opts))
+	entries := newsFetchListing(t, f, newsRequest(t, "news:"+group))
 	if len(entries) != len(posted) {
 		t.Fatalf("%d entries, want %d: %+v", len(entries), len(posted), entries)
 	}
@@ -175,12 +174,12 @@ func TestNewsINN(t *testing.T) {
 			t.Errorf("encoded author not decoded: %q", e.Fields["author"])
 		}
 		// Each entry's URL fetches what was posted.
-		innCheckArticle(t, newsFetchBody(t, f, newsRequest(t, e.URL, opts)), a)
+		innCheckArticle(t, newsFetchBody(t, f, newsRequest(t, e.URL)), a)
 	}
 
 	// nntp://host:port/group and nntp://host:port/group/number.
 	base := "nntp://" + addr + "/" + group
-	nentries := newsFetchListing(t, f, newsRequest(t, base, opts))
+	nentries := newsFetchListing(t, f, newsRequest(t, base))
 	if len(nentries) != len(posted) {
 		t.Fatalf("nntp listing: %d entries, want %d", len(nentries), len(posted))
 	}
@@ -188,11 +187,11 @@ func TestNewsINN(t *testing.T) {
 		if want := base + "/" + entries[i].Fields["number"]; e.URL != want {
 			t.Errorf("nntp entry %d URL %q, want %q", i, e.URL, want)
 		}
-		innCheckArticle(t, newsFetchBody(t, f, newsRequest(t, e.URL, nil)), posted[i])
+		innCheckArticle(t, newsFetchBody(t, f, newsRequest(t, e.URL)), posted[i])
 	}
 
 	// news:* has the test groups, described from LIST NEWSGROUPS.
-	all := newsFetchListing(t, f, newsRequest(t, "news:*", opts))
+	all := newsFetchListing(t, f, newsRequest(t, "news:*"))
 	found := map[string]schemes.Entry{}
 	for _, e := range all {
 		found[e.Name] = e
@@ -210,7 +209,7 @@ func TestNewsINN(t *testing.T) {
 	}
 
 	// -I on an article: INN's header, in its order.
-	req := newsRequest(t, "news:"+posted[0].id, opts)
+	req := newsRequest(t, "news:"+posted[0].id)
 	req.Head = true
 	res, err := f.Fetch(context.Background(), req)
 	if err != nil {
@@ -222,12 +221,12 @@ func TestNewsINN(t *testing.T) {
 
 	// Errors map to the taxonomy.
 	for _, u := range []string{"news:absent." + posted[0].id, "news:urlget.no.such.group", base + "/999999999", "nntp://" + addr + "/urlget.no.such.group"} {
-		_, err := f.Fetch(context.Background(), newsRequest(t, u, opts))
+		_, err := f.Fetch(context.Background(), newsRequest(t, u))
 		if !errors.Is(err, schemes.ErrNotFound) {
 			t.Errorf("%s: %v, want not found", u, err)
 		}
 	}
-	empty := newsFetchListing(t, f, newsRequest(t, "news:urlget.test.empty", opts))
+	empty := newsFetchListing(t, f, newsRequest(t, "news:urlget.test.empty"))
 	if len(empty) != 0 {
 		t.Errorf("empty group lists %+v", empty)
 	}
@@ -240,23 +239,25 @@ func TestNewsINNAuthinfo(t *testing.T) {
 	posted := innArticles("urlget.test")[:1]
 	innPost(t, feed, posted)
 
-	req := newsRequest(t, "nntp://"+addr+"/urlget.test", &schemes.NNTPOptions{MaxArticles: 1})
-	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true
-	entries := newsFetchListing(t, newsFetcher(t), req)
+	req := newsRequest(t, "nntp://"+addr+"/urlget.test")
+	req.User = url.UserPassword(user, pass)
+	entries := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{MaxArticles: 1}), req)
 	if len(entries) != 1 || entries[0].Fields["message-id"] != "<"+posted[0].id+">" {
 		t.Fatalf("entries %+v", entries)
 	}
-	req = newsRequest(t, "news:"+posted[0].id, &schemes.NNTPOptions{Server: addr})
-	req.User, req.Password, req.HasUser, req.HasPassword = user, pass, true, true
-	innCheckArticle(t, newsFetchBody(t, newsFetcher(t), req), posted[0])
+	req = newsRequest(t, "news:"+posted[0].id)
+	req.User = url.UserPassword(user, pass)
+	innCheckArticle(t, newsFetchBody(t, newsFetcherWith(t, &news.Fetcher{Server: addr}), req), posted[0])
 
 	for _, tc := range []struct {
 		user, pass string
 		has        bool
 	}{{"", "", false}, {user, "wrong", true}} {
-		req := newsRequest(t, "news:"+posted[0].id, &schemes.NNTPOptions{Server: addr})
-		req.User, req.Password, req.HasUser, req.HasPassword = tc.user, tc.pass, tc.has, tc.has
-		_, err := newsFetcher(t).Fetch(context.Background(), req)
+		req := newsRequest(t, "news:"+posted[0].id)
+		if tc.has {
+			req.User = url.UserPassword(tc.user, tc.pass)
+		}
+		_, err := newsFetcherWith(t, &news.Fetcher{Server: addr}).Fetch(context.Background(), req)
 		if !errors.Is(err, schemes.ErrLoginFailed) {
 			t.Errorf("user %q: %v, want login failed", tc.user, err)
 		}
@@ -272,16 +273,16 @@ func TestNewsINNRange(t *testing.T) {
 	const group = "urlget.test"
 	posted := innArticles(group)
 	innPost(t, addr, posted)
-	f := newsFetcher(t)
-	newest := newsFetchListing(t, f, newsRequest(t, "news:"+group, &schemes.NNTPOptions{Server: addr, MaxArticles: len(posted)}))
+	newest := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: addr, MaxArticles: len(posted)}), newsRequest(t, "news:"+group))
 	if len(newest) != len(posted) {
 		t.Fatalf("%d entries, want %d", len(newest), len(posted))
 	}
 	first, last := newest[0].Fields["number"], newest[len(newest)-1].Fields["number"]
-	opts := &schemes.NNTPOptions{Server: addr, MaxArticles: 1}
 	base := "nntp://" + addr + "/" + group
+	// A range is explicit: MaxArticles does not cut it.
+	f := newsFetcherWith(t, &news.Fetcher{Server: addr, MaxArticles: 1})
 	for _, u := range []string{base + "/" + first + "-" + last, "news:" + group + "/" + first + "-" + last, base + "/" + first + "-"} {
-		es := newsFetchListing(t, f, newsRequest(t, u, opts))
+		es := newsFetchListing(t, f, newsRequest(t, u))
 		if len(es) != len(posted) {
 			t.Fatalf("%s: %d entries, want %d: %+v", u, len(es), len(posted), es)
 		}

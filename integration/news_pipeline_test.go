@@ -2,6 +2,7 @@ package integration
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -28,21 +29,18 @@ func wantArticle(t *testing.T, id string) string {
 	return ""
 }
 
-// fetchInOrder fetches ids one after the other on f, each request told of
-// the ones after it (schemes.Request.Ahead) as the command does, and
-// returns each body or error text.
+// fetchInOrder fetches ids one after the other on f, told of them as one
+// run first (schemes.Expecter) as the command does, and returns each body
+// or error text.
 func fetchInOrder(t *testing.T, f *news.Fetcher, s *nntptest.Server, head bool, ids ...string) []string {
 	t.Helper()
 	urls := make([]string, len(ids))
 	for i, id := range ids {
 		urls[i] = newsArticleURL(id)
 	}
-	parsed := parseURLs(t, urls...)
+	reqs := expectRun(t, f, urls, func(req *schemes.Request) { req.Head = head })
 	var got []string
-	for i, u := range urls {
-		req := newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr})
-		req.Head = head
-		req.Ahead = parsed[i+1:]
+	for _, req := range reqs {
 		res, err := f.Fetch(testCtx(t), req)
 		if err != nil {
 			got = append(got, "error: "+err.Error())
@@ -73,7 +71,7 @@ func wantConnections(t *testing.T, s *nntptest.Server, want int) {
 // caller says which come next, and each fetch still gets its own reply.
 func TestNewsPipelined(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test", "missing@example.test", "first@example.test"}
 	got := fetchInOrder(t, f, s, false, ids...)
 	for i, id := range ids {
@@ -107,20 +105,19 @@ func TestNewsPipelined(t *testing.T) {
 // replies sent ahead, and gets its own.
 func TestNewsPipelineHintNotFollowed(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	first := newsRequest(t, newsArticleURL("first@example.test"), opts)
-	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	first := newsRequest(t, newsArticleURL("first@example.test"))
+	expectAfter(t, f, first, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	if got, want := newsFetchBody(t, f, first), wantArticle(t, "first@example.test"); got != want {
 		t.Errorf("first: %q", got)
 	}
-	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("third/x@example.test"), opts)), wantArticle(t, "third/x@example.test"); got != want {
+	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("third/x@example.test"))), wantArticle(t, "third/x@example.test"); got != want {
 		t.Errorf("third, out of the announced order: %q, want %q", got, want)
 	}
 	// A command of another kind waits for the replies sent ahead too.
-	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
+	expectAfter(t, f, first, newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, first)
-	entries := newsFetchListing(t, f, newsRequest(t, "news:test.urlget", opts))
+	entries := newsFetchListing(t, f, newsRequest(t, "news:test.urlget"))
 	if len(entries) != 3 {
 		t.Errorf("listing after replies sent ahead: %d entries", len(entries))
 	}
@@ -130,7 +127,7 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 
 	// Closing the Fetcher with replies still on their way does not wait
 	// for them.
-	first.Ahead = parseURLs(t, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
+	expectAfter(t, f, first, newsArticleURL("second@example.test"), newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, first)
 	if err := f.Close(); err != nil {
 		t.Errorf("close: %v", err)
@@ -141,13 +138,12 @@ func TestNewsPipelineHintNotFollowed(t *testing.T) {
 // on it; the next article comes on a new connection.
 func TestNewsPipelineBodyClosedEarly(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	req := newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"))
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, newsArticleURL("first@example.test"))
+	expectAfter(t, f, req, newsArticleURL("second@example.test"))
 	res := mustFetch(t, f, req)
 	res.Body.Close()
-	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("second@example.test"), opts)), wantArticle(t, "second@example.test"); got != want {
+	if got, want := newsFetchBody(t, f, newsRequest(t, newsArticleURL("second@example.test"))), wantArticle(t, "second@example.test"); got != want {
 		t.Errorf("second: %q, want %q", got, want)
 	}
 	wantConnections(t, s, 2)
@@ -161,14 +157,13 @@ func TestNewsPipelineAuthRequired(t *testing.T) {
 	cfg.User, cfg.Password = "reader", "pw"
 	cfg.NoCapabilities = true
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test"}
 	urls := []string{newsArticleURL(ids[0]), newsArticleURL(ids[1]), newsArticleURL(ids[2])}
-	parsed := parseURLs(t, urls...)
-	for i, u := range urls {
-		req := newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr})
-		req.User, req.Password, req.HasUser, req.HasPassword = "reader", "pw", true, true
-		req.Ahead = parsed[i+1:]
+	reqs := expectRun(t, f, urls, func(req *schemes.Request) {
+		req.User = url.UserPassword("reader", "pw")
+	})
+	for i, req := range reqs {
 		if got, want := newsFetchBody(t, f, req), wantArticle(t, ids[i]); got != want {
 			t.Errorf("%s: %q, want %q", ids[i], got, want)
 		}
@@ -186,7 +181,7 @@ func TestNewsPipelineServerCloses(t *testing.T) {
 	cfg := newsConfig()
 	cfg.Faults = []nntptest.Fault{{Command: "ARTICLE <second@example.test>", Reply: "", Close: true, Once: true}}
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	ids := []string{"first@example.test", "second@example.test", "third/x@example.test"}
 	got := fetchInOrder(t, f, s, false, ids...)
 	for i, id := range ids {
@@ -202,21 +197,20 @@ func TestNewsPipelineServerCloses(t *testing.T) {
 // never sent.
 func TestNewsPipelineOnlyArticlesByID(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
-	req := newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = parseURLs(t, newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test"))
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, newsArticleURL("first@example.test"))
+	expectAfter(t, f, req, newsArticleURL("second@example.test"), "news:test.urlget", newsArticleURL("third/x@example.test"))
 	newsFetchBody(t, f, req)
-	req = newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = parseURLs(t, "news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test"))
+	req = newsRequest(t, newsArticleURL("first@example.test"))
+	expectAfter(t, f, req, "news:bad%0d%0aQUIT@x", newsArticleURL("second@example.test"))
 	newsFetchBody(t, f, req)
-	req = newsRequest(t, newsArticleURL("first@example.test"), opts)
-	req.Ahead = parseURLs(t, "news://other.example:119/second@example.test", "http://x/")
+	req = newsRequest(t, newsArticleURL("first@example.test"))
+	expectAfter(t, f, req, "news://other.example:119/second@example.test", "http://x/")
 	newsFetchBody(t, f, req)
 	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "ARTICLE <second@example.test>",
 		"ARTICLE <first@example.test>", "ARTICLE <first@example.test>")
 	var e *schemes.Error
-	if _, err := f.Fetch(testCtx(t), newsRequest(t, "news:bad%0d%0aQUIT@x", opts)); !errors.As(err, &e) || !errors.Is(err, schemes.ErrBadURL) {
+	if _, err := f.Fetch(testCtx(t), newsRequest(t, "news:bad%0d%0aQUIT@x")); !errors.As(err, &e) || !errors.Is(err, schemes.ErrBadURL) {
 		t.Errorf("bad message-id: %v", err)
 	}
 }

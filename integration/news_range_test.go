@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // TestNewsArticleRanges lists the articles of a group by number range, as
@@ -14,7 +15,6 @@ import (
 // and under nntp: its URL is the article's by number.
 func TestNewsArticleRanges(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	opts := &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 1}
 	for _, tc := range []struct {
 		url     string
 		over    string // the OVER command, "" when none is sent
@@ -30,7 +30,7 @@ func TestNewsArticleRanges(t *testing.T) {
 	} {
 		t.Run(tc.url, func(t *testing.T) {
 			s.ResetCommands()
-			es := newsFetchListing(t, newsFetcher(t), newsRequest(t, tc.url, opts))
+			es := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: 1}), newsRequest(t, tc.url))
 			want := []string{"CAPABILITIES", "GROUP test.urlget"}
 			if tc.over != "" {
 				want = append(want, tc.over)
@@ -52,14 +52,14 @@ func TestNewsArticleRanges(t *testing.T) {
 
 	// Without a range, MaxArticles holds and entries carry their group too.
 	s.ResetCommands()
-	es := newsFetchListing(t, newsFetcher(t), newsRequest(t, s.URL+"/test.urlget", opts))
+	es := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: 1}), newsRequest(t, s.URL+"/test.urlget"))
 	newsCommands(t, s, "CAPABILITIES", "GROUP test.urlget", "OVER 12-12")
 	if len(es) != 1 || es[0].Fields["group"] != "test.urlget" || es[0].Fields["number"] != "12" {
 		t.Errorf("entries %+v", es)
 	}
 
 	for _, bad := range []string{s.URL + "/test.urlget/12-11", s.URL + "/test.urlget/99999999999999999999-"} {
-		_, err := newsFetcher(t).Fetch(testCtx(t), newsRequest(t, bad, opts))
+		_, err := newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: 1}).Fetch(testCtx(t), newsRequest(t, bad))
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%s: %v, want a bad URL", bad, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -58,20 +59,16 @@ func newNewsServer(t *testing.T, cfg nntptest.Config) *nntptest.Server {
 }
 
 // newsRequest builds the request the fetch package would for rawURL.
-func newsRequest(t testing.TB, rawURL string, opts *schemes.NNTPOptions) *schemes.Request {
+func newsRequest(t testing.TB, rawURL string) *schemes.Request {
 	t.Helper()
 	u, err := uri.Parse(rawURL)
 	if err != nil {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
-	req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
-	if opts != nil {
-		req.NNTP = *opts
-	}
-	return req
+	return &schemes.Request{URL: u, Dialer: &net.Dialer{}, TLSConfig: &tls.Config{}}
 }
 
-// parseURLs parses URLs for a request's Ahead.
+// parseURLs parses URLs, such as a mirror's start URLs.
 func parseURLs(t testing.TB, raws ...string) []uri.URL {
 	t.Helper()
 	urls := make([]uri.URL, len(raws))
@@ -85,8 +82,43 @@ func parseURLs(t testing.TB, raws ...string) []uri.URL {
 	return urls
 }
 
+// expectAfter tells f (schemes.Expecter) that requests for raws follow
+// req, in order, each with req's options and credentials, as the fetch
+// package builds the requests of a run.
+func expectAfter(t testing.TB, f *news.Fetcher, req *schemes.Request, raws ...string) {
+	t.Helper()
+	reqs := []*schemes.Request{req}
+	for _, u := range parseURLs(t, raws...) {
+		next := *req
+		next.URL = u
+		reqs = append(reqs, &next)
+	}
+	f.Expect(reqs, false)
+}
+
+// expectRun builds the requests of urls with opts, as prepare leaves
+// each, and tells f of them as one run before they are made.
+func expectRun(t testing.TB, f *news.Fetcher, urls []string, prepare func(*schemes.Request)) []*schemes.Request {
+	t.Helper()
+	reqs := make([]*schemes.Request, len(urls))
+	for i, u := range urls {
+		reqs[i] = newsRequest(t, u)
+		if prepare != nil {
+			prepare(reqs[i])
+		}
+	}
+	f.Expect(reqs, false)
+	return reqs
+}
+
+// newsFetcher is a news fetcher with the default settings, closed at
+// the test's end.
 func newsFetcher(t *testing.T) *news.Fetcher {
-	f := &news.Fetcher{}
+	return newsFetcherWith(t, &news.Fetcher{})
+}
+
+// newsFetcherWith is f, closed at the test's end.
+func newsFetcherWith(t *testing.T, f *news.Fetcher) *news.Fetcher {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
@@ -110,11 +142,11 @@ func newsCommands(t *testing.T, s *nntptest.Server, want ...string) {
 
 func TestNewsArticleByMessageID(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	for _, a := range newsArticles() {
 		s.ResetCommands()
 		u := "news:" + uri.EscapeSegment(a.MessageID)
-		got := newsFetchBody(t, f, newsRequest(t, u, &schemes.NNTPOptions{Server: s.Addr}))
+		got := newsFetchBody(t, f, newsRequest(t, u))
 		want := nntptest.Article{Header: append([][2]string{{"Message-ID", "<" + a.MessageID + ">"}}, a.Header...), Body: a.Body}.Text()
 		if got != want {
 			t.Errorf("%s:\n got %q\nwant %q", u, got, want)
@@ -133,7 +165,7 @@ func TestNewsArticleByMessageID(t *testing.T) {
 func TestNewsAngleBracketsAndEnv(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	t.Setenv("NNTPSERVER", s.Addr)
-	got := newsFetchBody(t, newsFetcher(t), newsRequest(t, "news:%3Csecond@example.test%3E", nil))
+	got := newsFetchBody(t, newsFetcher(t), newsRequest(t, "news:%3Csecond@example.test%3E"))
 	if !strings.HasSuffix(got, "\n\nsecond body\n") {
 		t.Errorf("article: %q", got)
 	}
@@ -141,7 +173,7 @@ func TestNewsAngleBracketsAndEnv(t *testing.T) {
 
 	// RFC 5538 §2.1: news://server/... names its own server, over the
 	// option and the environment.
-	got = newsFetchBody(t, newsFetcher(t), newsRequest(t, "news://"+s.Addr+"/first@example.test", &schemes.NNTPOptions{Server: "127.0.0.1:1"}))
+	got = newsFetchBody(t, newsFetcherWith(t, &news.Fetcher{Server: "127.0.0.1:1"}), newsRequest(t, "news://"+s.Addr+"/first@example.test"))
 	if !strings.HasSuffix(got, "last line\n") {
 		t.Errorf("news://server/id: %q", got)
 	}
@@ -149,7 +181,7 @@ func TestNewsAngleBracketsAndEnv(t *testing.T) {
 
 func TestNewsNoServer(t *testing.T) {
 	t.Setenv("NNTPSERVER", "")
-	_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, "news:test.urlget", nil))
+	_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, "news:test.urlget"))
 	if !errors.Is(err, schemes.ErrBadURL) || !errors.Is(err, schemes.ErrNoNewsServer) || strings.Contains(err.Error(), "--") {
 		t.Fatalf("err = %v, want a bad-URL error of ErrNoNewsServer that names no flag", err)
 	}
@@ -169,8 +201,8 @@ func TestNewsGroupListing(t *testing.T) {
 			cfg := newsConfig()
 			cfg.Overview = tc.over
 			s := newNewsServer(t, cfg)
-			f := newsFetcher(t)
-			got := newsFetchListing(t, f, newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr}))
+			f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+			got := newsFetchListing(t, f, newsRequest(t, "news:test.urlget"))
 			newsCommands(t, s, tc.cmds...)
 			if len(got) != 3 {
 				t.Fatalf("%d entries, want 3: %+v", len(got), got)
@@ -202,7 +234,7 @@ func TestNewsGroupListing(t *testing.T) {
 			}
 			// Every entry's URL fetches its article over the same session.
 			s.ResetCommands()
-			body := newsFetchBody(t, f, newsRequest(t, got[2].URL, &schemes.NNTPOptions{Server: s.Addr}))
+			body := newsFetchBody(t, f, newsRequest(t, got[2].URL))
 			if !strings.HasPrefix(body, "Message-ID: <third/x@example.test>\n") {
 				t.Errorf("article from entry URL: %q", body)
 			}
@@ -216,14 +248,14 @@ func TestNewsGroupListing(t *testing.T) {
 
 func TestNewsMaxArticles(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 2}))
+	got := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: 2}), newsRequest(t, "news:test.urlget"))
 	newsCommands(t, s, "CAPABILITIES", "GROUP test.urlget", "OVER 11-12")
 	if len(got) != 2 || got[0].Fields["number"] != "11" {
 		t.Errorf("entries %+v", got)
 	}
 	// A negative MaxArticles lists every article of the group.
 	s.ResetCommands()
-	all := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: -1}))
+	all := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: -1}), newsRequest(t, "news:test.urlget"))
 	newsCommands(t, s, "CAPABILITIES", "GROUP test.urlget", "OVER 10-12")
 	if len(all) != 3 {
 		t.Errorf("all entries %+v", all)
@@ -232,7 +264,7 @@ func TestNewsMaxArticles(t *testing.T) {
 
 func TestNewsEmptyGroup(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:test.empty", &schemes.NNTPOptions{Server: s.Addr}))
+	got := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr}), newsRequest(t, "news:test.empty"))
 	if len(got) != 0 {
 		t.Errorf("entries %+v", got)
 	}
@@ -244,7 +276,7 @@ func TestNewsAllGroups(t *testing.T) {
 		cfg := newsConfig()
 		cfg.NoNewsgroups = noDesc
 		s := newNewsServer(t, cfg)
-		got := newsFetchListing(t, newsFetcher(t), newsRequest(t, "news:*", &schemes.NNTPOptions{Server: s.Addr}))
+		got := newsFetchListing(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr}), newsRequest(t, "news:*"))
 		newsCommands(t, s, "CAPABILITIES", "LIST NEWSGROUPS", "LIST ACTIVE")
 		if len(got) != 3 {
 			t.Fatalf("entries %+v", got)
@@ -266,13 +298,14 @@ func TestNewsAllGroups(t *testing.T) {
 
 func TestNewsRaw(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	req := newsRequest(t, "news:*", &schemes.NNTPOptions{Server: s.Addr})
+	// MaxArticles bounds the group's OVER; LIST ACTIVE lists every group.
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: 1})
+	req := newsRequest(t, "news:*")
 	req.Raw = true
 	if got := newsFetchBody(t, f, req); got != "test.urlget 12 10 y\ntest.empty 4 5 y\ntest.other 0 1 y\n" {
 		t.Errorf("raw LIST ACTIVE: %q", got)
 	}
-	req = newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 1})
+	req = newsRequest(t, "news:test.urlget")
 	req.Raw = true
 	a := newsArticles()[2]
 	a.Number = 12
@@ -287,9 +320,9 @@ func TestNewsRawHEAD(t *testing.T) {
 	cfg := newsConfig()
 	cfg.Overview = nntptest.OverNone
 	s := newNewsServer(t, cfg)
-	req := newsRequest(t, "news:test.urlget", &schemes.NNTPOptions{Server: s.Addr, MaxArticles: 2})
+	req := newsRequest(t, "news:test.urlget")
 	req.Raw = true
-	got := newsFetchBody(t, newsFetcher(t), req)
+	got := newsFetchBody(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr, MaxArticles: 2}), req)
 	want := "Message-ID: <second@example.test>\nFrom: =?UTF-8?Q?J=C3=B6rg?= <joerg@example.test>\nNewsgroups: test.urlget\n" +
 		"Subject: =?UTF-8?B?R3LDvMOfZQ==?=\nDate: Tue, 03 Jan 2006 10:00:00 +0100\nReferences: <first@example.test>\n\n" +
 		"Message-ID: <third/x@example.test>\nFrom: Bo <bo@example.test>\nNewsgroups: test.urlget\nSubject: third\twith tab\nDate: Wed, 04 Jan 2006 12:00:00 GMT\n\n"
@@ -301,15 +334,15 @@ func TestNewsRawHEAD(t *testing.T) {
 func TestNNTPURLs(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
 	f := newsFetcher(t)
-	got := newsFetchBody(t, f, newsRequest(t, s.URL+"/test.urlget/10", nil))
+	got := newsFetchBody(t, f, newsRequest(t, s.URL+"/test.urlget/10"))
 	if !strings.HasSuffix(got, "\n\nhello\n.leading dot\n..two dots\n.\nlast line\n") {
 		t.Errorf("article 10: %q", got)
 	}
-	entries := newsFetchListing(t, f, newsRequest(t, s.URL+"/test.urlget", nil))
+	entries := newsFetchListing(t, f, newsRequest(t, s.URL+"/test.urlget"))
 	if len(entries) != 3 || entries[1].URL != s.URL+"/test.urlget/11" {
 		t.Fatalf("entries %+v", entries)
 	}
-	body := newsFetchBody(t, f, newsRequest(t, entries[1].URL, nil))
+	body := newsFetchBody(t, f, newsRequest(t, entries[1].URL))
 	if !strings.HasSuffix(body, "\n\nsecond body\n") {
 		t.Errorf("article 11: %q", body)
 	}
@@ -321,8 +354,8 @@ func TestNNTPURLs(t *testing.T) {
 
 func TestNewsHead(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	req := newsRequest(t, "news:second@example.test", &schemes.NNTPOptions{Server: s.Addr})
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, "news:second@example.test")
 	req.Head = true
 	res, err := f.Fetch(context.Background(), req)
 	if err != nil {
@@ -332,7 +365,7 @@ func TestNewsHead(t *testing.T) {
 		!res.ModTime.Equal(time.Date(2006, 1, 3, 9, 0, 0, 0, time.UTC)) {
 		t.Errorf("head %+v", res)
 	}
-	req = newsRequest(t, s.URL+"/test.urlget", nil)
+	req = newsRequest(t, s.URL+"/test.urlget")
 	req.Head = true
 	if res, err = f.Fetch(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -345,10 +378,9 @@ func TestNewsHead(t *testing.T) {
 
 func TestNewsNotFound(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	for _, u := range []string{"news:missing@example.test", "news:no.such.group", s.URL + "/no.such.group", s.URL + "/test.urlget/99"} {
-		_, err := f.Fetch(context.Background(), newsRequest(t, u, opts))
+		_, err := f.Fetch(context.Background(), newsRequest(t, u))
 		var e *schemes.Error
 		if !errors.Is(err, schemes.ErrNotFound) || !errors.As(err, &e) || e.Code == 0 {
 			t.Errorf("%s: %v, want not found with the server's code", u, err)
@@ -362,8 +394,7 @@ func TestNewsNotFound(t *testing.T) {
 
 func TestNewsRefusesUnsendable(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	for _, u := range []string{
 		"news:a%0D%0AQUIT@example.test",
 		"news:a%00b@example.test",
@@ -372,7 +403,7 @@ func TestNewsRefusesUnsendable(t *testing.T) {
 		"news:a%3Eb@example.test",
 		"news:" + strings.Repeat("a", 250) + "@example.test",
 	} {
-		_, err := f.Fetch(context.Background(), newsRequest(t, u, opts))
+		_, err := f.Fetch(context.Background(), newsRequest(t, u))
 		if !errors.Is(err, schemes.ErrBadURL) {
 			t.Errorf("%s: %v, want bad URL", u, err)
 		}
@@ -386,9 +417,9 @@ func TestNewsAuthinfo(t *testing.T) {
 	cfg := newsConfig()
 	cfg.User, cfg.Password = "reader", "s3cret pass"
 	s := newNewsServer(t, cfg)
-	f := newsFetcher(t)
-	req := newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
-	req.User, req.Password, req.HasUser, req.HasPassword = "reader", "s3cret pass", true, true
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, "news:first@example.test")
+	req.User = url.UserPassword("reader", "s3cret pass")
 	var trace []string
 	req.Trace = func(dir schemes.Direction, line string) { trace = append(trace, string(dir)+" "+line) }
 	if got := newsFetchBody(t, f, req); !strings.Contains(got, ".leading dot") {
@@ -407,9 +438,11 @@ func TestNewsAuthinfo(t *testing.T) {
 		user, pass string
 		has        bool
 	}{{"", "", false}, {"reader", "wrong", true}} {
-		req := newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
-		req.User, req.Password, req.HasUser, req.HasPassword = tc.user, tc.pass, tc.has, tc.has
-		_, err := newsFetcher(t).Fetch(context.Background(), req)
+		req := newsRequest(t, "news:first@example.test")
+		if tc.has {
+			req.User = url.UserPassword(tc.user, tc.pass)
+		}
+		_, err := newsFetcherWith(t, &news.Fetcher{Server: s.Addr}).Fetch(context.Background(), req)
 		if !errors.Is(err, schemes.ErrLoginFailed) {
 			t.Errorf("user %q: %v, want login failed", tc.user, err)
 		}
@@ -421,10 +454,10 @@ func TestNewsAuthinfo(t *testing.T) {
 	// A password still to be asked for is asked only once the server
 	// refuses a command (480).
 	s.ResetCommands()
-	req = newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
-	req.User, req.HasUser = "reader", true
+	req = newsRequest(t, "news:first@example.test")
+	req.User = url.User("reader")
 	req.Prompt = func(string) (string, error) { return "s3cret pass", nil }
-	if got := newsFetchBody(t, newsFetcher(t), req); !strings.Contains(got, "last line") {
+	if got := newsFetchBody(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr}), req); !strings.Contains(got, "last line") {
 		t.Errorf("article with prompted password %q", got)
 	}
 	newsCommands(t, s, "CAPABILITIES", "ARTICLE <first@example.test>", "AUTHINFO USER reader", "AUTHINFO PASS s3cret pass", "CAPABILITIES", "ARTICLE <first@example.test>")
@@ -433,9 +466,9 @@ func TestNewsAuthinfo(t *testing.T) {
 	// its 480.
 	cfg.NoCapabilities = true
 	s = newNewsServer(t, cfg)
-	req = newsRequest(t, "news:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
-	req.User, req.Password, req.HasUser, req.HasPassword = "reader", "s3cret pass", true, true
-	if got := newsFetchBody(t, newsFetcher(t), req); !strings.Contains(got, "last line") {
+	req = newsRequest(t, "news:first@example.test")
+	req.User = url.UserPassword("reader", "s3cret pass")
+	if got := newsFetchBody(t, newsFetcherWith(t, &news.Fetcher{Server: s.Addr}), req); !strings.Contains(got, "last line") {
 		t.Errorf("article from a server without CAPABILITIES %q", got)
 	}
 	newsCommands(t, s, "CAPABILITIES", "MODE READER", "ARTICLE <first@example.test>", "AUTHINFO USER reader", "AUTHINFO PASS s3cret pass", "ARTICLE <first@example.test>")
@@ -445,32 +478,32 @@ func TestNewsModeReader(t *testing.T) {
 	cfg := newsConfig()
 	cfg.ModeSwitching = true
 	s := newNewsServer(t, cfg)
-	newsFetchListing(t, newsFetcher(t), newsRequest(t, s.URL+"/test.urlget", nil))
+	newsFetchListing(t, newsFetcher(t), newsRequest(t, s.URL+"/test.urlget"))
 	newsCommands(t, s, "CAPABILITIES", "MODE READER", "CAPABILITIES", "GROUP test.urlget", "OVER 10-12")
 
 	cfg = newsConfig()
 	cfg.NoCapabilities = true
 	s = newNewsServer(t, cfg)
-	newsFetchListing(t, newsFetcher(t), newsRequest(t, s.URL+"/test.urlget", nil))
+	newsFetchListing(t, newsFetcher(t), newsRequest(t, s.URL+"/test.urlget"))
 	newsCommands(t, s, "CAPABILITIES", "MODE READER", "GROUP test.urlget", "XOVER 10-12")
 }
 
 func TestNewsTLS(t *testing.T) {
 	s := nntptest.NewTLSServer(newsConfig())
 	t.Cleanup(s.Close)
-	f := newsFetcher(t)
-	req := newsRequest(t, s.URL+"/test.urlget/11", nil)
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
+	req := newsRequest(t, s.URL+"/test.urlget/11")
 	req.TLSConfig = s.ClientTLSConfig()
 	if got := newsFetchBody(t, f, req); !strings.HasSuffix(got, "second body\n") {
 		t.Errorf("nntps article %q", got)
 	}
-	req = newsRequest(t, "snews:first@example.test", &schemes.NNTPOptions{Server: s.Addr})
+	req = newsRequest(t, "snews:first@example.test")
 	req.TLSConfig = s.ClientTLSConfig()
 	if got := newsFetchBody(t, f, req); !strings.Contains(got, "..two dots") {
 		t.Errorf("snews article %q", got)
 	}
 	entries := newsFetchListing(t, f, func() *schemes.Request {
-		r := newsRequest(t, "snews:test.urlget", &schemes.NNTPOptions{Server: s.Addr})
+		r := newsRequest(t, "snews:test.urlget")
 		r.TLSConfig = s.ClientTLSConfig()
 		return r
 	}())
@@ -481,7 +514,7 @@ func TestNewsTLS(t *testing.T) {
 		t.Errorf("%d TLS connections, want 1", n)
 	}
 	// A server the client does not trust is a connect failure.
-	_, err := newsFetcher(t).Fetch(context.Background(), newsRequest(t, s.URL+"/test.urlget/11", nil))
+	_, err := newsFetcherWith(t, &news.Fetcher{Server: s.Addr}).Fetch(context.Background(), newsRequest(t, s.URL+"/test.urlget/11"))
 	if !errors.Is(err, schemes.ErrConnect) {
 		t.Errorf("untrusted certificate: %v", err)
 	}
@@ -489,12 +522,11 @@ func TestNewsTLS(t *testing.T) {
 
 func TestNewsConcurrent(t *testing.T) {
 	s := newNewsServer(t, newsConfig())
-	f := newsFetcher(t)
-	opts := &schemes.NNTPOptions{Server: s.Addr}
+	f := newsFetcherWith(t, &news.Fetcher{Server: s.Addr})
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
-			res, err := f.Fetch(context.Background(), newsRequest(t, "news:first@example.test", opts))
+			res, err := f.Fetch(context.Background(), newsRequest(t, "news:first@example.test"))
 			if err == nil {
 				var b []byte
 				b, err = io.ReadAll(res.Body)

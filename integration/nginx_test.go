@@ -245,7 +245,11 @@ func TestNginxBodyIntoKernelDestinations(t *testing.T) {
 				defer c.Close()
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				res, err := c.Do(ctx, fetch.Request{URL: uri.MustParse(urlDir + "/big.bin"), Last: last})
+				req := fetch.Request{URL: uri.MustParse(urlDir + "/big.bin")}
+				if last {
+					c.Expect([]fetch.Request{req}, true)
+				}
+				res, err := c.Do(ctx, req)
 				if err != nil {
 					t.Fatal(err)
 				}

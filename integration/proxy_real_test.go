@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -296,7 +298,7 @@ func newsThrough(t *testing.T, proxyURL string) string {
 	posted := innArticles("urlget.test")[:1]
 	innPost(t, addr, posted)
 	p := newProxied(t, proxyURL, false)
-	p.c.NNTP.Server = addr
+	p.c.Fetchers = registryWith(&news.Fetcher{Server: addr})
 	innCheckArticle(t, p.get(t, "news:"+uri.EscapeSegment(posted[0].id)), posted[0])
 	// The session ends here: squid logs a tunnel when it closes.
 	p.c.Close()
@@ -422,12 +424,12 @@ func TestSquidFTPGatewayLogin(t *testing.T) {
 		t.Errorf("credentials in the URL: got %q", got)
 	}
 	apart := newProxied(t, proxyURL, false)
-	apart.c.User, apart.c.Password, apart.c.HasUser, apart.c.HasPassword = user, pass, true, true
+	apart.c.User = url.UserPassword(user, pass)
 	if got := apart.get(t, "ftp://"+addr+"/"+name); got != text {
 		t.Errorf("credentials apart: got %q", got)
 	}
 	wrong := newProxied(t, proxyURL, false)
-	wrong.c.User, wrong.c.Password, wrong.c.HasUser, wrong.c.HasPassword = user, "wrong", true, true
+	wrong.c.User = url.UserPassword(user, "wrong")
 	_, err := wrong.c.Fetch(testCtx(t), "ftp://"+addr+"/"+name)
 	if !errors.Is(err, schemes.ErrLoginFailed) || strings.Contains(err.Error(), pass) {
 		t.Errorf("wrong password: %v, want login failed", err)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -19,6 +20,7 @@ import (
 	"github.com/urlget/urlget/integration/proxytest"
 	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/ftp"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -63,7 +65,7 @@ func proxySites(t *testing.T) []proxySite {
 	fe.StartTLS(false)
 	t.Cleanup(fe.Close)
 	sites = append(sites, proxySite{"ftp AUTH TLS", fe.URL + "/pub/file.txt", fe.Addr, fe.ClientTLSConfig(), "ftp file body",
-		func(c *fetch.Client) { c.FTP.RequireTLS = true }})
+		func(c *fetch.Client) { c.Fetchers = registryWith(&ftp.Fetcher{RequireTLS: true}) }})
 
 	mux := gophertest.NewMux()
 	mux.Handle("/doc", gophertest.Raw([]byte("gopher body\r\n.\r\n")))
@@ -318,7 +320,7 @@ func TestProxyCredentials(t *testing.T) {
 	}
 	// --proxy-user in place of the URL's credentials.
 	if _, err := proxyFetch(t, "http://nobody:wrong@"+hp.Listener.Addr().String(), siteURL, tc, func(c *fetch.Client) {
-		c.ProxyUser, c.ProxyPassword, c.HasProxyUser = "puser", "ppass", true
+		c.ProxyUser = url.UserPassword("puser", "ppass")
 	}); err != nil {
 		t.Fatalf("with ProxyUser: %v", err)
 	}
@@ -418,13 +420,13 @@ func TestProxyErrors(t *testing.T) {
 
 	ok := proxytest.NewHTTPProxy(false)
 	defer ok.Close()
-	_, err := proxyFetch(t, ok.URL, f.URL+"/f", nil, func(c *fetch.Client) { c.FTP.ActiveAddr = "-" })
+	_, err := proxyFetch(t, ok.URL, f.URL+"/f", nil, func(c *fetch.Client) { c.Fetchers = registryWith(&ftp.Fetcher{ActiveAddr: "-"}) })
 	if !errors.Is(err, schemes.ErrActiveFTPProxy) || !strings.Contains(err.Error(), "active FTP cannot go through a proxy") {
 		t.Errorf("active FTP through a proxy's tunnel: %v", err)
 	}
 	// Nor through the proxy as a gateway, which would make the FTP
 	// connection itself and drop the choice of active mode unsaid.
-	c := &fetch.Client{Proxy: fetch.ProxyURL(mustProxy(t, ok.URL), ""), FTP: schemes.FTPOptions{ActiveAddr: "-"}}
+	c := &fetch.Client{Proxy: fetch.ProxyURL(mustProxy(t, ok.URL), ""), Fetchers: registryWith(&ftp.Fetcher{ActiveAddr: "-"})}
 	defer c.Close()
 	if _, err := c.Fetch(testCtx(t), f.URL+"/f"); !errors.Is(err, schemes.ErrActiveFTPProxy) {
 		t.Errorf("active FTP through a proxy's gateway: %v", err)

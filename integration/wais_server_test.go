@@ -103,7 +103,8 @@ func TestWAISServerSearchFlag(t *testing.T) {
 		t.Errorf("the client talked to the server: %d requests", len(s.Requests()))
 	}
 	req := waisRequest(t, s.URL)
-	req.Search, req.HasSearch = "sea", true
+	terms := "sea"
+	req.Search = &terms
 	res := mustFetch(t, f, req)
 	e, err := res.Listing.Next()
 	if err != nil || !strings.HasPrefix(e.Name, "sea.txt") {

@@ -19,6 +19,7 @@ import (
 	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -210,13 +211,18 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 	}
 	families := map[string]bool{}
 	for s := range e.schemesOK {
-		families[hostsched.Family(s)] = true
+		families[family(s)] = true
 	}
 	if len(families) > 1 {
 		e.o.Layout.SchemeDirs = true
 	}
 	if e.o.Layout.NewsHost == "" {
-		h := c.NNTP.Server
+		// news: URLs name no server (RFC 1738 §3.6): theirs is the
+		// news fetcher's, or NNTPSERVER's.
+		var h string
+		if nf, ok := c.Fetchers["news"].(*news.Fetcher); ok {
+			h = nf.Server
+		}
 		if h == "" {
 			h = os.Getenv("NNTPSERVER")
 		}
@@ -257,31 +263,17 @@ func (e *engine) close() {
 }
 
 // tlsTwin is the scheme that names the same resources over TLS, or the
-// plain one of a TLS scheme.
+// same without it (uri.SchemeOf); "" for a scheme with none.
 func tlsTwin(s string) string {
-	switch s {
-	case "http":
-		return "https"
-	case "https":
-		return "http"
-	case "ftp":
-		return "ftps"
-	case "ftps":
-		return "ftp"
-	case "gopher":
-		return "gophers"
-	case "gophers":
-		return "gopher"
-	case "nntp":
-		return "nntps"
-	case "nntps":
-		return "nntp"
-	case "news":
-		return "snews"
-	case "snews":
-		return "news"
-	}
-	return ""
+	info, _ := uri.SchemeOf(s)
+	return info.Twin
+}
+
+// family names the protocol a scheme speaks, TLS or not (uri.SchemeOf):
+// the scheme directory of a run that crosses schemes.
+func family(s string) string {
+	info, _ := uri.SchemeOf(s)
+	return info.Family
 }
 
 // startOf returns what --no-parent keeps of a start URL: the directory a
@@ -289,7 +281,7 @@ func tlsTwin(s string) string {
 // "/", a gopher menu, a newsgroup) is its own; a file's is the directory
 // it is in.
 func startOf(u uri.URL) startPoint {
-	sp := startPoint{family: hostsched.Family(u.Scheme()), host: hostsched.Key(u)}
+	sp := startPoint{family: family(u.Scheme()), host: hostsched.Key(u)}
 	p, isDir := resolvedParentPath(u)
 	if !isDir {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
@@ -378,7 +370,7 @@ func cleanSelector(sel string) string {
 // a link to another server (which --schemes or --span-hosts let in) has
 // no directory of the start's to stay below.
 func (sp startPoint) onServer(u uri.URL) bool {
-	return hostsched.Family(u.Scheme()) == sp.family && hostsched.Key(u) == sp.host
+	return family(u.Scheme()) == sp.family && hostsched.Key(u) == sp.host
 }
 
 // under reports whether u lies at or below the start point.
@@ -416,9 +408,11 @@ func (e *engine) work(ctx context.Context) {
 				}
 			}
 		}
-		urls, after := e.ahead(batch)
-		for i, it := range batch {
-			e.process(ctx, it, urls[after[i]:], gate != nil)
+		if len(batch) > 1 {
+			e.expect(batch)
+		}
+		for _, it := range batch {
+			e.process(ctx, it, gate != nil)
 			e.mu.Lock()
 			e.active--
 			e.stats.Done++
@@ -442,7 +436,7 @@ func (e *engine) work(ctx context.Context) {
 
 // batchMax is the most URLs of one http server a worker takes at once, in
 // queue order: the fetcher sends their requests ahead on one connection
-// (fetch.Request.Ahead, HTTP/1.1 pipelining, up to 16 in flight), so that
+// (fetch.Client.Expect, HTTP/1.1 pipelining, up to 16 in flight), so that
 // a directory of small files costs a round trip per 16 files rather than
 // per file. A batch longer than the pipeline keeps it full: each answer
 // read sends the next request, whose segment carries the acknowledgment
@@ -463,18 +457,31 @@ func (e *engine) batchSize() int {
 	return int(max(1, min(per, batchMax)))
 }
 
-// ahead parses the URLs of a batch once: urls[after[i]:] are those of the
-// items after batch[i], which its request may send ahead.
-func (e *engine) ahead(batch []item) (urls []uri.URL, after []int) {
-	urls = make([]uri.URL, 0, len(batch))
-	after = make([]int, len(batch))
-	for i, it := range batch {
-		if u, err := uri.Parse(it.url); err == nil {
-			urls = append(urls, u)
+// expect tells the client the requests of a batch, in the order they
+// will be made, so that the fetcher sends them ahead: each as process will
+// make it, under -N with its local copy's validators, worked out now and
+// kept for its turn (sentValidators). Under -N an item whose listing gave
+// its size and time is left out: upToDate most often finds it unchanged
+// without a request, and its local file is not looked at here for one
+// that may never be made. A part to resume is not looked at either: its
+// request asks for a range, which is never sent ahead.
+func (e *engine) expect(batch []item) {
+	reqs := make([]fetch.Request, 0, len(batch))
+	for _, it := range batch {
+		if e.o.Timestamping && it.size >= 0 && !it.mod.IsZero() {
+			continue
 		}
-		after[i] = len(urls)
+		u, err := uri.Parse(it.url)
+		if err != nil {
+			continue
+		}
+		req := fetch.Request{URL: u, Start: e.startURLs[it.start]}
+		if e.o.Timestamping {
+			req.IfModifiedSince, req.IfNoneMatch = e.validators(u)
+		}
+		reqs = append(reqs, req)
 	}
-	return urls, after
+	e.c.Expect(reqs, false)
 }
 
 // batchKey is the server of an http: URL, which items must share to be
@@ -684,7 +691,7 @@ func pageKind(u uri.URL) pageType {
 }
 
 // process fetches one item and saves it, or walks its listing.
-func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bool) {
+func (e *engine) process(ctx context.Context, it item, gated bool) {
 	u, err := uri.Parse(it.url)
 	if err != nil {
 		e.fail(it.url, "", err)
@@ -733,7 +740,7 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		e.pageLinks(ctx, it, u, rel, "")
 		return
 	}
-	req := fetch.Request{URL: u, Start: e.startURLs[it.start], Ahead: ahead}
+	req := fetch.Request{URL: u, Start: e.startURLs[it.start]}
 	var part partial
 	if !namesListing(u, it.kind) && pageKind(u) == pageFile && !twin {
 		// Resumed only on the validator recorded when the part began
@@ -750,8 +757,6 @@ func (e *engine) process(ctx context.Context, it item, ahead []uri.URL, gated bo
 		} else if fi, err := e.store.Stat(rel); err == nil && fi.Mode().IsRegular() {
 			req.IfModifiedSince, req.IfNoneMatch = fi.ModTime(), e.etagOf(rel, fi)
 		}
-		req.GopherAttributes = true
-		req.AheadConditions = e.validators
 	}
 	if !gated {
 		gate := e.gate(u)
@@ -791,7 +796,7 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 }
 
 // validators returns the conditions of a request for u under -N: its
-// local copy's time and entity tag, for a request sent ahead.
+// local copy's time and entity tag, for a request told ahead (expect).
 func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
 	if rel, err := e.o.Layout.path(u, pageKind(u)); err == nil {

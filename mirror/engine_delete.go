@@ -333,7 +333,7 @@ func (e *engine) sweep(start []uri.URL) {
 	}
 	for si, u := range start {
 		reason := reasonPageless
-		switch hostsched.Family(u.Scheme()) {
+		switch family(u.Scheme()) {
 		case "http":
 		case "gopher":
 			reason = reasonMenuless
@@ -351,7 +351,7 @@ func (e *engine) sweep(start []uri.URL) {
 			ok := e.saved.has(r.path)
 			e.mu.Unlock()
 			scheme, _, _ := strings.Cut(r.url, ":")
-			if ok || hostsched.Family(strings.ToLower(scheme)) != hostsched.Family(u.Scheme()) {
+			if ok || family(strings.ToLower(scheme)) != family(u.Scheme()) {
 				continue
 			}
 			if m, in := e.inEmptied(si); in {

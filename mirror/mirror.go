@@ -36,7 +36,10 @@ type Options struct {
 	Schemes []string
 
 	// Timestamping fetches a file only when the remote one is newer or of
-	// another size than the local copy (-N).
+	// another size than the local copy (-N). A gopher menu gives sizes
+	// and times only when the client's gopher fetcher asks for its items'
+	// Gopher+ attributes (gopher.Fetcher.Attributes), as the command's -N
+	// sets it.
 	Timestamping bool
 	// Delete removes local files the remote no longer has (--delete; the
 	// command allows it with --mirror only), and only those an earlier

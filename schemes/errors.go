@@ -56,10 +56,10 @@ var (
 	// WAIS database) and neither it nor Request.Search gives terms.
 	ErrNoSearchTerms = errors.New("no search terms were given")
 	// ErrNoNewsServer: a news: or snews: URL, which names no server,
-	// was given neither NNTPOptions.Server nor NNTPSERVER.
+	// was given neither news.Fetcher.Server nor NNTPSERVER.
 	ErrNoNewsServer = errors.New("no news server configured")
 	// ErrActiveFTPProxy: an ftp: URL asked for active mode
-	// (FTPOptions.ActiveAddr) goes through a proxy, which cannot relay
+	// (ftp.Fetcher.ActiveAddr) goes through a proxy, which cannot relay
 	// the server's connection back to this host (RFC 959 §3.2).
 	ErrActiveFTPProxy = errors.New("active FTP cannot go through a proxy")
 )

@@ -54,32 +54,38 @@ type Request struct {
 	// uri.URL.ASCII before any fetcher sees it).
 	URL uri.URL
 
-	// User and Password are the credentials to log in with, already
-	// resolved from the URL, the -u option and .netrc in that order, and
-	// only those that belong to URL's origin (see RedirectCredentials).
-	// HasUser is false when none of them named a user (FTP then logs in
-	// anonymously); HasPassword is false when a user was named without a
-	// password, in which case the fetcher may call Prompt.
-	User        string
-	Password    string
-	HasUser     bool
-	HasPassword bool
+	// User holds the credentials to log in with, already resolved from
+	// the URL, the -u option and .netrc in that order, and only those
+	// that belong to URL's origin (see RedirectCredentials), in the form
+	// of net/url's userinfo: nil when none of them named a user (FTP then
+	// logs in anonymously); a user named without a password (Password
+	// reports false) lets the fetcher call Prompt.
+	User *url.Userinfo
 
-	// LocationTrusted lets the credentials (User and Password, and the
-	// Authorization and Cookie fields of HTTP.Header) follow a redirect to
-	// another origin, as curl's --location-trusted. Without it a fetcher
-	// that follows a redirect sends them only while the redirect stays on
-	// URL's scheme, host and port (uri.URL.Origin).
+	// LocationTrusted lets the credentials (User, and the credential
+	// header fields a fetcher was configured with, such as HTTP's
+	// Authorization and Cookie) follow a redirect to another origin, as
+	// curl's --location-trusted. Without it a fetcher that follows a
+	// redirect sends them only while the redirect stays on URL's scheme,
+	// host and port (uri.URL.Origin).
 	LocationTrusted bool
 
+	// Foreign tells that URL lies outside the origin the caller's own
+	// credentials were given for (a link of a recursion reached another
+	// origin, without LocationTrusted): the fetcher then sends none of
+	// the credential fields it was configured with (HTTP's Authorization
+	// and Cookie header fields), as curl drops them there. User already
+	// holds only URL's own credentials.
+	Foreign bool
+
 	// RedirectCredentials, when not nil, gives the credentials of a URL a
-	// redirect of this fetch leads to, under the rule that gave User and
-	// Password for URL: the target's own userinfo, its host's .netrc
-	// entry, and what the user gave for the start URL only on its origin
-	// (or with LocationTrusted). fields tells whether the request's
-	// Authorization and Cookie header fields, the user's for the start,
-	// go to target too.
-	RedirectCredentials func(target uri.URL) (user, password string, hasUser, hasPassword, fields bool)
+	// redirect of this fetch leads to, under the rule that gave User for
+	// URL: the target's own userinfo, its host's .netrc entry, and what
+	// the user gave for the start URL only on its origin (or with
+	// LocationTrusted). fields tells whether the credential fields the
+	// fetcher was configured with, the user's for the start, go to target
+	// too.
+	RedirectCredentials func(target uri.URL) (user *url.Userinfo, fields bool)
 
 	// Prompt asks the person at the terminal for a secret without echo.
 	// It is nil when there is no terminal; a fetcher that needs a password
@@ -121,25 +127,10 @@ type Request struct {
 	IfModifiedSince time.Time
 	IfNoneMatch     string
 
-	// GopherAttributes asks a gopher menu's listing for each item's Gopher+
-	// attributes (Gopher+ §2.6, the "\t$" request) when the menu's item or
-	// the server speaks Gopher+: entries then carry Size from +VIEWS where
-	// the server gives it exactly and ModTime from +ADMIN's Mod-Date. A
-	// server that does not speak Gopher+ is sent the plain request, and
-	// the listing is the plain menu's. Other schemes ignore it.
-	GopherAttributes bool
-
 	// Search holds search terms given apart from the URL (--search), for
-	// gopher type-7 items and WAIS databases; HasSearch tells whether it was.
-	Search    string
-	HasSearch bool
-
-	// FTP, NNTP and HTTP hold the settings of one family of schemes each;
-	// a fetcher reads its own and ignores the others. Their zero values
-	// mean the defaults.
-	FTP  FTPOptions
-	NNTP NNTPOptions
-	HTTP HTTPOptions
+	// gopher type-7 items and WAIS databases; nil when none were given
+	// (an empty string is terms given empty).
+	Search *string
 
 	// Dialer opens every connection the fetcher makes. Never nil.
 	Dialer Dialer
@@ -174,143 +165,7 @@ type Request struct {
 	// fetcher that learns the size up front fails with ErrTooLarge; the
 	// fetch package enforces the limit on the stream as well.
 	MaxSize int64
-
-	// Last tells that no request follows this one on the same client, so
-	// the fetcher need not ready its connection for another: FTP then
-	// skips the PWD that would let a later URL reach its directory
-	// without walking there, and the EPSV it sends ahead after a transfer.
-	Last bool
-
-	// Ahead lists URLs the caller will request next on the same client,
-	// in order, each with this request's options. It is a hint: a fetcher
-	// may send their requests early where its protocol allows (NNTP
-	// pipelines articles by message-id), and must still serve each request
-	// as it comes, whatever was sent ahead. The URLs are parsed already, so
-	// that a URL hinted at by many requests is parsed once.
-	Ahead []uri.URL
-
-	// AheadConditions, when not nil, gives the validators of a URL of
-	// Ahead (see IfModifiedSince and IfNoneMatch) for a fetcher that
-	// sends its request early: each URL's own, where the rest of its
-	// options are this request's. Nil sends them unconditional.
-	AheadConditions func(u uri.URL) (ifModifiedSince time.Time, ifNoneMatch string)
 }
-
-// FTPMethod is how an FTP fetch reaches the directory of the file it
-// retrieves (RFC 1738 §3.2.2).
-type FTPMethod int
-
-// The FTP methods. The zero value is the one RFC 1738 prescribes.
-const (
-	// FTPMultiCWD sends one CWD per directory of the path, as RFC 1738
-	// §3.2.2 prescribes, then RETR or LIST the last segment.
-	FTPMultiCWD FTPMethod = iota
-	// FTPSingleCWD sends a single CWD with the whole directory path, for
-	// servers that take a path there, then RETR the file name.
-	FTPSingleCWD
-	// FTPNoCWD sends no CWD and gives RETR or LIST the whole path.
-	FTPNoCWD
-)
-
-var ftpMethodNames = [...]string{"multicwd", "singlecwd", "nocwd"}
-
-// String returns the method's name: multicwd, singlecwd or nocwd.
-func (m FTPMethod) String() string {
-	if m >= 0 && int(m) < len(ftpMethodNames) {
-		return ftpMethodNames[m]
-	}
-	return "FTPMethod(" + strconv.Itoa(int(m)) + ")"
-}
-
-// FTPOptions are the settings for ftp: and ftps: URLs. The zero value is
-// passive mode, the RFC 1738 walk, no TLS on ftp: and pipelined commands.
-type FTPOptions struct {
-	// Method is how the file's directory is reached; the zero value is
-	// FTPMultiCWD.
-	Method FTPMethod
-
-	// RequireTLS makes an ftp: URL's connection switch to TLS with AUTH
-	// TLS (RFC 4217 §4) and fail when the server refuses. ftps: URLs
-	// always use TLS, from the first byte.
-	RequireTLS bool
-
-	// ActiveAddr selects active mode (RFC 959 §3.2, PORT and EPRT): the
-	// client listens for the data connection at this IP address, with an
-	// optional ":port", or at the control connection's own address when
-	// it is "-". Empty means passive mode (EPSV, then PASV).
-	ActiveAddr string
-
-	// Sync sends each command only once the reply to the one before has
-	// come, as RFC 959 §5.4 describes the exchange, for servers and
-	// middleboxes that lose commands sent ahead. By default commands
-	// whose order is fixed are sent together.
-	Sync bool
-
-	// AnonymousPassword is the password of an anonymous login (RFC 1738
-	// §3.2.1); empty means "urlget@".
-	AnonymousPassword string
-}
-
-// NNTPOptions are the settings for news:, snews:, nntp: and nntps: URLs.
-type NNTPOptions struct {
-	// Server is the "host[:port]" that news: and snews: URLs, which name
-	// no server (RFC 1738 §3.6), are fetched from. Empty means the
-	// NNTPSERVER environment variable; when that is empty too, such a
-	// fetch fails with ErrNoNewsServer.
-	Server string
-
-	// MaxArticles is how many of a group's newest articles a group
-	// listing holds: 0 means 100, and a negative value lists them all.
-	MaxArticles int
-}
-
-// HTTPOptions are the settings for http: and https: URLs.
-type HTTPOptions struct {
-	// MaxRedirects is how many redirects a fetch follows before it fails:
-	// 0 means 20 (curl's and wget's default), and NoRedirects (any
-	// negative value) follows none, so that a redirect fails.
-	MaxRedirects int
-
-	// UserAgent is the User-Agent header sent (RFC 9110 §10.1.5); empty
-	// means "urlget". NoUserAgent sends none at all.
-	UserAgent   string
-	NoUserAgent bool
-
-	// Header lists request header fields in the forms of curl's -H:
-	// "Name: value" sends the field, replacing a default one of that
-	// name (User-Agent, Accept) on its first mention and adding to it on
-	// the next; "Name:" with nothing after it removes the default field;
-	// "Name;" sends the field with an empty value (RFC 9110 §5.5).
-	Header []string
-
-	// Referer is sent as the Referer field (RFC 9110 §10.1.3) of the
-	// first request. AutoReferer sends, with each redirected request, the
-	// URL that redirected it (curl's --referer ";auto").
-	Referer     string
-	AutoReferer bool
-
-	// Compressed asks for a compressed body (Accept-Encoding: gzip,
-	// deflate, br, zstd) and decodes it while it streams (RFC 9110
-	// §8.4); Resource.Size is then -1. Without it the body is passed on
-	// as the server sent it. A request that resumes (Offset > 0) asks for
-	// no encoding, so that the range is one of the plain bytes.
-	Compressed bool
-
-	// FailWithBody returns the body of a response whose status is 400 or
-	// above instead of failing at once: reading it to its end then
-	// returns the status error in place of io.EOF (curl's
-	// --fail-with-body).
-	FailWithBody bool
-
-	// OnResponse, when not nil, receives the status line and header
-	// fields of every response of a fetch as they arrive, redirects and
-	// error statuses included, in the form of Resource.Header (curl's -D
-	// and -i). It is called on the goroutine that called Fetch.
-	OnResponse func(header [][2]string)
-}
-
-// NoRedirects is the HTTPOptions.MaxRedirects that follows no redirect.
-const NoRedirects = -1
 
 // Direction tells which way a traced line went.
 type Direction byte
@@ -389,6 +244,25 @@ type Listing interface {
 	Close() error
 }
 
+// NameLister is implemented by a Listing whose entries are exactly the
+// names the server sent, one a line, and whose default rendering is those
+// names alone (FTP's NLST for ;type=d, RFC 1738 §3.2.2, which scripts rely
+// on), as io.WriterTo is by a Reader that can do better than Read. A
+// wrapper of a Listing passes it on.
+type NameLister interface {
+	Listing
+	// NamesOnly reports whether the listing is to be shown as its
+	// entries' names alone.
+	NamesOnly() bool
+}
+
+// NamesOnly reports whether l asks to be shown as its entries' names alone
+// (see NameLister).
+func NamesOnly(l Listing) bool {
+	n, ok := l.(NameLister)
+	return ok && n.NamesOnly()
+}
+
 // Resource is what a Fetcher returns: a byte stream or a listing. Exactly one
 // of Body and Listing is set, or neither when the request asked for Head or
 // the server answered a conditional request with NotModified.
@@ -414,16 +288,20 @@ type Resource struct {
 	Name        string    // suggested local file name (decoded last segment), "" if none
 	Offset      int64     // where Body starts within the resource (resume honoured)
 
-	// Header holds protocol metadata worth showing with -I (HTTP headers,
-	// the FTP reply to SIZE, …), as name and value pairs in server order.
-	// Two pseudo-names carry a status: ":status-line" is printed as it is
-	// ("HTTP/1.1 200 OK") and ":status" holds the numeric status alone.
-	Header [][2]string
+	// Proto, StatusCode and Status are the status of a protocol with
+	// one, as net/http's Response has them: for http: and https: the
+	// protocol as curl names it ("HTTP/1.1", "HTTP/2"), the numeric code
+	// and the code with its reason phrase ("200 OK"; "200" alone in
+	// HTTP/2, which has none, RFC 9113 §8.3.2), so that the status line
+	// reads Proto + " " + Status. Empty and 0 for the other schemes.
+	Proto      string
+	StatusCode int
+	Status     string
 
-	// NamesOnly asks that the listing's default rendering be exactly the
-	// entries' names, one a line, as the server sent them (FTP ;type=d,
-	// whose NLST output scripts rely on).
-	NamesOnly bool
+	// Header holds protocol metadata worth showing with -I (HTTP header
+	// fields, the FTP reply to SIZE, …), as name and value pairs in the
+	// server's order and spelling. The status is not among them.
+	Header [][2]string
 
 	// NotModified tells that the server answered the conditions of
 	// Request.IfModifiedSince or IfNoneMatch with 304 Not Modified (RFC

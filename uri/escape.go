@@ -8,34 +8,11 @@ import (
 // DefaultPort returns the port a scheme uses when a URL names none: "21"
 // ftp, "990" ftps, "70" gopher and gophers, "80" http, "443" https, "119" nntp and news, "563" nntps
 // and snews, "210" wais, "23" telnet, "1525" prospero (RFC 1738 §3), and ""
-// for any other scheme. The scheme is matched without regard to case.
+// for any other scheme (see SchemeOf). The scheme is matched without regard
+// to case.
 func DefaultPort(scheme string) string {
-	switch lower(scheme) {
-	case "ftp":
-		return "21"
-	case "ftps":
-		// RFC 4217 §8: implicit FTP over TLS listens on its own port.
-		return "990"
-	case "gopher", "gophers":
-		// gophers has no port of its own; curl and the servers that speak
-		// it keep gopher's.
-		return "70"
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	case "nntp", "news":
-		return "119"
-	case "nntps", "snews":
-		return "563"
-	case "wais":
-		return "210"
-	case "telnet":
-		return "23"
-	case "prospero":
-		return "1525"
-	}
-	return ""
+	info, _ := SchemeOf(scheme)
+	return info.Port
 }
 
 func unhex(c byte) byte {

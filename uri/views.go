@@ -11,15 +11,13 @@ func (u URL) viewError(i int, msg string) *Error {
 	return newError(u.s, i, msg)
 }
 
-// tlsVariants maps each scheme to its form over TLS, which has the same
-// structure and so the same view: ftps (RFC 4217), gophers, snews and nntps
-// (RFC 5538 §2.2, RFC 4642).
-var tlsVariants = map[string]string{"ftp": "ftps", "gopher": "gophers", "news": "snews", "nntp": "nntps"}
-
 // checkScheme makes sure a view is asked of a URL of its own scheme or of
-// that scheme's TLS form.
+// that scheme's form over TLS (its twin in the scheme table), which has the
+// same structure and so the same view: ftps (RFC 4217), gophers, snews and
+// nntps (RFC 5538 §2.2, RFC 4642).
 func (u URL) checkScheme(scheme string) error {
-	if got := u.Scheme(); got != scheme && (tlsVariants[scheme] == "" || got != tlsVariants[scheme]) {
+	got := u.Scheme()
+	if info, _ := SchemeOf(got); got != scheme && (!info.TLS || info.Twin != scheme) {
 		return u.viewError(0, "not a "+scheme+" URL")
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -20,6 +21,10 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/ftp"
+	"github.com/urlget/urlget/schemes/gopher"
+	httpscheme "github.com/urlget/urlget/schemes/http"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // version is the program's version, printed by --version.
@@ -162,9 +167,13 @@ type options struct {
 	cacert        string
 	search        string
 	hasSearch     bool
-	ftp           schemes.FTPOptions
-	nntp          schemes.NNTPOptions
-	http          schemes.HTTPOptions
+
+	// Each protocol's fetcher, its flags set on it as they are parsed;
+	// newClient registers them. Nil ones are made with their defaults.
+	ftp    *ftp.Fetcher
+	news   *news.Fetcher
+	gopher *gopher.Fetcher
+	http   *httpscheme.Fetcher
 
 	// locationTrusted: --location-trusted.
 	locationTrusted bool
@@ -179,8 +188,8 @@ type options struct {
 	remoteHeaderName bool
 
 	// Name resolution (resolveflags.go): --resolve, -4, -6.
-	resolve   []fetch.ResolveEntry
-	ipVersion int
+	resolve []fetch.ResolveEntry
+	network string // "tcp4" with -4, "tcp6" with -6
 
 	// Globbing, config files and the rate limit (cliflags.go).
 	globOff   bool
@@ -213,15 +222,13 @@ Options:
 // parseFlags parses the command line of a fetch, args. It returns the
 // options and the positional URLs, or nil and the exit status.
 func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, int) {
-	o := &options{}
+	o := &options{ftp: &ftp.Fetcher{}, news: &news.Fetcher{}, gopher: &gopher.Fetcher{}, http: &httpscheme.Fetcher{}}
 	fs := pflag.NewFlagSet("urlget", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	var help, showVersion bool
-	var ftpMethod, ftpPort, ftpAnonPass, nntpServer string
-	var maxArticles, maxRedirs int
-	var userAgent string
-	var sslReqd, ftpSync bool
+	var ftpMethod string
+	var maxRedirs int
 	fs.Var(urlFlag{args: &o.urlArgs, fs: fs}, "url", "fetch `url`; @FILE fetches the URLs in FILE, one a line, each to a file named like the remote one (@- reads standard input)")
 	fs.VarP(outputList{specs: &o.outputs}, "output", "o", "write the next URL's body to `file` (one -o per URL)")
 	rn := fs.VarPF(outputList{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL's body to a local file named like the remote one")
@@ -255,13 +262,13 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `file`")
 	fs.StringVar(&o.search, "search", "", "search `terms` for gopher type-7 items and WAIS databases")
 	fs.StringVar(&ftpMethod, "ftp-method", "multicwd", "how to reach an FTP file: multicwd (RFC 1738), singlecwd, nocwd")
-	fs.BoolVar(&sslReqd, "ssl-reqd", false, "require TLS on ftp: (AUTH TLS)")
-	fs.StringVarP(&ftpPort, "ftp-port", "P", "", "active FTP: listen on `address` instead of passive mode")
-	fs.StringVar(&ftpAnonPass, "ftp-anon-pass", "", "password for anonymous FTP (default: urlget@)")
-	fs.BoolVar(&ftpSync, "ftp-sync", false, "send each FTP command only after the reply to the one before")
-	fs.StringVar(&nntpServer, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
-	fs.IntVar(&maxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
-	fs.StringVarP(&userAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
+	fs.BoolVar(&o.ftp.RequireTLS, "ssl-reqd", false, "require TLS on ftp: (AUTH TLS)")
+	fs.StringVarP(&o.ftp.ActiveAddr, "ftp-port", "P", "", "active FTP: listen on `address` instead of passive mode")
+	fs.StringVar(&o.ftp.AnonymousPassword, "ftp-anon-pass", "", "password for anonymous FTP (default: urlget@)")
+	fs.BoolVar(&o.ftp.Sync, "ftp-sync", false, "send each FTP command only after the reply to the one before")
+	fs.StringVar(&o.news.Server, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
+	fs.IntVar(&o.news.MaxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
+	fs.StringVarP(&o.http.UserAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
 	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
 	addProxyFlags(fs, o)
 	addHTTPFlags(fs, o)
@@ -322,18 +329,18 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	}
 	switch ftpMethod {
 	case "multicwd":
-		o.ftp.Method = schemes.FTPMultiCWD
+		o.ftp.Method = ftp.MultiCWD
 	case "singlecwd":
-		o.ftp.Method = schemes.FTPSingleCWD
+		o.ftp.Method = ftp.SingleCWD
 	case "nocwd":
-		o.ftp.Method = schemes.FTPNoCWD
+		o.ftp.Method = ftp.NoCWD
 	default:
 		return usage("--ftp-method must be multicwd, singlecwd or nocwd, not %q", ftpMethod)
 	}
 	if maxRedirs < 0 {
 		return usage("--max-redirs must not be negative")
 	}
-	if maxArticles < 1 {
+	if o.news.MaxArticles < 1 {
 		return usage("--max-articles must be at least 1")
 	}
 	if o.json && o.raw {
@@ -345,18 +352,17 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	if err := checkRecursionFlags(fs, o); err != nil {
 		return usage("%v", err)
 	}
-	o.ftp.RequireTLS = sslReqd
-	o.ftp.ActiveAddr = ftpPort
-	o.ftp.Sync = ftpSync
-	o.ftp.AnonymousPassword = ftpAnonPass
-	o.nntp.Server = nntpServer
-	o.nntp.MaxArticles = maxArticles
-	o.http.UserAgent = userAgent
-	o.http.NoUserAgent = userAgent == ""
+	if o.http.UserAgent == "" {
+		// -A "" sends no User-Agent at all; a -H one still goes.
+		o.http.RemoveHeader = append(o.http.RemoveHeader, "User-Agent")
+	}
 	o.http.MaxRedirects = maxRedirs
 	if maxRedirs == 0 {
-		o.http.MaxRedirects = schemes.NoRedirects
+		o.http.MaxRedirects = httpscheme.NoRedirects
 	}
+	// A menu's items' sizes and times (Gopher+ attributes) are what -N
+	// compares; without it they are not asked for.
+	o.gopher.Attributes = o.rec.timestamping
 	return o, urls, 0
 }
 
@@ -384,6 +390,33 @@ func parseSize(s string) (int64, error) {
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
+// fetchers is the registry of the run: every scheme urlget implements,
+// the protocols its flags configure with their fetchers (fetch's default
+// registry for the rest). Schemes of one protocol share its fetcher, and
+// so its connections.
+func (o *options) fetchers() map[string]schemes.Fetcher {
+	if o.ftp == nil {
+		o.ftp = &ftp.Fetcher{}
+	}
+	if o.news == nil {
+		o.news = &news.Fetcher{}
+	}
+	if o.gopher == nil {
+		o.gopher = &gopher.Fetcher{}
+	}
+	if o.http == nil {
+		o.http = &httpscheme.Fetcher{}
+	}
+	r := fetch.DefaultFetchers()
+	r["ftp"], r["ftps"] = o.ftp, o.ftp
+	r["gopher"], r["gophers"] = o.gopher, o.gopher
+	r["http"], r["https"] = o.http, o.http
+	for _, s := range news.Schemes {
+		r[s] = o.news
+	}
+	return r
+}
+
 // newClient builds the fetch.Client the command line describes.
 func (c *command) newClient() (*fetch.Client, error) {
 	o := c.opts
@@ -397,13 +430,9 @@ func (c *command) newClient() (*fetch.Client, error) {
 		RetryDelay:     seconds(o.retryDelay),
 		RetryMaxTime:   seconds(o.retryMaxTime),
 		LimitRate:      o.limitRate,
-		FTP:            o.ftp,
-		NNTP:           o.nntp,
-		HTTP:           o.http,
-		Search:         o.search,
-		HasSearch:      o.hasSearch,
+		Fetchers:       o.fetchers(),
 		Resolve:        o.resolve,
-		IPVersion:      o.ipVersion,
+		Network:        o.network,
 
 		LocationTrusted: o.locationTrusted,
 	}
@@ -415,10 +444,15 @@ func (c *command) newClient() (*fetch.Client, error) {
 	if err := o.proxyOpts.configure(cl); err != nil {
 		return nil, err
 	}
+	if o.hasSearch {
+		cl.Search = &o.search
+	}
 	if o.hasUser {
 		user, pw, ok := strings.Cut(o.user, ":")
-		cl.User, cl.HasUser = user, true
-		cl.Password, cl.HasPassword = pw, ok
+		cl.User = url.User(user)
+		if ok {
+			cl.User = url.UserPassword(user, pw)
+		}
 	}
 	switch {
 	case o.netrcFile != "":

@@ -194,7 +194,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		return exitWrite
 	}
 	if c.headers != nil {
-		cl.HTTP.OnResponse = c.headers.response
+		c.opts.http.OnResponse = c.headers.response
 		defer c.headers.close()
 	}
 	if f, ok := c.stdout.(*os.File); ok && !c.opts.head {
@@ -217,6 +217,11 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 	// early (see prefetchable), in order, so that their connections and
 	// requests overlap the writing of the current body.
 	var ahead []chan *started
+	// told is how many of the URLs after the current one the client was
+	// told of (expect); a new run is told when fewer than maxAhead/2
+	// remain, so that each URL's request is built about twice, not
+	// maxAhead times.
+	told := 0
 	for {
 		var st *started
 		if len(ahead) > 0 {
@@ -227,7 +232,12 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			if !ok {
 				break
 			}
-			st = c.start(ctx, raw, u, m, q.last(), q.ahead(maxAhead))
+			var next []uri.URL
+			if told--; told < maxAhead/2 {
+				next = q.ahead(maxAhead)
+				told = len(next)
+			}
+			st = c.start(ctx, raw, u, m, q.last(), next)
 		}
 		for st.res != nil && len(ahead) < prefetchDepth {
 			raw, ok := q.peek(0)
@@ -235,6 +245,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 				break
 			}
 			_, u, m, _ := q.next()
+			told--
 			ch := make(chan *started, 1)
 			go func(raw string, u uri.URL, m queued, last bool) { ch <- c.start(ctx, raw, u, m, last, nil) }(raw, u, m, q.last())
 			ahead = append(ahead, ch)
@@ -362,6 +373,27 @@ func (c *command) prefetchable(raw string) bool {
 	return i > 0 && prefetchSchemes[strings.ToLower(raw[:i])]
 }
 
+// expect tells the client what follows req, which is about to be made:
+// the URLs of ahead, or, when req is the run's last, that nothing does
+// (FTP then leaves its connection unready for another). Those URLs'
+// requests are told as start will make them, but for the resume offset
+// of -C -, which their files give only when their turn comes.
+func (c *command) expect(req fetch.Request, ahead []uri.URL, last bool) {
+	if len(ahead) == 0 && !last {
+		return
+	}
+	var offset int64
+	if c.opts.continueAt != "-" {
+		offset = req.Offset
+	}
+	reqs := make([]fetch.Request, 0, 1+len(ahead))
+	reqs = append(reqs, req)
+	for _, u := range ahead {
+		reqs = append(reqs, fetch.Request{URL: u, Offset: offset, Head: req.Head, Raw: req.Raw})
+	}
+	c.client.Expect(reqs, last)
+}
+
 // started is a transfer whose request is made and whose body is not yet
 // written.
 type started struct {
@@ -373,13 +405,14 @@ type started struct {
 	head   []byte // the response headers -i writes before the body
 }
 
-// maxAhead is how many of the following URLs a request is told of
-// (fetch.Request.Ahead), enough for NNTP to keep its pipeline full.
+// maxAhead is how many of the following URLs the client is told of at
+// once (fetch.Client.Expect), enough for NNTP to keep its pipeline full.
 const maxAhead = 32
 
 // start resolves the output file name and the resume offset of one URL,
 // raw as given and u parsed, and makes its request; last tells that no URL
-// of the run follows it, ahead lists the URLs that follow it in order.
+// of the run follows it; ahead, when not empty, lists the URLs that follow
+// it in order, for the client to be told of them (expect).
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
 	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
 	t := &st.t
@@ -413,7 +446,9 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 		st.offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
 	}
 
-	res, err := c.client.Do(ctx, fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw, Last: last, Ahead: ahead})
+	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw}
+	c.expect(req, ahead, last)
+	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()
 	if err != nil {
 		t.err = err
@@ -553,15 +588,7 @@ func closeRes(res *schemes.Resource) {
 	}
 }
 
-func httpCode(res *schemes.Resource) int {
-	for _, h := range res.Header {
-		if h[0] == ":status" {
-			n, _ := strconv.Atoi(h[1])
-			return n
-		}
-	}
-	return 0
-}
+func httpCode(res *schemes.Resource) int { return res.StatusCode }
 
 // emit writes the resource to w: the body's bytes, the listing rendered, or
 // with -I the metadata. It returns the number of body bytes written.
@@ -591,15 +618,11 @@ func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {
 // fetcher gave any, else size, type and time in HTTP header form, as curl
 // prints them for ftp: and file:.
 func renderHead(res *schemes.Resource, w io.Writer) {
-	if len(res.Header) > 0 {
+	if len(res.Header) > 0 || res.Status != "" {
+		if res.Status != "" {
+			fmt.Fprintf(w, "%s %s\r\n", res.Proto, res.Status)
+		}
 		for _, h := range res.Header {
-			if h[0] == ":status" {
-				continue
-			}
-			if h[0] == ":status-line" {
-				fmt.Fprintf(w, "%s\r\n", h[1])
-				continue
-			}
 			fmt.Fprintf(w, "%s: %s\r\n", h[0], h[1])
 		}
 		fmt.Fprint(w, "\r\n")
@@ -637,7 +660,7 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 			if err := w.WriteByte('\n'); err != nil {
 				return count, err
 			}
-		case res.NamesOnly:
+		case schemes.NamesOnly(res.Listing):
 			w.WriteString(e.Name)
 			w.WriteByte('\n')
 		case e.Kind == schemes.KindInfo:

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,42 +12,57 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/ftp"
+	httpscheme "github.com/urlget/urlget/schemes/http"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // TestFlagsFillSchemeOptions checks that the command line's scheme flags
-// become the library's typed options, and that flags left alone leave the
+// configure each protocol's fetcher, and that flags left alone leave the
 // defaults.
 func TestFlagsFillSchemeOptions(t *testing.T) {
 	for _, c := range []struct {
 		args []string
-		ftp  schemes.FTPOptions
-		nntp schemes.NNTPOptions
-		http schemes.HTTPOptions
+		ftp  *ftp.Fetcher
+		news *news.Fetcher
+		http *httpscheme.Fetcher
 	}{
 		{args: []string{"u"},
-			nntp: schemes.NNTPOptions{MaxArticles: 100},
-			http: schemes.HTTPOptions{MaxRedirects: 20, UserAgent: "urlget"}},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
 		{args: []string{"--ftp-method", "nocwd", "--ssl-reqd", "-P", "-", "--ftp-sync", "--ftp-anon-pass", "me@", "u"},
-			ftp:  schemes.FTPOptions{Method: schemes.FTPNoCWD, RequireTLS: true, ActiveAddr: "-", Sync: true, AnonymousPassword: "me@"},
-			nntp: schemes.NNTPOptions{MaxArticles: 100},
-			http: schemes.HTTPOptions{MaxRedirects: 20, UserAgent: "urlget"}},
+			ftp:  &ftp.Fetcher{Method: ftp.NoCWD, RequireTLS: true, ActiveAddr: "-", Sync: true, AnonymousPassword: "me@"},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
 		{args: []string{"--ftp-method", "singlecwd", "--nntp-server", "news.example:119", "--max-articles", "5", "u"},
-			ftp:  schemes.FTPOptions{Method: schemes.FTPSingleCWD},
-			nntp: schemes.NNTPOptions{Server: "news.example:119", MaxArticles: 5},
-			http: schemes.HTTPOptions{MaxRedirects: 20, UserAgent: "urlget"}},
-		// --max-redirs 0 follows none, where 0 in HTTPOptions is the
+			ftp:  &ftp.Fetcher{Method: ftp.SingleCWD},
+			news: &news.Fetcher{Server: "news.example:119", MaxArticles: 5},
+			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
+		// --max-redirs 0 follows none, where 0 in the Fetcher is the
 		// default; -A '' sends no User-Agent, where "" is the default.
 		{args: []string{"--max-redirs", "0", "-A", "", "u"},
-			nntp: schemes.NNTPOptions{MaxArticles: 100},
-			http: schemes.HTTPOptions{MaxRedirects: schemes.NoRedirects, NoUserAgent: true}},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: httpscheme.NoRedirects, RemoveHeader: []string{"User-Agent"}}},
 		{args: []string{"--max-redirs", "3", "-A", "a/1", "u"},
-			nntp: schemes.NNTPOptions{MaxArticles: 100},
-			http: schemes.HTTPOptions{MaxRedirects: 3, UserAgent: "a/1"}},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 3, UserAgent: "a/1"}},
 		// -L states the default; the other http flags fill theirs.
 		{args: []string{"-sSL", "-H", "X-A: 1", "-H", "Accept:", "-e", "http://r/;auto", "--compressed", "--fail-with-body", "u"},
-			nntp: schemes.NNTPOptions{MaxArticles: 100},
-			http: schemes.HTTPOptions{MaxRedirects: 20, UserAgent: "urlget", Header: []string{"X-A: 1", "Accept:"},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget", Header: http.Header{"X-A": {"1"}}, RemoveHeader: []string{"Accept"},
 				Referer: "http://r/", AutoReferer: true, Compressed: true, FailWithBody: true}},
+		// -H's forms in curl's order: a field given again adds to the
+		// first, "Name:" drops what came before it, "Name;" is sent
+		// empty, and the last Host wins.
+		{args: []string{"-H", "X-B: 1", "-H", "x-b: 2", "-H", "X-C: 1", "-H", "X-C:", "-H", "X-C: 3", "-H", "X-D;", "-H", "Host: a", "-H", "Host: b", "-H", "Host:", "u"},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget",
+				Header: http.Header{"X-B": {"1", "2"}, "X-C": {"3"}, "X-D": {""}, "Host": {"b"}}, RemoveHeader: []string{"X-C"}}},
 	} {
 		var out, errOut strings.Builder
 		o, _, code := parseFlags(c.args, &out, &errOut)
@@ -54,9 +70,18 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 			t.Errorf("%q: exit %d: %s", c.args, code, errOut.String())
 			continue
 		}
-		if o.ftp != c.ftp || o.nntp != c.nntp || !reflect.DeepEqual(o.http, c.http) {
-			t.Errorf("%q:\n got %+v %+v %+v\nwant %+v %+v %+v", c.args, o.ftp, o.nntp, o.http, c.ftp, c.nntp, c.http)
+		if !reflect.DeepEqual(o.ftp, c.ftp) || !reflect.DeepEqual(o.news, c.news) || !reflect.DeepEqual(o.http, c.http) {
+			t.Errorf("%q:\n got %+v %+v %+v\nwant %+v %+v %+v", c.args, o.ftp, o.news, o.http, c.ftp, c.news, c.http)
 		}
+		if o.gopher.Attributes {
+			t.Errorf("%q: Gopher+ attributes asked for without -N", c.args)
+		}
+	}
+	// -N compares a gopher menu's sizes and times: its fetcher asks for
+	// them.
+	var out, errOut strings.Builder
+	if o, _, _ := parseFlags([]string{"-r", "-N", "gopher://h/"}, &out, &errOut); o == nil || !o.gopher.Attributes {
+		t.Errorf("-r -N: gopher fetcher without Attributes: %s", errOut.String())
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -26,8 +28,8 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVarP(&location, "location", "L", false, "follow redirects (always on)")
 	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
 	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
-	fs.VarP(headerList{&o.http.Header}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
-	fs.VarP(refererFlag{&o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
+	fs.VarP(headerList{o.http}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
+	fs.VarP(refererFlag{o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
 	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
 	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
 	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write response headers to `file` (- stdout)")
@@ -46,22 +48,49 @@ func checkHTTPFlags(o *options) error {
 	return nil
 }
 
-// headerList collects -H lines, each checked as it is given.
-type headerList struct{ lines *[]string }
+// headerList reads -H lines in curl's forms, each checked as it is given,
+// into the http fetcher's Header and RemoveHeader: "Name: value" replaces
+// a default field of that name on its first mention and adds to it on the
+// next; "Name:" removes the default field and what earlier -H lines gave;
+// "Name;" sends the field empty.
+type headerList struct{ f *httpscheme.Fetcher }
 
 func (h headerList) String() string { return "" }
 func (h headerList) Type() string   { return "header" }
 func (h headerList) Set(v string) error {
-	if _, _, _, err := httpscheme.ParseHeader(v); err != nil {
+	name, value, remove, err := httpscheme.ParseHeader(v)
+	if err != nil {
 		return err
 	}
-	*h.lines = append(*h.lines, v)
+	if name == "Host" {
+		// The Host field names the request's host: the last one wins,
+		// and "Host:" leaves it to the URL.
+		if !remove {
+			h.header().Set(name, value)
+		}
+		return nil
+	}
+	if remove {
+		h.header().Del(name)
+		if !slices.Contains(h.f.RemoveHeader, name) {
+			h.f.RemoveHeader = append(h.f.RemoveHeader, name)
+		}
+	} else {
+		h.header().Add(name, value)
+	}
 	return nil
+}
+
+func (h headerList) header() http.Header {
+	if h.f.Header == nil {
+		h.f.Header = http.Header{}
+	}
+	return h.f.Header
 }
 
 // refererFlag is -e: a URL, with ";auto" after it (or alone) to send the
 // redirecting page's URL with each redirected request, as curl's.
-type refererFlag struct{ http *schemes.HTTPOptions }
+type refererFlag struct{ http *httpscheme.Fetcher }
 
 func (r refererFlag) String() string { return "" }
 func (r refererFlag) Type() string   { return "url" }
@@ -106,12 +135,12 @@ func newHeaderDump(o *options, stdout io.Writer) (*headerDump, error) {
 	return d, nil
 }
 
-// response is the schemes.HTTPOptions.OnResponse of the run: one response's
+// response is the http fetcher's OnResponse of the run: one response's
 // status line and fields, CRLF after each, and an empty line, as curl
 // writes them.
-func (d *headerDump) response(header [][2]string) {
+func (d *headerDump) response(head *schemes.Resource) {
 	var b bytes.Buffer
-	renderHead(&schemes.Resource{Header: header}, &b)
+	renderHead(head, &b)
 	if d.file != nil {
 		d.file.Write(b.Bytes())
 	}

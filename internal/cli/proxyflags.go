@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -74,7 +75,7 @@ func (p *proxyOptions) configure(cl *fetch.Client) error {
 	}
 	if p.hasProxyUser {
 		user, pw, _ := strings.Cut(p.proxyUser, ":")
-		cl.ProxyUser, cl.ProxyPassword, cl.HasProxyUser = user, pw, true
+		cl.ProxyUser = url.UserPassword(user, pw)
 	}
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 // one given wins).
 func addResolveFlags(fs *pflag.FlagSet, o *options) {
 	fs.Var(resolveList{&o.resolve}, "resolve", "pin `host:port:addr[,addr]`: connect to addr, not to what host resolves to (repeatable; host * is any host)")
-	fs.VarPF(ipVersionFlag{&o.ipVersion, 4}, "ipv4", "4", "connect over IPv4 only").NoOptDefVal = "true"
-	fs.VarPF(ipVersionFlag{&o.ipVersion, 6}, "ipv6", "6", "connect over IPv6 only").NoOptDefVal = "true"
+	fs.VarPF(ipVersionFlag{&o.network, "tcp4"}, "ipv4", "4", "connect over IPv4 only").NoOptDefVal = "true"
+	fs.VarPF(ipVersionFlag{&o.network, "tcp6"}, "ipv6", "6", "connect over IPv6 only").NoOptDefVal = "true"
 }
 
 // resolveList collects --resolve entries, checked as they are given.
@@ -35,10 +35,11 @@ func (l resolveList) Set(s string) error {
 func (l resolveList) String() string { return "" }
 func (l resolveList) Type() string   { return "string" }
 
-// ipVersionFlag is -4 or -6: a switch that sets the IP version to n.
+// ipVersionFlag is -4 or -6: a switch that sets the network (fetch's
+// Client.Network) to n, "tcp4" or "tcp6".
 type ipVersionFlag struct {
-	v *int
-	n int
+	v *string
+	n string
 }
 
 func (f ipVersionFlag) Set(s string) error {
@@ -49,7 +50,7 @@ func (f ipVersionFlag) Set(s string) error {
 	if on {
 		*f.v = f.n
 	} else if *f.v == f.n {
-		*f.v = 0
+		*f.v = ""
 	}
 	return nil
 }

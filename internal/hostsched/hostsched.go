@@ -33,9 +33,10 @@ func Family(scheme string) string {
 	}
 }
 
-// Key names the server u is fetched from: its protocol family, its host
-// as it goes on the wire and its port, the scheme's default one when u
-// names none, as "family://host:port". The host is the one of
+// Key names the server u is fetched from: its protocol family
+// (uri.SchemeOf: http for http and https, news for news, nntp and their
+// TLS forms), its host as it goes on the wire and its port, the scheme's
+// default one when u names none, as "family://host:port". The host is the one of
 // uri.URL.HostASCII: lower case, an internationalized name in its A-labels
 // (RFC 5891 §5), an IP literal without its brackets; a port's leading
 // zeros mean nothing (RFC 3986 §6.2.3). So "HTTP://Example.COM/" and
@@ -45,7 +46,8 @@ func Family(scheme string) string {
 // (file:, news:group, which goes to the one configured news server) is
 // keyed by its family alone, "file://": its transfers all go to one place.
 func Key(u uri.URL) string {
-	fam := Family(u.Scheme())
+	info, _ := uri.SchemeOf(u.Scheme())
+	fam := info.Family
 	if !u.HasAuthority() {
 		return fam + "://"
 	}
@@ -57,7 +59,7 @@ func Key(u uri.URL) string {
 	}
 	p, _ := u.Port()
 	if p = strings.TrimLeft(p, "0"); p == "" {
-		p = uri.DefaultPort(u.Scheme())
+		p = info.Port
 	}
 	if h == "" && p == "" {
 		return fam + "://"

@@ -44,6 +44,10 @@ var ErrRemoteHost = errors.New("only local files can be fetched (the host must b
 const dirBatch = 256
 
 // Fetch opens the local file or directory that req.URL names.
+// ProxyWays implements schemes.ProxyAware: a local file goes through no
+// proxy.
+func (f *Fetcher) ProxyWays(*schemes.Request) (schemes.ProxyWays, error) { return 0, nil }
+
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ type transfer struct {
 	expect int64 // bytes the transfer must carry, -1 when unknown
 	done   bool
 	err    error
-	ahead  bool // passive (EPSV or PASV) and not Last: the next EPSV may go out early
+	ahead  bool // passive (EPSV or PASV) and not the last request: the next EPSV may go out early
 }
 
 // Read reads the data connection; at its end it checks the final reply.
@@ -245,6 +245,10 @@ func newListing(t *transfer, base string, nlst, mlsd bool) *listing {
 		base: base, nlst: nlst, mlsd: mlsd, now: time.Now(),
 	}
 }
+
+// NamesOnly reports whether the listing is NLST's (;type=d), whose entries
+// are shown as the server's names alone (schemes.NameLister).
+func (l *listing) NamesOnly() bool { return l.nlst }
 
 // Next returns the next entry. Lines no parser can read are kept as
 // KindInfo entries holding the line, never dropped.

@@ -58,6 +58,9 @@ type conn struct {
 
 	trace schemes.Tracer
 	req   *schemes.Request
+	// last: no request follows req on the Fetcher (schemes.Expecter's
+	// end), so the connection need not be readied for another.
+	last bool
 
 	// Directory state (RFC 1738 §3.2.2 is relative to the login directory).
 	loginDir   string
@@ -122,6 +125,7 @@ func (c *conn) unbind() bool {
 	c.stop = nil
 	c.ctx = nil
 	c.req = nil
+	c.last = false
 	c.trace = nil
 	return !c.broken
 }

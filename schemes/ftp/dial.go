@@ -316,7 +316,7 @@ type pending struct {
 
 // openData prepares a data connection before the transfer command.
 func (c *conn) openData(ctx context.Context) (*pending, error) {
-	if addr := c.req.FTP.ActiveAddr; addr != "" {
+	if addr := c.key.active; addr != "" {
 		return c.active(addr)
 	}
 	port, err := c.passive()

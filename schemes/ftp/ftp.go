@@ -26,7 +26,7 @@ import (
 
 // DefaultAnonymousPassword is the password sent with the user "anonymous"
 // when a URL names no user (RFC 1738 §3.2.1, RFC 1635): an e-mail-style
-// string, as the convention asks. FTPOptions.AnonymousPassword overrides
+// string, as the convention asks. Fetcher.AnonymousPassword overrides
 // it.
 const DefaultAnonymousPassword = "urlget@"
 
@@ -37,10 +37,88 @@ const maxIdlePerKey = 8
 // Fetcher fetches ftp: and ftps: URLs. Its zero value is ready to use; it is
 // safe for concurrent use, and keeps idle control connections until Close.
 //
-// It reads its settings from the request's FTP field (schemes.FTPOptions).
+// Its settings, as http.Transport's, hold for every URL it fetches; they
+// must not be changed once it is in use. The zero value is passive mode,
+// the RFC 1738 walk, no TLS on ftp: and pipelined commands.
 type Fetcher struct {
+	// Method is how the file's directory is reached; the zero value is
+	// MultiCWD.
+	Method Method
+
+	// RequireTLS makes an ftp: URL's connection switch to TLS with AUTH
+	// TLS (RFC 4217 §4) and fail when the server refuses. ftps: URLs
+	// always use TLS, from the first byte.
+	RequireTLS bool
+
+	// ActiveAddr selects active mode (RFC 959 §3.2, PORT and EPRT): the
+	// client listens for the data connection at this IP address, with an
+	// optional ":port", or at the control connection's own address when
+	// it is "-". Empty means passive mode (EPSV, then PASV). Active mode
+	// cannot go through a proxy (schemes.ErrActiveFTPProxy).
+	ActiveAddr string
+
+	// Sync sends each command only once the reply to the one before has
+	// come, as RFC 959 §5.4 describes the exchange, for servers and
+	// middleboxes that lose commands sent ahead. By default commands
+	// whose order is fixed are sent together.
+	Sync bool
+
+	// AnonymousPassword is the password of an anonymous login (RFC 1738
+	// §3.2.1); empty means DefaultAnonymousPassword.
+	AnonymousPassword string
+
 	mu   sync.Mutex
 	idle map[connKey][]*conn
+
+	// expected holds the runs of requests told by Expect: only whether
+	// one is the last matters here.
+	expected schemes.Expected
+}
+
+// ProxyWays implements schemes.ProxyAware: an HTTP proxy can fetch ftp:
+// and ftps: URLs as a gateway (squid's ftp gateway), and every
+// connection, data connections too, can go through the Dialer. Active
+// mode (Fetcher.ActiveAddr) cannot go through a proxy: the server
+// could not connect back through it (RFC 959 §3.2).
+func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
+	if f.ActiveAddr != "" {
+		return 0, fmt.Errorf("%w; use passive mode", schemes.ErrActiveFTPProxy)
+	}
+	return schemes.ViaGateway | schemes.ViaDialer, nil
+}
+
+// Expect implements schemes.Expecter. FTP sends nothing ahead for
+// requests to come, but readies a connection for another request after
+// each (a PWD after login, an EPSV after a transfer, RFC 2428 §3); the
+// last request of a run told to end sends neither.
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
+}
+
+// Method is how an FTP fetch reaches the directory of the file it
+// retrieves (RFC 1738 §3.2.2).
+type Method int
+
+// The FTP methods. The zero value is the one RFC 1738 prescribes.
+const (
+	// MultiCWD sends one CWD per directory of the path, as RFC 1738
+	// §3.2.2 prescribes, then RETR or LIST the last segment.
+	MultiCWD Method = iota
+	// SingleCWD sends a single CWD with the whole directory path, for
+	// servers that take a path there, then RETR the file name.
+	SingleCWD
+	// NoCWD sends no CWD and gives RETR or LIST the whole path.
+	NoCWD
+)
+
+var methodNames = [...]string{"multicwd", "singlecwd", "nocwd"}
+
+// String returns the method's name: multicwd, singlecwd or nocwd.
+func (m Method) String() string {
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return "Method(" + strconv.Itoa(int(m)) + ")"
 }
 
 // connKey identifies control connections that may serve each other's URLs:
@@ -52,8 +130,11 @@ type connKey struct {
 	tls                tlsMode
 	tlsConf            *tls.Config
 	// sync: every command waits for the reply to the one before
-	// (schemes.FTPOptions.Sync).
+	// (Fetcher.Sync).
 	sync bool
+	// active is Fetcher.ActiveAddr: where data connections are
+	// listened for, "" in passive mode.
+	active string
 }
 
 // Close logs out of and closes every idle control connection. The Fetcher
@@ -63,6 +144,7 @@ func (f *Fetcher) Close() error {
 	idle := f.idle
 	f.idle = nil
 	f.mu.Unlock()
+	f.expected.Reset()
 	for _, cs := range idle {
 		for _, c := range cs {
 			c.close(true)
@@ -124,7 +206,7 @@ type plan struct {
 	nbase  string   // the same for NLST names
 }
 
-func makePlan(req *schemes.Request) (*plan, error) {
+func makePlan(req *schemes.Request, method Method) (*plan, error) {
 	v, err := req.URL.FTP()
 	if err != nil {
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
@@ -140,12 +222,11 @@ func makePlan(req *schemes.Request) (*plan, error) {
 	p := &plan{ftp: v}
 	dirURL := directoryURL(req.URL, v.Dirs)
 	p.base, p.nbase = dirURL, dirURL
-	method := req.FTP.Method
 	switch method {
-	case schemes.FTPMultiCWD:
+	case MultiCWD:
 		p.cwds = v.Dirs
 		p.arg = v.Name
-	case schemes.FTPSingleCWD:
+	case SingleCWD:
 		if len(v.Dirs) > 0 {
 			d := strings.Join(v.Dirs, "/")
 			if d == "" {
@@ -154,7 +235,7 @@ func makePlan(req *schemes.Request) (*plan, error) {
 			p.cwds = []string{d}
 		}
 		p.arg = v.Name
-	case schemes.FTPNoCWD:
+	case NoCWD:
 		if len(v.Dirs) > 0 {
 			d := strings.Join(v.Dirs, "/")
 			if d == "" {
@@ -202,7 +283,7 @@ func directoryURL(u uri.URL, dirs []string) string {
 
 // keyAndLogin works out which connection req needs and how to log in
 // (RFC 1738 §3.2.1: no user means anonymous).
-func keyAndLogin(req *schemes.Request) (connKey, login, error) {
+func (f *Fetcher) keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	var key connKey
 	key.scheme = req.URL.Scheme()
 	key.host = req.URL.Hostname()
@@ -215,11 +296,10 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	}
 	switch {
 	case key.scheme == "ftps":
+		// Its port, when the URL names none, is the scheme table's:
+		// 990, which RFC 4217 §7 names for implicit FTPS.
 		key.tls = tlsImplicit
-		if p, _ := req.URL.Port(); p == "" {
-			key.port = "990" // RFC 4217 §7 names 990 for implicit FTPS
-		}
-	case req.FTP.RequireTLS:
+	case f.RequireTLS:
 		key.tls = tlsExplicit
 	}
 	if key.port == "" {
@@ -228,14 +308,16 @@ func keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	if key.tls != tlsNone {
 		key.tlsConf = req.TLSConfig
 	}
-	key.sync = req.FTP.Sync
-	anonPass := req.FTP.AnonymousPassword
+	key.sync = f.Sync
+	key.active = f.ActiveAddr
+	anonPass := f.AnonymousPassword
 	if anonPass == "" {
 		anonPass = DefaultAnonymousPassword
 	}
 	lg := login{user: "anonymous", pass: anonPass, havePass: true, public: true}
-	if req.HasUser {
-		lg = login{user: req.User, pass: req.Password, havePass: req.HasPassword}
+	if req.User != nil {
+		pass, havePass := req.User.Password()
+		lg = login{user: req.User.Username(), pass: pass, havePass: havePass}
 	}
 	if err := checkArg(req, "user name", lg.user); err != nil {
 		return key, lg, err
@@ -257,20 +339,22 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	default:
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", errors.New("not an ftp URL: scheme "+strconv.Quote(s)))
 	}
-	p, err := makePlan(req)
+	p, err := makePlan(req, f.Method)
 	if err != nil {
 		return nil, err
 	}
-	key, lg, err := keyAndLogin(req)
+	key, lg, err := f.keyAndLogin(req)
 	if err != nil {
 		return nil, err
 	}
+	_, last := f.expected.Take(req)
 	fresh := false
 	for {
 		c, err := f.get(ctx, req, key, lg, fresh)
 		if err != nil {
 			return nil, err
 		}
+		c.last = last
 		wasReused := c.reused
 		attempt := *p // run may rewrite the argument for this connection
 		res, err := f.run(ctx, c, req, &attempt)
@@ -325,7 +409,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	} else if v.Type != "d" && !req.Raw && !req.Head && c.feat == nil {
 		tail = append(tail, c.featStep())
 	}
-	epsv := req.FTP.ActiveAddr == "" && !c.noEPSV && !req.Head
+	epsv := c.key.active == "" && !c.noEPSV && !req.Head
 	if short {
 		if err := c.sendTail(tail, epsv); err != nil {
 			return nil, err
@@ -355,8 +439,8 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 		if req.Raw {
 			res.Body = t
 		} else {
+			// Shown as the names alone (schemes.NameLister).
 			res.Listing = newListing(t.transfer, p.nbase, true, false)
-			res.NamesOnly = true
 		}
 		return res, nil
 	case v.Name == "":
@@ -474,7 +558,7 @@ type startedTransfer struct {
 // startTransfer opens a data connection, sends REST when offset > 0, then
 // cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
 func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
-	if c.req.FTP.ActiveAddr == "" && !c.noEPSV && !c.key.sync {
+	if c.key.active == "" && !c.noEPSV && !c.key.sync {
 		if c.epsvAhead && time.Now().Before(c.aheadUntil) {
 			st, fallback, err := f.startPipelined(ctx, c, cmd, offset, true)
 			if !fallback {
@@ -692,7 +776,7 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 		return nil, err
 	}
 	st.start = r.last()
-	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.req.Last}
+	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.last}
 	return st, nil
 }
 
@@ -853,7 +937,7 @@ const maxAbsDirs = 1024
 // there stays; one elsewhere goes back to its login directory first, or
 // straight to the absolute directory PWD named for p's CWD sequence when
 // it has been there before. The PWDs serve later URLs only: the last
-// request of a run (schemes.Request.Last) sends none.
+// request of a run (schemes.Expecter's end) sends none.
 //
 // Each CWD waits for the reply of the one before, so that none runs from
 // the wrong directory after one fails. What needs no such wait rides
@@ -868,14 +952,14 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 	var pwds []step
 	if c.dirKey == "" && !c.haveLogin {
 		// Without the login directory the connection cannot serve
-		// another URL after this one; with no other to come (Last), it
+		// another URL after this one; with no other to come (c.last), it
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
-		if !c.req.Last {
+		if !c.last {
 			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
 		}
 	}
-	if c.dirKey != "" && c.dirKey != unknownDir && !c.req.Last && len(c.absDir) < maxAbsDirs {
+	if c.dirKey != "" && c.dirKey != unknownDir && !c.last && len(c.absDir) < maxAbsDirs {
 		if _, ok := c.absDir[c.dirKey]; !ok {
 			key := c.dirKey
 			pwds = append(pwds, c.pwdStep(func(d string) { c.absDir[key] = d }))

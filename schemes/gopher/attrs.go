@@ -21,10 +21,11 @@ const attrLinesPerItem = 16
 const maxAbstract = 4 << 10
 
 // wantsAttributes tells whether req is for a menu's listing whose items'
-// Gopher+ attributes may be asked for instead of the plain menu: a type-1
-// URL with no search and no Gopher+ string of its own.
-func wantsAttributes(req *schemes.Request, g uri.Gopher) bool {
-	return req.GopherAttributes && g.Type == typeMenu && !g.HasPlus && !g.HasSearch && !req.Raw && !req.Head
+// Gopher+ attributes may be asked for instead of the plain menu
+// (Fetcher.Attributes): a type-1 URL with no search and no Gopher+ string
+// of its own.
+func (f *Fetcher) wantsAttributes(req *schemes.Request, g uri.Gopher) bool {
+	return f.Attributes && g.Type == typeMenu && !g.HasPlus && !g.HasSearch && !req.Raw && !req.Head
 }
 
 // attributeMenu asks for the attributes of every item of the menu (Gopher+

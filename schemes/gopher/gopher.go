@@ -28,8 +28,18 @@ type Fetcher struct {
 	// fails with schemes.ErrTooLarge. Zero means DefaultMaxMenuLines.
 	MaxMenuLines int
 
+	// Attributes asks a gopher menu's listing for each item's Gopher+
+	// attributes (Gopher+ §2.6, the "\t$" request) when the menu's item
+	// or the server speaks Gopher+: entries then carry Size from +VIEWS
+	// where the server gives it exactly and ModTime from +ADMIN's
+	// Mod-Date, which an incremental mirror compares (-N). A server that
+	// does not speak Gopher+ is sent the plain request, and the listing
+	// is the plain menu's. It costs the server more work, so it is off
+	// by default.
+	Attributes bool
+
 	// plain holds the servers that answered a request for a menu's
-	// attributes (Request.GopherAttributes) as a Gopher0 server: their
+	// attributes (Attributes) as a Gopher0 server: their
 	// menus are asked for plainly from then on.
 	plain sync.Map // server → true
 }
@@ -48,7 +58,7 @@ const maxErrorBlock = 8 << 10
 // request and its reply header read; "!" and "$" attribute requests come
 // back as text.
 //
-// With req.GopherAttributes a menu is asked for with its items' Gopher+
+// With Attributes a menu is asked for with its items' Gopher+
 // attributes, so that entries carry times and sizes where the server gives
 // them (see attributeMenu); a server that does not speak Gopher+ gets the
 // plain request.
@@ -56,6 +66,19 @@ const maxErrorBlock = 8 << 10
 // With req.Head the request is made and the start of the reply read, enough
 // to tell an error from an item and to learn a Gopher+ length; the
 // Resource then carries the type, content type and, when known, the size.
+// ProxyWays implements schemes.ProxyAware. A gopher: URL can be fetched
+// by an HTTP proxy acting as a gateway (RFC 1738 §3.4 leaves it to the
+// proxy), where one still does: squid dropped gopher in version 4, and
+// answers 501, after which the run goes through a CONNECT tunnel
+// (GatewayFallback). gophers:, which no gateway speaks, goes through the
+// Dialer only.
+func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
+	if req.URL.Scheme() == "gopher" {
+		return schemes.ViaGateway | schemes.GatewayFallback | schemes.ViaDialer, nil
+	}
+	return schemes.ViaDialer, nil
+}
+
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	g, err := req.URL.Gopher()
 	if err != nil {
@@ -69,7 +92,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	srv := server{scheme: req.URL.Scheme(), host: req.URL.Hostname(), port: port(req.URL)}
-	if wantsAttributes(req, g) && !f.plainServer(srv) {
+	if f.wantsAttributes(req, g) && !f.plainServer(srv) {
 		if res, ok, err := f.attributeMenu(ctx, req, g, srv); ok || err != nil {
 			return res, err
 		}
@@ -107,7 +130,7 @@ func dial(ctx context.Context, req *schemes.Request, srv server) (*session, erro
 	}
 	s := &session{ctx: ctx, req: req, conn: nc, trace: req.Trace}
 	s.stop = ctxDeadline(ctx, nc)
-	if srv.scheme == "gophers" {
+	if info, _ := uri.SchemeOf(srv.scheme); info.TLS {
 		tc := tls.Client(nc, req.TLSClientConfig(srv.host))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			s.Close()
@@ -144,8 +167,8 @@ func requestLines(req *schemes.Request, g uri.Gopher) ([]string, error) {
 		// win, Request.Search gives them when the URL has none.
 		switch {
 		case g.HasSearch && g.Search != "":
-		case req.HasSearch:
-			search = req.Search
+		case req.Search != nil:
+			search = *req.Search
 		case g.HasSearch:
 		default:
 			return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf(

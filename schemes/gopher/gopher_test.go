@@ -133,7 +133,10 @@ func TestRequestLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		u := uri.MustParse(tt.url)
-		req := &schemes.Request{URL: u, Search: tt.search, HasSearch: tt.hasSearch}
+		req := &schemes.Request{URL: u}
+		if tt.hasSearch {
+			req.Search = &tt.search
+		}
 		g, err := u.Gopher()
 		if err != nil {
 			t.Fatalf("%s: %v", tt.url, err)

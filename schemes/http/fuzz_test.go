@@ -5,9 +5,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/urlget/urlget/schemes"
-	"github.com/urlget/urlget/uri"
 )
 
 // FuzzParseHeader checks -H's reader: a field it accepts has a token for
@@ -114,12 +111,11 @@ func FuzzRedirect(f *testing.F) {
 		if originOf(&upper) != originOf(next) {
 			t.Fatalf("%q: origin %q, upper-cased %q", loc, originOf(next), originOf(&upper))
 		}
-		req := &schemes.Request{URL: uri.MustParse(start)}
-		req.HTTP.AutoReferer = true
+		f := &Fetcher{AutoReferer: true}
 		from := &http.Request{URL: next}
 		to := &http.Request{URL: base}
 		for _, hop := range [][2]*http.Request{{from, to}, {to, from}} {
-			ref := referer(req, "", hop[0], hop[1])
+			ref := f.referer("", hop[0], hop[1])
 			if ref == "" {
 				continue
 			}

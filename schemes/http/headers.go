@@ -10,10 +10,10 @@ import (
 	"github.com/urlget/urlget/schemes"
 )
 
-// ParseHeader reads one request header line in the forms of curl's -H
-// (schemes.HTTPOptions.Header): "Name: value" sends the field, "Name:" with
-// nothing after it removes a default field of that name, and "Name;" sends
-// the field with an empty value. The name must be a token (RFC 9110
+// ParseHeader reads one request header line in the forms of curl's -H:
+// "Name: value" sends the field, "Name:" with nothing after it removes a
+// default field of that name (Fetcher.RemoveHeader), and "Name;" sends the
+// field with an empty value. The name must be a token (RFC 9110
 // §5.1) and the line must hold no CR, LF or NUL, which would end the field
 // early or smuggle a second one in (RFC 9110 §5.5).
 func ParseHeader(line string) (name, value string, remove bool, err error) {
@@ -53,38 +53,68 @@ func isToken(s string) bool {
 	return true
 }
 
-// applyHeaders adds the request's -H fields to hreq, after the defaults and
-// the credentials, so that a field the user names replaces the default one
-// of that name on its first mention (as curl's does) and adds to it after.
-func applyHeaders(req *schemes.Request, hreq *http.Request) error {
-	named := map[string]bool{}
-	for _, line := range req.HTTP.Header {
-		name, value, remove, err := ParseHeader(line)
-		if err != nil {
-			return req.Fail(schemes.ErrBadURL, "", 0, "", err)
+// applyHeaders applies RemoveHeader and Header to hreq, after the defaults
+// and the credentials, so that a field the user names replaces the default
+// one of that name (as curl's -H does). On a Foreign request neither
+// touches the credential fields (Authorization, Cookie): they were given
+// for another origin.
+func (f *Fetcher) applyHeaders(req *schemes.Request, hreq *http.Request) error {
+	for _, name := range f.RemoveHeader {
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		if req.Foreign && isCredentialField(name) {
+			// The user's choice for their own origin: a foreign URL's
+			// own userinfo still goes.
+			continue
+		}
+		switch name {
+		case "Host":
+		case "User-Agent":
+			// An empty User-Agent makes net/http send none; without
+			// the key it would send its own.
+			hreq.Header.Set(name, "")
+		default:
+			hreq.Header.Del(name)
+		}
+	}
+	for name, values := range f.Header {
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		if req.Foreign && isCredentialField(name) {
+			continue
+		}
+		for _, v := range values {
+			if err := checkField(name, v); err != nil {
+				return req.Fail(schemes.ErrBadURL, "", 0, "", err)
+			}
 		}
 		if name == "Host" {
 			// net/http writes Host from the request, never from its
 			// header map (RFC 9112 §3.2).
-			if !remove {
-				hreq.Host = value
+			if len(values) > 0 {
+				hreq.Host = values[len(values)-1]
 			}
 			continue
 		}
-		if !named[name] {
-			named[name] = true
-			hreq.Header.Del(name)
-		}
-		switch {
-		case remove && name == "User-Agent":
-			// An empty User-Agent makes net/http send none; without
-			// the key it would send its own.
-			hreq.Header.Set(name, "")
-		case remove:
-			hreq.Header.Del(name)
-		default:
-			hreq.Header.Add(name, value)
-		}
+		hreq.Header[name] = append([]string(nil), values...)
+	}
+	return nil
+}
+
+// isCredentialField reports whether a header field holds the user's
+// credentials for an origin: Authorization (RFC 9110 §11.6.2) and Cookie
+// (RFC 6265 §5.4), which curl drops on the way to another origin.
+func isCredentialField(name string) bool {
+	return name == "Authorization" || name == "Cookie"
+}
+
+// checkField refuses a header field whose name is not a token (RFC 9110
+// §5.1) or whose value holds a CR, LF or NUL, which would end the field
+// early or smuggle a second one in (RFC 9110 §5.5).
+func checkField(name, value string) error {
+	if !isToken(name) {
+		return fmt.Errorf("header field name %q is not a token", name)
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf("header %s holds a CR, LF or NUL byte", name)
 	}
 	return nil
 }
@@ -92,9 +122,10 @@ func applyHeaders(req *schemes.Request, hreq *http.Request) error {
 // referer is the Referer a redirected request carries: the URL that
 // redirected it with AutoReferer, its credentials and fragment left out
 // (RFC 9110 §10.1.3), and none from https to http, which that section
-// forbids; else the first request's own, given with -e or -H; else none.
-func referer(req *schemes.Request, first string, from, to *http.Request) string {
-	if !req.HTTP.AutoReferer {
+// forbids; else the first request's own, given with Referer or Header;
+// else none.
+func (f *Fetcher) referer(first string, from, to *http.Request) string {
+	if !f.AutoReferer {
 		return first
 	}
 	if from.URL.Scheme == "https" && to.URL.Scheme != "https" {

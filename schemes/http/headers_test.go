@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-
-	"github.com/urlget/urlget/schemes"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -61,10 +59,10 @@ func TestRefererAcrossSchemes(t *testing.T) {
 		u, _ := url.Parse(s)
 		return &http.Request{URL: u}
 	}
-	auto := &schemes.Request{HTTP: schemes.HTTPOptions{AutoReferer: true}}
-	fixed := &schemes.Request{}
+	auto := &Fetcher{AutoReferer: true}
+	fixed := &Fetcher{}
 	for _, tc := range []struct {
-		req        *schemes.Request
+		f          *Fetcher
 		from, to   string
 		first, out string
 	}{
@@ -75,7 +73,7 @@ func TestRefererAcrossSchemes(t *testing.T) {
 		{fixed, "http://a/x", "http://b/", "http://given/", "http://given/"},
 		{fixed, "http://a/x", "http://b/", "", ""},
 	} {
-		if got := referer(tc.req, tc.first, hop(tc.from), hop(tc.to)); got != tc.out {
+		if got := tc.f.referer(tc.first, hop(tc.from), hop(tc.to)); got != tc.out {
 			t.Errorf("%s → %s: Referer %q, want %q", tc.from, tc.to, got, tc.out)
 		}
 	}

@@ -30,9 +30,12 @@ import (
 )
 
 // MaxRedirects is how many redirects a fetch follows before it gives up,
-// the limit curl's --max-redirs and wget's --max-redirect default to. The
-// request's HTTP.MaxRedirects overrides it.
+// the limit curl's --max-redirs and wget's --max-redirect default to.
+// Fetcher.MaxRedirects overrides it.
 const MaxRedirects = 20
+
+// NoRedirects is the Fetcher.MaxRedirects that follows no redirect.
+const NoRedirects = -1
 
 // sessionCacheSize is how many TLS sessions a Fetcher keeps for resumption:
 // one per server a run reaches over TLS, and a run rarely reaches more.
@@ -57,10 +60,65 @@ const maxHeaderBytes = 1 << 20
 // connections are reused across the URLs of one run. The Transport is built
 // on the first Fetch from that request's Dialer and TLSConfig; later
 // requests share it. Close closes the idle connections.
+//
+// Its settings, as http.Transport's, hold for every URL it fetches; they
+// must not be changed once it is in use.
 type Fetcher struct {
+	// MaxRedirects is how many redirects a fetch follows before it fails:
+	// 0 means MaxRedirects (20, curl's and wget's default), and
+	// NoRedirects (any negative value) follows none, so that a redirect
+	// fails.
+	MaxRedirects int
+
+	// UserAgent is the User-Agent field sent (RFC 9110 §10.1.5); empty
+	// means "urlget". RemoveHeader sends none.
+	UserAgent string
+
+	// Header holds request header fields sent with every request, after
+	// the default ones (User-Agent, Accept) and the credentials: a field
+	// named here replaces a default one of that name, and a field with
+	// an empty value is sent empty (RFC 9110 §5.5). A "Host" entry names
+	// the Host field's value (RFC 9112 §3.2). The Authorization and
+	// Cookie fields hold the user's credentials: they go only to the
+	// origin they were given for (schemes.Request.Foreign, and the
+	// redirect rule of schemes.Request.RedirectCredentials).
+	Header http.Header
+
+	// RemoveHeader names default header fields not to send at all (curl's
+	// -H "Name:"), such as User-Agent or Accept; a field Header names is
+	// still sent.
+	RemoveHeader []string
+
+	// Referer is sent as the Referer field (RFC 9110 §10.1.3) of the
+	// first request. AutoReferer sends, with each redirected request, the
+	// URL that redirected it (curl's --referer ";auto").
+	Referer     string
+	AutoReferer bool
+
+	// Compressed asks for a compressed body (Accept-Encoding: gzip,
+	// deflate, br, zstd) and decodes it while it streams (RFC 9110
+	// §8.4); Resource.Size is then -1. Without it the body is passed on
+	// as the server sent it. A request that resumes (Offset > 0) asks for
+	// no encoding, so that the range is one of the plain bytes.
+	Compressed bool
+
+	// FailWithBody returns the body of a response whose status is 400 or
+	// above instead of failing at once: reading it to its end then
+	// returns the status error in place of io.EOF (curl's
+	// --fail-with-body).
+	FailWithBody bool
+
+	// OnResponse, when not nil, receives the status and header fields of
+	// every response of a fetch as they arrive, redirects and error
+	// statuses included (curl's -D and -i), as a Resource holding only
+	// Proto, StatusCode, Status and Header, the form -I shows. It is
+	// called on the goroutine that called Fetch.
+	OnResponse func(head *schemes.Resource)
+
 	mu        sync.Mutex
 	transport *http.Transport
 	pipes     map[string][]*pipeline // pipelined connections, by host:port
+	expected  schemes.Expected       // the runs told by Expect (pipeline.go)
 }
 
 // Close closes the connections kept open for reuse.
@@ -72,6 +130,7 @@ func (f *Fetcher) Close() error {
 		t.CloseIdleConnections()
 	}
 	f.closePipelines()
+	f.expected.Reset()
 	return nil
 }
 
@@ -246,7 +305,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Dialer == nil {
 		return nil, req.Fail(schemes.ErrConnect, "", 0, "", errors.New("request has no dialer"))
 	}
-	maxRedirects := req.HTTP.MaxRedirects
+	maxRedirects := f.MaxRedirects
 	switch {
 	case maxRedirects == 0:
 		maxRedirects = MaxRedirects
@@ -258,7 +317,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Head {
 		method = http.MethodHead
 	}
-	hreq, err := newRequest(ctx, req, target, method)
+	hreq, err := f.newRequest(ctx, req, target, method)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +331,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	origin := originOf(target)
 	hop := &hopDialer{d: req.Dialer}
 	client := &http.Client{
-		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace, onResponse: req.HTTP.OnResponse},
+		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace, onResponse: f.OnResponse},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
 				return req.Fail(schemes.ErrProtocol, method, 0, "",
@@ -297,7 +356,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			// neither does urlget: the next host learns nothing of
 			// where the request came from (RFC 9110 §10.1.3) but the
 			// Referer the user gave.
-			if ref := referer(req, firstReferer, via[len(via)-1], r); ref != "" {
+			if ref := f.referer(firstReferer, via[len(via)-1], r); ref != "" {
 				r.Header.Set("Referer", ref)
 			} else {
 				r.Header.Del("Referer")
@@ -313,12 +372,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			// (its userinfo, its .netrc entry), which the fetch
 			// package's rule gives.
 			fields := req.LocationTrusted || originOf(r.URL) == origin
-			var user, password string
-			var hasUser bool
+			var user *url.Userinfo
 			if req.RedirectCredentials != nil {
 				if t, err := uri.Parse(r.URL.String()); err == nil {
 					var home bool
-					user, password, hasUser, _, home = req.RedirectCredentials(t)
+					user, home = req.RedirectCredentials(t)
 					fields = fields && home
 				}
 			}
@@ -327,8 +385,9 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			switch {
 			case fields && auth != "":
 				r.Header.Set("Authorization", auth)
-			case hasUser:
-				r.SetBasicAuth(user, password)
+			case user != nil:
+				password, _ := user.Password()
+				r.SetBasicAuth(user.Username(), password)
 			}
 			if fields && cookie != nil {
 				r.Header["Cookie"] = cookie
@@ -347,41 +406,24 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}))
 	resp, err := client.Do(hreq)
 	if err != nil {
-		if req.Last {
-			f.Close()
-		}
 		return nil, doError(ctx, req, method, err)
 	}
 	res, err := f.resource(ctx, req, resp, conn)
-	if req.Last {
-		// No request follows on this Fetcher: the connections the
-		// exchange opened (a redirect's first hop's too) are closed
-		// once the body is, or now when there is none, so that a run's
-		// last URL leaves nothing open behind it.
-		if b, ok := bodyOf(res); ok {
-			b.last = f
-		} else {
-			f.Close()
-		}
-	}
 	return res, err
 }
 
 // newRequest builds the request of a fetch of target: the header fields
 // every request carries (User-Agent, Accept, Range or Accept-Encoding,
 // Referer, the conditions, credentials and -H's).
-func newRequest(ctx context.Context, req *schemes.Request, target *url.URL, method string) (*http.Request, error) {
+func (f *Fetcher) newRequest(ctx context.Context, req *schemes.Request, target *url.URL, method string) (*http.Request, error) {
 	hreq, err := http.NewRequestWithContext(ctx, method, "http://placeholder/", nil)
 	if err != nil {
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
 	hreq.URL = target
 	hreq.Host = target.Host
-	ua := req.HTTP.UserAgent
-	switch {
-	case req.HTTP.NoUserAgent:
-		ua = "" // net/http then sends no User-Agent line
-	case ua == "":
+	ua := f.UserAgent
+	if ua == "" {
 		ua = "urlget"
 	}
 	if err := req.CheckArg("User-Agent header", ua); err != nil {
@@ -400,14 +442,14 @@ func newRequest(ctx context.Context, req *schemes.Request, target *url.URL, meth
 			}
 			hreq.Header.Set("If-Range", req.IfRange)
 		}
-	} else if req.HTTP.Compressed {
+	} else if f.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
 		// resumed file of plain bytes cannot continue.
 		hreq.Header.Set("Accept-Encoding", acceptEncoding)
 	}
-	if req.HTTP.Referer != "" {
-		hreq.Header.Set("Referer", req.HTTP.Referer)
+	if f.Referer != "" {
+		hreq.Header.Set("Referer", f.Referer)
 	}
 	if err := conditions(req, hreq.Header); err != nil {
 		return nil, err
@@ -425,23 +467,10 @@ func newRequest(ctx context.Context, req *schemes.Request, target *url.URL, meth
 		}
 		hreq.SetBasicAuth(user, password)
 	}
-	if err := applyHeaders(req, hreq); err != nil {
+	if err := f.applyHeaders(req, hreq); err != nil {
 		return nil, err
 	}
 	return hreq, nil
-}
-
-// bodyOf returns res's body when it is a response body of this package,
-// decoded or not.
-func bodyOf(res *schemes.Resource) (*body, bool) {
-	if res == nil {
-		return nil, false
-	}
-	if e, ok := res.Body.(*endBody); ok {
-		return e.inner, true
-	}
-	b, ok := res.Body.(*body)
-	return b, ok
 }
 
 // resource turns a response into a Resource or an error.
@@ -452,11 +481,12 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
 		Name:        fileName(resp),
-		Header:      responseHeader(resp),
+		Header:      HeaderPairs(fields(resp)),
 		ETag:        resp.Header.Get("ETag"),
 	}
+	res.Proto, res.StatusCode, res.Status = status(resp)
 	var cs []string
-	if req.HTTP.Compressed {
+	if f.Compressed {
 		cs = codings(resp.Header.Get("Content-Encoding"))
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
@@ -486,7 +516,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 			}
 		}
 		serr := statusError(req, resp)
-		if req.HTTP.FailWithBody && !req.Head {
+		if f.FailWithBody && !req.Head {
 			// The error page goes where the body would, and the
 			// status error ends it (curl's --fail-with-body).
 			if len(cs) == 0 && resp.ContentLength >= 0 {
@@ -656,17 +686,18 @@ func undecodable(req *schemes.Request, resp *http.Response, cs []string) error {
 // credentials returns the user and password to send, asking for the
 // password when a user was named without one and a terminal is there.
 func credentials(req *schemes.Request) (user, password string, ok bool, err error) {
-	if !req.HasUser {
+	if req.User == nil {
 		return "", "", false, nil
 	}
-	password = req.Password
-	if !req.HasPassword && req.Prompt != nil {
-		password, err = req.Prompt(fmt.Sprintf("Enter host password for user '%s':", req.User))
+	user = req.User.Username()
+	password, hasPassword := req.User.Password()
+	if !hasPassword && req.Prompt != nil {
+		password, err = req.Prompt(fmt.Sprintf("Enter host password for user '%s':", user))
 		if err != nil {
 			return "", "", false, req.Fail(schemes.ErrLoginFailed, "", 0, "", err)
 		}
 	}
-	return req.User, password, true, nil
+	return user, password, true, nil
 }
 
 // requestURL converts the parsed URL into net/http's form without changing
@@ -849,18 +880,23 @@ func fileName(resp *http.Response) string {
 	return name
 }
 
-// responseHeader is a response's status and header fields in the form of
-// schemes.Resource.Header: the pseudo-fields ":status-line" and ":status"
-// carry the status for -I, -i and -w %{http_code}; the fields follow.
-func responseHeader(resp *http.Response) [][2]string {
-	code := strconv.Itoa(resp.StatusCode)
-	line := resp.Proto + " " + resp.Status
+// status is a response's status in the form of schemes.Resource's Proto,
+// StatusCode and Status, whose status line is Proto + " " + Status.
+func status(resp *http.Response) (proto string, code int, status string) {
 	if resp.ProtoMajor == 2 {
 		// HTTP/2 has no reason phrase (RFC 9113 §8.3.2) and names
 		// itself "HTTP/2" in curl's output, which -i and -I follow.
-		line = "HTTP/2 " + code
+		return "HTTP/2", resp.StatusCode, strconv.Itoa(resp.StatusCode)
 	}
-	return append([][2]string{{":status-line", line}, {":status", code}}, HeaderPairs(fields(resp))...)
+	return resp.Proto, resp.StatusCode, resp.Status
+}
+
+// responseHead is a response's status and header fields, as
+// Fetcher.OnResponse receives them.
+func responseHead(resp *http.Response) *schemes.Resource {
+	res := &schemes.Resource{Header: HeaderPairs(fields(resp))}
+	res.Proto, res.StatusCode, res.Status = status(resp)
+	return res
 }
 
 // fields is a response's header fields as received: net/http moves
@@ -900,8 +936,6 @@ type body struct {
 	// The bytes of the body not yet read, when its length is known on a
 	// plain connection (sock).
 	remain int64
-
-	last *Fetcher // closed with the body: the request was the run's last
 
 	// sock is the plain connection the body came on, for WriteTo.
 	sock *sockConn
@@ -1029,14 +1063,9 @@ func (b *body) classify(err error) error {
 }
 
 // Close closes the response body, returning its connection for reuse when
-// the body was read to the end, or closing the Fetcher's connections after
-// a run's last request.
+// the body was read to the end.
 func (b *body) Close() error {
-	err := b.rc.Close()
-	if b.last != nil {
-		b.last.Close()
-	}
-	return err
+	return b.rc.Close()
 }
 
 // tracingTransport reports each request and response of a fetch, redirects
@@ -1044,7 +1073,7 @@ func (b *body) Close() error {
 type tracingTransport struct {
 	rt         http.RoundTripper
 	trace      schemes.Tracer
-	onResponse func(header [][2]string) // schemes.HTTPOptions.OnResponse
+	onResponse func(head *schemes.Resource) // Fetcher.OnResponse
 }
 
 // RoundTrip sends r, tracing the request line and the header fields as they
@@ -1053,7 +1082,7 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if t.trace == nil {
 		resp, err := t.rt.RoundTrip(r)
 		if err == nil && t.onResponse != nil {
-			t.onResponse(responseHeader(resp))
+			t.onResponse(responseHead(resp))
 		}
 		return resp, err
 	}
@@ -1117,7 +1146,7 @@ func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
 	}
 	if t.onResponse != nil {
-		t.onResponse(responseHeader(resp))
+		t.onResponse(responseHead(resp))
 	}
 	return resp, nil
 }

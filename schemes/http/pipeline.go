@@ -12,8 +12,8 @@ import (
 	"github.com/urlget/urlget/uri"
 )
 
-// Pipelining (RFC 9112 §9.3.2): when a request says which URLs come next
-// (schemes.Request.Ahead), their GET requests go out on its connection
+// Pipelining (RFC 9112 §9.3.2): when the caller has told which requests
+// come after this one (Expect), their GET requests go out on its connection
 // right behind its own, and the server answers them in order while the
 // first body is still being read. A run of small files then costs one
 // round trip for many files rather than one each: the requests of a
@@ -53,7 +53,7 @@ type pipeline struct {
 
 // sentRequest is a request in flight on a pipeline, with what it is looked
 // up by, worked out once: the request target, and the URL it was made for
-// as the caller wrote it (schemes.Request.URL or an Ahead entry).
+// as the caller wrote it (schemes.Request.URL).
 type sentRequest struct {
 	req *http.Request
 	uri string // req.URL.RequestURI()
@@ -61,9 +61,9 @@ type sentRequest struct {
 }
 
 // pipelinable reports whether hreq may take the pipelined path.
-func pipelinable(req *schemes.Request, hreq *http.Request) bool {
+func (f *Fetcher) pipelinable(req *schemes.Request, hreq *http.Request) bool {
 	if hreq.URL.Scheme != "http" || hreq.Method != http.MethodGet || req.Offset > 0 ||
-		req.Trace != nil || req.HTTP.OnResponse != nil {
+		req.Trace != nil || f.OnResponse != nil {
 		return false
 	}
 	if req.HTTPProxy != nil {
@@ -83,19 +83,27 @@ func hostPort(hreq *http.Request) string {
 	return net.JoinHostPort(h, p)
 }
 
+// Expect implements schemes.Expecter: the GET requests of the plain http:
+// URLs of reqs go out ahead, each as its own fetch builds it, on the
+// connection of the request before them to the same server.
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
+}
+
 // pipelined serves the request hreq builds for req on a pipelined
-// connection: one that sent it ahead already, or a new one when req names
-// the URLs that follow it. ok is false when the request is left to the
-// Transport.
+// connection: one that sent it ahead already, or a new one when requests
+// were told to follow it (Expect). ok is false when the request is left
+// to the Transport.
 func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *http.Request) (res *schemes.Resource, err error, ok bool) {
-	if !pipelinable(req, hreq) {
+	ahead, _ := f.expected.Take(req)
+	if !f.pipelinable(req, hreq) {
 		return nil, nil, false
 	}
 	key := hostPort(hreq)
 	target := hreq.URL.RequestURI()
 	p := f.takePipeline(key, target)
 	if p == nil {
-		if len(req.Ahead) == 0 {
+		if len(ahead) == 0 {
 			return nil, nil, false
 		}
 		c, err := req.Dialer.DialContext(ctx, "tcp", key)
@@ -127,7 +135,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 		}
 		p.sent = append(p.sent, sentRequest{req: hreq, uri: target, raw: req.URL.String()})
 	}
-	p.sendAhead(ctx, req, hreq)
+	p.sendAhead(ctx, f, req, ahead)
 	if err := p.bw.Flush(); err != nil {
 		return fail()
 	}
@@ -162,11 +170,11 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 	return res, err, true
 }
 
-// sendAhead writes the GET requests of the URLs req says come next on the
-// same server, up to pipelineDepth in flight, each built as its own fetch
-// would build it, with its own conditions (AheadConditions), never req's:
-// they share req's options, not its validators.
-func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *http.Request) {
+// sendAhead writes the GET requests of ahead, the requests told to follow
+// req, while they are on the same server, up to pipelineDepth in flight,
+// each built as its own fetch will build it: its own conditions and
+// credentials, never req's.
+func (p *pipeline) sendAhead(ctx context.Context, f *Fetcher, req *schemes.Request, ahead []*schemes.Request) {
 	if len(p.sent) >= pipelineDepth {
 		return
 	}
@@ -179,10 +187,11 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		raws[r.raw] = true
 		queued[r.uri] = true
 	}
-	for _, u := range req.Ahead {
+	for _, ar := range ahead {
 		if len(p.sent) >= pipelineDepth {
 			return
 		}
+		u := ar.URL
 		raw := u.String()
 		if raws[raw] {
 			// Sent with an earlier request of the run of URLs.
@@ -193,9 +202,13 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		}
 		if ui, ok := u.RawUserinfo(); !sameUserinfo(req.URL, ui, ok) {
 			// A URL's userinfo is its own credential: one that names
-			// another user (or none where req names one) is never sent
-			// with req's, so it waits for its own request.
+			// another user (or none where req names one) waits for its
+			// own connection rather than share req's.
 			return
+		}
+		if ar.Offset > 0 || ar.Head {
+			// Its own fetch will not take the pipelined path.
+			continue
 		}
 		target, err := requestURL(u)
 		if err != nil {
@@ -204,13 +217,7 @@ func (p *pipeline) sendAhead(ctx context.Context, req *schemes.Request, hreq *ht
 		if queued[target.RequestURI()] {
 			continue
 		}
-		ar := *req
-		ar.URL, ar.Ahead, ar.Offset, ar.IfRange = u, nil, 0, ""
-		ar.IfModifiedSince, ar.IfNoneMatch = time.Time{}, ""
-		if req.AheadConditions != nil {
-			ar.IfModifiedSince, ar.IfNoneMatch = req.AheadConditions(u)
-		}
-		next, err := newRequest(ctx, &ar, target, http.MethodGet)
+		next, err := f.newRequest(ctx, ar, target, http.MethodGet)
 		if err != nil || hostPort(next) != p.key {
 			// The run goes on to another server: the pipeline ends here.
 			return

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -101,20 +102,33 @@ func (s *pipeServer) counts() (conns, behind, served int) {
 	return s.conns, s.behind, s.served
 }
 
-// fetchAll fetches the paths in order through f, each told of the ones
-// after it, and returns the bodies.
+// expectRun tells f that requests for urls follow, in order, and returns
+// them, each with its own conditions when conds is not nil, for the
+// caller to make.
+func expectRun(f *Fetcher, urls []uri.URL, conds func(uri.URL) (time.Time, string)) []*schemes.Request {
+	reqs := make([]*schemes.Request, len(urls))
+	for i, u := range urls {
+		reqs[i] = &schemes.Request{URL: u, Dialer: &net.Dialer{}}
+		if conds != nil {
+			reqs[i].IfModifiedSince, reqs[i].IfNoneMatch = conds(u)
+		}
+	}
+	f.Expect(reqs, false)
+	return reqs
+}
+
+// fetchAll fetches the paths in order through f, told of them as one run
+// first, and returns the bodies.
 func fetchAll(t *testing.T, f *Fetcher, base string, paths []string, conds func(uri.URL) (time.Time, string)) []string {
 	t.Helper()
 	var urls []uri.URL
 	for _, p := range paths {
 		urls = append(urls, uri.MustParse(base+p))
 	}
+	reqs := expectRun(f, urls, conds)
 	var out []string
 	for i, u := range urls {
-		req := &schemes.Request{URL: u, Dialer: &net.Dialer{}, Ahead: urls[i+1:], AheadConditions: conds}
-		if conds != nil {
-			req.IfModifiedSince, req.IfNoneMatch = conds(u)
-		}
+		req := reqs[i]
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		res, err := f.Fetch(ctx, req)
 		if err != nil {
@@ -188,7 +202,7 @@ func TestPipelineSkipsAndRedirects(t *testing.T) {
 	defer f.Close()
 	urls := []uri.URL{uri.MustParse(s.url + "/a"), uri.MustParse(s.url + "/skipped"), uri.MustParse(s.url + "/moved"), uri.MustParse(s.url + "/c")}
 	get := func(i int) string {
-		res, err := f.Fetch(context.Background(), &schemes.Request{URL: urls[i], Dialer: &net.Dialer{}, Ahead: urls[i+1:]})
+		res, err := f.Fetch(context.Background(), expectRun(f, urls[i:], nil)[0])
 		if err != nil {
 			t.Fatalf("%s: %v", urls[i], err)
 		}
@@ -272,7 +286,7 @@ func TestPipelineStaleConditions(t *testing.T) {
 	// /b goes ahead unconditionally, and is never asked for.
 	fetchAll(t, f, s.url, []string{"/a"}, nil)
 	urls := []uri.URL{uri.MustParse(s.url + "/x"), uri.MustParse(s.url + "/b")}
-	res, err := f.Fetch(context.Background(), &schemes.Request{URL: urls[0], Dialer: &net.Dialer{}, Ahead: urls[1:]})
+	res, err := f.Fetch(context.Background(), expectRun(f, urls, nil)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +314,7 @@ func TestPipelineTakesTheOneThatSent(t *testing.T) {
 	u := func(p string) uri.URL { return uri.MustParse(s.url + p) }
 	open := func(p string, ahead ...uri.URL) *schemes.Resource {
 		t.Helper()
-		res, err := f.Fetch(context.Background(), &schemes.Request{URL: u(p), Dialer: &net.Dialer{}, Ahead: ahead})
+		res, err := f.Fetch(context.Background(), expectRun(f, append([]uri.URL{u(p)}, ahead...), nil)[0])
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -339,7 +353,7 @@ func TestPipelineKeepsThoseInFlight(t *testing.T) {
 	for i := range n {
 		u := uri.MustParse(fmt.Sprintf("%s/first%d", s.url, i))
 		ahead := uri.MustParse(fmt.Sprintf("%s/then%d", s.url, i))
-		res, err := f.Fetch(context.Background(), &schemes.Request{URL: u, Dialer: &net.Dialer{}, Ahead: []uri.URL{ahead}})
+		res, err := f.Fetch(context.Background(), expectRun(f, []uri.URL{u, ahead}, nil)[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +389,7 @@ func TestPipelineDropsTheOldestPastTheBound(t *testing.T) {
 	for i := range pipelinesKept + 3 {
 		u := uri.MustParse(fmt.Sprintf("%s/first%d", s.url, i))
 		ahead := uri.MustParse(fmt.Sprintf("%s/never%d", s.url, i))
-		res, err := f.Fetch(context.Background(), &schemes.Request{URL: u, Dialer: &net.Dialer{}, Ahead: []uri.URL{ahead}})
+		res, err := f.Fetch(context.Background(), expectRun(f, []uri.URL{u, ahead}, nil)[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,13 +423,18 @@ func TestPipelineKeepsCredentialsToTheirURL(t *testing.T) {
 	defer f.Close()
 	host := strings.TrimPrefix(s.url, "http://")
 	first := uri.MustParse("http://alice@" + host + "/a")
-	ahead := []uri.URL{
-		uri.MustParse("http://alice@" + host + "/b"),
-		uri.MustParse("http://bob@" + host + "/c"),
-		uri.MustParse("http://" + host + "/d"),
+	// Each request carries its own credentials, as the fetch package
+	// builds them: alice's password for alice's URLs.
+	alice := func(u uri.URL) *schemes.Request {
+		return &schemes.Request{URL: u, Dialer: &net.Dialer{}, User: url.UserPassword("alice", "secret")}
 	}
-	req := &schemes.Request{URL: first, Dialer: &net.Dialer{}, Ahead: ahead,
-		User: "alice", Password: "secret", HasUser: true, HasPassword: true}
+	req := alice(first)
+	f.Expect([]*schemes.Request{
+		req,
+		alice(uri.MustParse("http://alice@" + host + "/b")),
+		{URL: uri.MustParse("http://bob@" + host + "/c"), Dialer: &net.Dialer{}, User: url.User("bob")},
+		{URL: uri.MustParse("http://" + host + "/d"), Dialer: &net.Dialer{}},
+	}, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res, err := f.Fetch(ctx, req)

@@ -33,10 +33,36 @@ const maxIdlePerServer = 8
 // goes to one server (same host, port, TLS and user) is served by one
 // connection; Close ends them. A Fetcher is safe for use by several
 // goroutines; each concurrent fetch gets a session of its own.
+//
+// Its settings, as http.Transport's, hold for every URL it fetches; they
+// must not be changed once it is in use.
 type Fetcher struct {
+	// Server is the "host[:port]" that news: and snews: URLs, which name
+	// no server (RFC 1738 §3.6), are fetched from. Empty means the
+	// NNTPSERVER environment variable; when that is empty too, such a
+	// fetch fails with schemes.ErrNoNewsServer.
+	Server string
+
+	// MaxArticles is how many of a group's newest articles a group
+	// listing holds: 0 means DefaultMaxArticles, and a negative value
+	// lists them all.
+	MaxArticles int
+
 	mu     sync.Mutex
 	idle   map[poolKey][]*session
 	closed bool
+
+	// expected holds the runs of requests told by Expect.
+	expected schemes.Expected
+}
+
+// Expect implements schemes.Expecter: the ARTICLE (or HEAD) commands of
+// the articles by message-id among reqs go out on a session right behind
+// the command of the request before them on the same server, under the
+// same login (RFC 3977 §3.5: a client may pipeline commands, and these
+// neither depend on nor change the session's state, §6.2.1.2).
+func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
+	f.expected.Add(reqs, end)
 }
 
 // poolKey names the server and identity a session belongs to. news: and nntp:
@@ -89,22 +115,20 @@ type articleSpan struct {
 
 // Fetch retrieves the article, group listing or group list req.URL names.
 func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
-	t, err := decode(req)
+	t, err := decode(req, f.Server)
 	if err != nil {
 		return nil, err
 	}
-	max := maxArticles(req)
-	key := poolKey{tls: t.tls, addr: t.addr}
-	if req.HasUser {
-		key.user, key.password = req.User, req.Password
-	}
+	max := maxArticles(f.MaxArticles)
+	key := keyOf(req, t)
+	ahead, _ := f.expected.Take(req)
 	for attempt := 0; ; attempt++ {
 		s, reused, err := f.get(ctx, req, key, t)
 		if err != nil {
 			return nil, err
 		}
 		s.begin(ctx, req)
-		res, owned, err := s.fetch(t, max, aheadCommands(req, t))
+		res, owned, err := s.fetch(t, max, aheadCommands(req, t, key, ahead, f.Server))
 		if err == nil {
 			if !owned {
 				f.put(s)
@@ -123,29 +147,41 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	}
 }
 
-// aheadCommands returns the function that turns the URLs req says will
-// follow (schemes.Request.Ahead) into the commands their fetches will send:
-// from the skip-th on, at most n, as long as they are articles by
-// message-id on the same server as t, itself one. Only those can be
-// pipelined; the list stops at the first URL that is not.
-func aheadCommands(req *schemes.Request, t target) func(skip, n int) []string {
-	if t.kind != kindArticleByID || len(req.Ahead) == 0 {
+// keyOf is the pool key of req, decoded as t.
+func keyOf(req *schemes.Request, t target) poolKey {
+	key := poolKey{tls: t.tls, addr: t.addr}
+	if req.User != nil {
+		key.user = req.User.Username()
+		key.password, _ = req.User.Password()
+	}
+	return key
+}
+
+// aheadCommands returns the function that turns ahead, the requests told
+// to follow req (Expect), into the commands their fetches will send: from
+// the skip-th on, at most n, as long as they are articles by message-id
+// asked the same way of the same server under the same login (key), as t,
+// itself one, is. Only those can be pipelined on req's session; the list
+// stops at the first request that is not.
+func aheadCommands(req *schemes.Request, t target, key poolKey, ahead []*schemes.Request, server string) func(skip, n int) []string {
+	if t.kind != kindArticleByID || len(ahead) == 0 {
 		return nil
 	}
 	return func(skip, n int) []string {
 		verb, _ := articleVerb(req)
 		var cmds []string
-		next := *req
-		for _, u := range req.Ahead[min(skip, len(req.Ahead)):] {
+		for _, next := range ahead[min(skip, len(ahead)):] {
 			if len(cmds) == n {
 				break
 			}
-			if u.Scheme() != req.URL.Scheme() {
+			if next.URL.Scheme() != req.URL.Scheme() {
 				break
 			}
-			next.URL = u
-			a, err := decode(&next)
-			if err != nil || a.kind != kindArticleByID || a.addr != t.addr || a.tls != t.tls {
+			a, err := decode(next, server)
+			if err != nil || a.kind != kindArticleByID || keyOf(next, a) != key {
+				break
+			}
+			if v, _ := articleVerb(next); v != verb {
 				break
 			}
 			cmds = append(cmds, verb+" <"+a.messageID+">")
@@ -163,6 +199,7 @@ func (f *Fetcher) Close() error {
 	f.idle = nil
 	f.closed = true
 	f.mu.Unlock()
+	f.expected.Reset()
 	var first error
 	for _, list := range idle {
 		for _, s := range list {
@@ -213,8 +250,8 @@ func (f *Fetcher) put(s *session) {
 }
 
 // decode turns the request's URL into a target, checking every value that
-// will go into a command.
-func decode(req *schemes.Request) (target, error) {
+// will go into a command; server is Fetcher.Server.
+func decode(req *schemes.Request, server string) (target, error) {
 	u := req.URL
 	var t target
 	if base, span, ok, err := splitSpan(req); err != nil {
@@ -222,19 +259,21 @@ func decode(req *schemes.Request) (target, error) {
 	} else if ok {
 		u, t.span = base, span
 	}
-	switch scheme := u.Scheme(); scheme {
+	scheme := u.Scheme()
+	info, _ := uri.SchemeOf(scheme)
+	t.tls = info.TLS // snews and nntps (RFC 5538 §2.2)
+	switch scheme {
 	case "news", "snews":
 		v, err := u.News()
 		if err != nil {
 			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		t.tls = scheme == "snews"
 		t.newsScheme = scheme
 		if u.HasAuthority() && u.Hostname() != "" {
 			// RFC 5538 §2.1: news://server/... names its server.
 			t.host, t.addr = u.Hostname(), u.Addr()
 		} else {
-			t.host, t.addr, err = newsServer(req, scheme)
+			t.host, t.addr, err = newsServer(req, server, scheme)
 			if err != nil {
 				return t, err
 			}
@@ -252,7 +291,6 @@ func decode(req *schemes.Request) (target, error) {
 		if err != nil {
 			return t, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		t.tls = scheme == "nntps"
 		t.host, t.addr = u.Hostname(), u.Addr()
 		t.group = v.Group
 		t.kind = kindGroup
@@ -283,7 +321,7 @@ func decode(req *schemes.Request) (target, error) {
 // nntp://host/group/first-last and news:group/first-last list the articles
 // numbered first to last; "first-" lists from first to the newest. It
 // returns the URL without the range. A range is explicit, so that
-// NNTPOptions.MaxArticles does not cut it.
+// Fetcher.MaxArticles does not cut it.
 func splitSpan(req *schemes.Request) (base uri.URL, span *articleSpan, ok bool, err error) {
 	u := req.URL.WithoutFragment()
 	if _, q := u.Query(); q {
@@ -336,10 +374,10 @@ func allDigits(s string) bool {
 }
 
 // newsServer finds the server for a news: URL, which names none (RFC 1738
-// §3.6): the request's NNTP.Server, then the NNTPSERVER environment variable
+// §3.6): server (Fetcher.Server), then the NNTPSERVER environment variable
 // that tin, slrn and Lynx read.
-func newsServer(req *schemes.Request, scheme string) (host, addr string, err error) {
-	s := req.NNTP.Server
+func newsServer(req *schemes.Request, server, scheme string) (host, addr string, err error) {
+	s := server
 	if s == "" {
 		s = os.Getenv("NNTPSERVER")
 	}
@@ -373,9 +411,9 @@ func newsServer(req *schemes.Request, scheme string) (host, addr string, err err
 }
 
 // maxArticles returns how many of a group's newest articles to list, 0
-// for all of them (schemes.NNTPOptions.MaxArticles).
-func maxArticles(req *schemes.Request) int64 {
-	switch n := req.NNTP.MaxArticles; {
+// for all of them, from Fetcher.MaxArticles, n.
+func maxArticles(n int) int64 {
+	switch {
 	case n == 0:
 		return DefaultMaxArticles
 	case n < 0:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/mail"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -210,8 +211,8 @@ func TestNewsServerOption(t *testing.T) {
 		{"", "", "news", "", true},
 	} {
 		t.Setenv("NNTPSERVER", tc.env)
-		req := &schemes.Request{URL: uri.MustParse(tc.scheme + ":misc.test"), NNTP: schemes.NNTPOptions{Server: tc.opt}}
-		_, addr, err := newsServer(req, tc.scheme)
+		req := &schemes.Request{URL: uri.MustParse(tc.scheme + ":misc.test")}
+		_, addr, err := newsServer(req, tc.opt, tc.scheme)
 		if (err != nil) != tc.bad || addr != tc.addr {
 			t.Errorf("%q/%q: %q %v", tc.opt, tc.env, addr, err)
 		}
@@ -229,15 +230,14 @@ func TestNewsServerOption(t *testing.T) {
 	}
 }
 
-// TestMaxArticles checks the meaning of NNTPOptions.MaxArticles: zero is
+// TestMaxArticles checks the meaning of Fetcher.MaxArticles: zero is
 // the default, a negative value lists every article.
 func TestMaxArticles(t *testing.T) {
 	for _, tc := range []struct {
 		opt  int
 		want int64
 	}{{0, DefaultMaxArticles}, {1, 1}, {250, 250}, {-1, 0}} {
-		req := &schemes.Request{NNTP: schemes.NNTPOptions{MaxArticles: tc.opt}}
-		if got := maxArticles(req); got != tc.want {
+		if got := maxArticles(tc.opt); got != tc.want {
 			t.Errorf("MaxArticles %d: %d, want %d", tc.opt, got, tc.want)
 		}
 	}
@@ -287,12 +287,11 @@ func (d scriptDialer) DialContext(context.Context, string, string) (net.Conn, er
 func fetchScript(rawURL string, raw bool, script []byte) (string, error) {
 	req := &schemes.Request{
 		URL:    uri.MustParse(rawURL),
-		NNTP:   schemes.NNTPOptions{Server: "news.invalid"},
 		Dialer: scriptDialer(script),
 		Raw:    raw,
-		User:   "u", Password: "p", HasUser: true, HasPassword: true,
+		User:   url.UserPassword("u", "p"),
 	}
-	var f Fetcher
+	f := Fetcher{Server: "news.invalid"}
 	defer f.Close()
 	res, err := f.Fetch(context.Background(), req)
 	if err != nil {

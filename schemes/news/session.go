@@ -363,7 +363,7 @@ func (s *session) setup() error {
 	// spends a round trip on the refusal, nor sees a pipeline of commands
 	// all refused. A password still to be asked for waits for the 480, so
 	// that nobody is prompted for a server that lets anyone read.
-	if s.req.HasUser && s.req.HasPassword && !s.authed && hasArg(s.caps["AUTHINFO"], "USER") {
+	if _, hasPW := s.req.User.Password(); hasPW && !s.authed && hasArg(s.caps["AUTHINFO"], "USER") {
 		if err := s.authenticate("AUTHINFO", 0, ""); err != nil {
 			return err
 		}
@@ -434,13 +434,14 @@ func (s *session) authenticate(op string, code int, msg string) error {
 	if s.authed {
 		return s.replyErr(op, code, msg)
 	}
-	if !req.HasUser {
+	if req.User == nil {
 		return req.Fail(schemes.ErrLoginFailed, op, code, msg, fmt.Errorf("%w (a user name)", schemes.ErrNoCredentials))
 	}
-	if err := req.CheckArg("user name", req.User); err != nil {
+	user := req.User.Username()
+	if err := req.CheckArg("user name", user); err != nil {
 		return err
 	}
-	c, m, err := s.exchange("AUTHINFO USER", "AUTHINFO USER "+req.User)
+	c, m, err := s.exchange("AUTHINFO USER", "AUTHINFO USER "+user)
 	if err != nil {
 		return err
 	}
@@ -472,12 +473,12 @@ func (s *session) authenticate(op string, code int, msg string) error {
 // one asked of the person at the terminal.
 func (s *session) password() (string, error) {
 	req := s.req
-	pass := req.Password
-	if !req.HasPassword {
+	pass, hasPW := req.User.Password()
+	if !hasPW {
 		if req.Prompt == nil {
 			return "", req.Fail(schemes.ErrLoginFailed, "AUTHINFO PASS", 381, "", errors.New("the server asks for a password and none was given"))
 		}
-		p, err := req.Prompt(fmt.Sprintf("NNTP password for %s@%s: ", req.User, s.key.addr))
+		p, err := req.Prompt(fmt.Sprintf("NNTP password for %s@%s: ", req.User.Username(), s.key.addr))
 		if err != nil {
 			return "", req.Fail(schemes.ErrLoginFailed, "AUTHINFO PASS", 381, "", err)
 		}

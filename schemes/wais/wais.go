@@ -119,8 +119,8 @@ func searchTerms(req *schemes.Request, w uri.WAIS) (string, bool) {
 		}
 		return w.Search, true
 	}
-	if req.HasSearch {
-		return req.Search, true
+	if req.Search != nil {
+		return *req.Search, true
 	}
 	return "", false
 }

@@ -1,35 +1,30 @@
-package fetch
+package http
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 
 	"github.com/urlget/urlget/schemes"
-	urlhttp "github.com/urlget/urlget/schemes/http"
 	"github.com/urlget/urlget/uri"
 )
-
-func init() { gatewayFetcher = fetchViaGateway }
 
 // gatewayPeek is how much of an HTML answer is looked at to tell a
 // directory listing from a file that happens to be HTML.
 const gatewayPeek = 16 << 10
 
-// fetchViaGateway retrieves an ftp:, ftps: or gopher: URL from an HTTP
-// proxy acting as a gateway: the proxy is sent "GET ftp://host/path
+// FetchThroughGateway implements schemes.Gateway: it retrieves an ftp:,
+// ftps: or gopher: URL from an HTTP proxy acting as a gateway: the proxy is sent "GET ftp://host/path
 // HTTP/1.1" (RFC 9112 §3.2.2, the absolute-form, which a proxy must
 // accept; RFC 1738 §3.2 leaves the protocol to the proxy) and fetches the
 // URL itself, answering with the file's bytes or, for a directory or a
@@ -40,7 +35,7 @@ const gatewayPeek = 16 << 10
 // in to the site with them; a password given apart from the URL (-u,
 // .netrc) goes as Authorization, which squid also logs in with. The proxy's
 // own credentials, from proxy.URL, go only in Proxy-Authorization.
-func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, dial schemes.Dialer, tlsConf *tls.Config) (*schemes.Resource, error) {
+func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request, proxy *schemes.GatewayProxy) (*schemes.Resource, error) {
 	method := http.MethodGet
 	if req.Head {
 		method = http.MethodHead
@@ -63,11 +58,8 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	if port, ok := req.URL.Port(); ok && port != "" {
 		hreq.Host += ":" + port
 	}
-	ua := req.HTTP.UserAgent
-	if ua == "" {
-		ua = "urlget"
-	}
-	if !req.HTTP.NoUserAgent {
+	ua := f.gatewayUserAgent()
+	if ua != "" {
 		hreq.Header.Set("User-Agent", ua)
 	}
 	hreq.Header.Set("Accept", "*/*")
@@ -78,8 +70,9 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	// A password the URL lacks (given with -u, from .netrc) goes as
 	// Authorization, with which squid logs in where the URL names no
 	// password.
-	if _, inURL := req.URL.Password(); !inURL && req.HasUser {
-		hreq.Header.Set("Authorization", basicAuth(req.User, req.Password))
+	if _, inURL := req.URL.Password(); !inURL && req.User != nil {
+		password, _ := req.User.Password()
+		hreq.Header.Set("Authorization", basicAuth(req.User.Username(), password))
 	}
 	if user, ok := pu.User(); ok {
 		password, _ := pu.Password()
@@ -91,19 +84,12 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 		}
 	}
 
-	tc := tlsConf.Clone()
+	tc := proxy.TLSConfig.Clone()
 	if tc.ServerName == "" {
 		tc.ServerName = pu.Hostname()
 	}
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			req.Trace.TraceLine(schemes.Info, "connecting to proxy "+addr)
-			c, err := dial.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, proxyDialError(req, addr, err)
-			}
-			return c, nil
-		},
+		DialContext:     proxy.Dialer.DialContext,
 		TLSClientConfig: tc,
 		// One request per connection: the gateway logs in to the site
 		// for each request anyway, and nothing is left open behind.
@@ -117,7 +103,10 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 	}))
 	// The proxy answers for the server: until its reply, a connect
 	// timeout names it.
-	answered := waitingOnProxy(ctx)
+	answered := func() {}
+	if proxy.Waiting != nil {
+		answered = proxy.Waiting(ctx)
+	}
 	resp, err := tr.RoundTrip(hreq)
 	answered()
 	if err != nil {
@@ -128,7 +117,7 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 		return nil, req.NetError(op, err)
 	}
 	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range urlhttp.HeaderPairs(resp.Header) {
+	for _, kv := range HeaderPairs(resp.Header) {
 		req.Trace.TraceLine(schemes.Received, kv[0]+": "+kv[1])
 	}
 	res, err := gatewayResource(req, resp, op)
@@ -137,6 +126,14 @@ func fetchViaGateway(ctx context.Context, req *schemes.Request, proxy *Proxy, di
 		return nil, err
 	}
 	return res, nil
+}
+
+// ProxyWays implements schemes.ProxyAware: the Fetcher speaks to an HTTP
+// proxy itself, through net/http's Transport (the absolute form for
+// http:, CONNECT for https:), and goes through the Dialer for SOCKS and
+// -p's tunnels.
+func (f *Fetcher) ProxyWays(*schemes.Request) (schemes.ProxyWays, error) {
+	return schemes.ViaHTTPProxy | schemes.ViaDialer, nil
 }
 
 // gatewayTarget is the URL as the proxy is to see it: as written, without
@@ -170,7 +167,7 @@ func traceGatewayRequest(t schemes.Tracer, r *http.Request, u uri.URL) {
 	target, _ := gatewayTarget(u)
 	t(schemes.Sent, r.Method+" "+uri.RedactText(target)+" HTTP/1.1")
 	t(schemes.Sent, "Host: "+r.Host)
-	for _, kv := range urlhttp.HeaderPairs(r.Header) {
+	for _, kv := range HeaderPairs(r.Header) {
 		switch kv[0] {
 		case "Authorization", "Proxy-Authorization":
 			t(schemes.Sent, kv[0]+": Basic ****")
@@ -189,10 +186,10 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
 		Name:        lastSegment(req.URL),
-		Header: append([][2]string{
-			{":status-line", resp.Proto + " " + resp.Status},
-			{":status", strconv.Itoa(resp.StatusCode)},
-		}, urlhttp.HeaderPairs(resp.Header)...),
+		Proto:       resp.Proto,
+		StatusCode:  resp.StatusCode,
+		Status:      resp.Status,
+		Header:      HeaderPairs(resp.Header),
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
@@ -224,6 +221,11 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// basicAuth is the Basic credentials (RFC 7617) of user and password.
+func basicAuth(user, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
 // gatewayError builds the error for a status of 300 or above: the
@@ -485,3 +487,18 @@ func attr(z *html.Tokenizer, more bool, key string) string {
 
 // Close closes the answer's connection.
 func (l *gatewayListing) Close() error { return l.rc.Close() }
+
+// gatewayUserAgent is the User-Agent a gateway request sends: the one
+// f sends to http servers (UserAgent, unless RemoveHeader drops it), ""
+// for none.
+func (f *Fetcher) gatewayUserAgent() string {
+	for _, name := range f.RemoveHeader {
+		if strings.EqualFold(name, "User-Agent") {
+			return ""
+		}
+	}
+	if f.UserAgent == "" {
+		return "urlget"
+	}
+	return f.UserAgent
+}
