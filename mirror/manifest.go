@@ -273,6 +273,7 @@ func (m *manifest) parse(r io.Reader, journal bool, dup map[entryKey]bool) error
 //
 // CTIME, the inode's change time, came later: a line without it (from an
 // earlier version) is read, and its file compared without it.
+//
 //	d PATH SCOPE                                       a directory it made
 func parseLine(s string) (byte, *record, string, error) {
 	fields := strings.Split(s, "\t")
