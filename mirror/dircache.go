@@ -7,6 +7,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/urlget/urlget/internal/outfile"
 )
 
 // dirCacheSize is how many directories a store keeps open at once. A
@@ -24,32 +26,19 @@ const dirCacheSize = 64
 // counted for each file of a benchmark tree). Opened once, a directory's
 // own Root (os.Root.OpenRoot, confined to it, and so still inside the
 // tree) reaches its files in one step each.
+//
+// Its outfile.Dir is what a part file is renamed into (outfile.Part),
+// by the directory's descriptor, opened on first use.
 type dirRoot struct {
-	r     *os.Root
+	*outfile.Dir
 	dir   string
-	refs  int    // operations using r now; it is closed only at 0
+	refs  int    // operations using it now; it is closed only at 0
 	used  uint64 // the cache's clock at the last use, for eviction
 	stale bool   // dropped from the cache while in use: closed at release
-
-	fdOnce sync.Once
-	fd     *os.File // the directory itself, for renameat; opened on first use
-	fdErr  error
-}
-
-// file returns the directory open as a file, for the system calls that
-// take a directory's descriptor (renameat).
-func (d *dirRoot) file() (*os.File, error) {
-	d.fdOnce.Do(func() { d.fd, d.fdErr = d.r.Open(".") })
-	return d.fd, d.fdErr
 }
 
 // close closes the directory and its descriptor.
-func (d *dirRoot) close() {
-	if d.fd != nil {
-		d.fd.Close()
-	}
-	d.r.Close()
-}
+func (d *dirRoot) close() { d.Dir.Close() }
 
 // dirCache holds the open directories of a store.
 type dirCache struct {
@@ -86,7 +75,7 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 
 	from, rest, made := root, dir, c.made
 	if base != nil {
-		from, rest = base.r, dir[len(base.dir)+1:]
+		from, rest = base.Root, dir[len(base.dir)+1:]
 		if c.made != nil {
 			made = func(d string) { c.made(base.dir + "/" + d) }
 		}
@@ -114,7 +103,7 @@ func (c *dirCache) acquire(root *os.Root, dir string, create bool) (*dirRoot, er
 	if len(c.dirs) >= dirCacheSize {
 		c.evict()
 	}
-	d := &dirRoot{r: r, dir: dir, refs: 1, used: c.clock}
+	d := &dirRoot{Dir: outfile.NewDir(r, root, dir), dir: dir, refs: 1, used: c.clock}
 	c.dirs[dir] = d
 	return d, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/hostsched"
 	"github.com/urlget/urlget/internal/xfer"
 	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
@@ -79,7 +80,8 @@ type engine struct {
 	done   <-chan struct{} // the run's context's: closed once it is stopped or interrupted
 	stats  Stats
 	first  error
-	gates  map[string]*hostGate
+	gates  map[string]*hostGate // by hostsched.Key
+	hosts  *hostsched.Limiter   // Options.PerHost transfers to one server
 	robots map[string]*robotsEntry
 	pages  *os.File // pages to convert: "kind\trel\tbase" lines
 	// owners holds which URL claimed each local name (claimFor); twins
@@ -185,6 +187,7 @@ func newEngine(c *fetch.Client, o Options, start []uri.URL) (*engine, error) {
 		seen:      newURLSet(),
 		saved:     newURLSet(),
 		gates:     map[string]*hostGate{},
+		hosts:     hostsched.NewLimiter(o.PerHost),
 		robots:    map[string]*robotsEntry{},
 		maxItems:  o.MaxEntries,
 	}
@@ -278,7 +281,7 @@ func family(s string) string {
 // "/", a gopher menu, a newsgroup) is its own; a file's is the directory
 // it is in.
 func startOf(u uri.URL) startPoint {
-	sp := startPoint{family: family(u.Scheme()), host: hostKey(u)}
+	sp := startPoint{family: family(u.Scheme()), host: hostsched.Key(u)}
 	p, isDir := resolvedParentPath(u)
 	if !isDir {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
@@ -367,7 +370,7 @@ func cleanSelector(sel string) string {
 // a link to another server (which --schemes or --span-hosts let in) has
 // no directory of the start's to stay below.
 func (sp startPoint) onServer(u uri.URL) bool {
-	return family(u.Scheme()) == sp.family && hostKey(u) == sp.host
+	return family(u.Scheme()) == sp.family && hostsched.Key(u) == sp.host
 }
 
 // under reports whether u lies at or below the start point.
@@ -383,16 +386,6 @@ func (sp startPoint) under(u uri.URL) bool {
 		return strings.HasPrefix(p, sp.prefix)
 	}
 	return strings.HasPrefix(p, sp.prefix+"/") || strings.HasPrefix(p, sp.prefix+".") && (u.Scheme() == "news" || u.Scheme() == "nntp")
-}
-
-// hostKey names the server a URL is fetched from, for the per-host cap:
-// the host in lower case and the port as written.
-func hostKey(u uri.URL) string {
-	h := strings.ToLower(u.Hostname())
-	if p, ok := u.Port(); ok && p != "" {
-		h += ":" + p
-	}
-	return family(u.Scheme()) + "://" + h
 }
 
 // work takes items from the queue until it is empty and no item is being
@@ -1411,18 +1404,19 @@ func (e *engine) report(r Report) {
 // hostGate holds the transfers to one server to Options.PerHost and
 // spaces them by Options.Wait.
 type hostGate struct {
-	sem  chan struct{}
+	lim  *hostsched.Limiter // the run's, shared by every server
+	key  string             // the server's hostsched.Key
 	mu   sync.Mutex
 	next time.Time
 }
 
 func (e *engine) gate(u uri.URL) *hostGate {
-	k := hostKey(u)
+	k := hostsched.Key(u)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	g := e.gates[k]
 	if g == nil {
-		g = &hostGate{sem: make(chan struct{}, e.o.PerHost)}
+		g = &hostGate{lim: e.hosts, key: k}
 		e.gates[k] = g
 	}
 	return g
@@ -1430,10 +1424,8 @@ func (e *engine) gate(u uri.URL) *hostGate {
 
 // acquire waits for a free place and for the pause --wait asks.
 func (g *hostGate) acquire(ctx context.Context, o Options) error {
-	select {
-	case g.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := g.lim.Acquire(ctx, g.key); err != nil {
+		return err
 	}
 	if o.Wait <= 0 {
 		return nil
@@ -1456,9 +1448,9 @@ func (g *hostGate) acquire(ctx context.Context, o Options) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		<-g.sem
+		g.release()
 		return ctx.Err()
 	}
 }
 
-func (g *hostGate) release() { <-g.sem }
+func (g *hostGate) release() { g.lim.Release(g.key) }

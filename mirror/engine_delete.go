@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urlget/urlget/internal/hostsched"
 	"github.com/urlget/urlget/mirror/links"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -311,7 +312,7 @@ func (e *engine) isMoved(si int) bool {
 // noteRedirect marks a start URL whose fetch ended on another server:
 // its old files are not judged on the new server's pages.
 func (e *engine) noteRedirect(it item, u, final uri.URL) {
-	if it.depth != 0 || e.del.moved == nil || hostKey(u) == hostKey(final) {
+	if it.depth != 0 || e.del.moved == nil || hostsched.Key(u) == hostsched.Key(final) {
 		return
 	}
 	e.mu.Lock()

@@ -45,6 +45,7 @@ type record struct {
 	mtime int64 // nanoseconds since 1970
 	dev   uint64
 	ino   uint64
+	ctime int64  // the inode's change time, nanoseconds; 0 when unknown
 	etag  string // the HTTP entity tag it came with
 	lmod  string // its Last-Modified (or listing time), RFC 3339
 	link  string // a symbolic link's target; "" for a file
@@ -267,8 +268,12 @@ func (m *manifest) parse(r io.Reader, journal bool, dup map[entryKey]bool) error
 
 // A line is tab-separated fields, strings quoted as Go quotes them:
 //
-//	f PATH URL SCOPE SIZE MTIME DEV INO ETAG LASTMOD   a file urlget wrote
-//	l PATH URL SCOPE MTIME DEV INO TARGET              a symbolic link it made
+//	f PATH URL SCOPE SIZE MTIME DEV INO ETAG LASTMOD CTIME   a file urlget wrote
+//	l PATH URL SCOPE MTIME DEV INO TARGET CTIME              a symbolic link it made
+//
+// CTIME, the inode's change time, came later: a line without it (from an
+// earlier version) is read, and its file compared without it.
+//
 //	d PATH SCOPE                                       a directory it made
 func parseLine(s string) (byte, *record, string, error) {
 	fields := strings.Split(s, "\t")
@@ -297,17 +302,23 @@ func parseLine(s string) (byte, *record, string, error) {
 		return v
 	}
 	switch {
-	case len(fields) == 10 && fields[0] == "f":
+	case (len(fields) == 10 || len(fields) == 11) && fields[0] == "f":
 		bad = nil
 		r := &record{path: q(1), url: q(2), scope: q(3), size: int64(num(4)), mtime: int64(num(5)),
 			dev: num(6), ino: num(7), etag: q(8), lmod: q(9)}
+		if len(fields) == 11 {
+			r.ctime = int64(num(10))
+		}
 		if bad == nil && (r.url == "" || r.scope == "") {
 			bad = errors.New("a file without its URL")
 		}
 		return 'f', r, "", bad
-	case len(fields) == 8 && fields[0] == "l":
+	case (len(fields) == 8 || len(fields) == 9) && fields[0] == "l":
 		bad = nil
 		r := &record{path: q(1), url: q(2), scope: q(3), mtime: int64(num(4)), dev: num(5), ino: num(6), link: q(7)}
+		if len(fields) == 9 {
+			r.ctime = int64(num(8))
+		}
 		if bad == nil && (r.url == "" || r.scope == "" || r.link == "") {
 			bad = errors.New("a link without its URL or target")
 		}
@@ -336,6 +347,8 @@ func (r *record) appendLine(b []byte) []byte {
 			b = append(b, '\t')
 		}
 		b = strconv.AppendQuote(b, r.link)
+		b = append(b, '\t')
+		b = strconv.AppendUint(b, uint64(r.ctime), 10)
 		return append(b, '\n')
 	}
 	b = append(b, "f\t"...)
@@ -350,6 +363,8 @@ func (r *record) appendLine(b []byte) []byte {
 	b = strconv.AppendQuote(b, r.etag)
 	b = append(b, '\t')
 	b = strconv.AppendQuote(b, r.lmod)
+	b = append(b, '\t')
+	b = strconv.AppendUint(b, uint64(r.ctime), 10)
 	return append(b, '\n')
 }
 
@@ -665,6 +680,7 @@ func (m *manifest) close() {
 func newRecord(fi os.FileInfo, rel, url, scope, etag string, lmod time.Time) *record {
 	r := &record{path: rel, url: url, scope: scope, size: fi.Size(), mtime: fi.ModTime().UnixNano(), etag: etag}
 	r.dev, r.ino = devIno(fi)
+	r.ctime = ctimeOf(fi)
 	if !lmod.IsZero() {
 		r.lmod = lmod.UTC().Format(time.RFC3339)
 	}
@@ -672,12 +688,19 @@ func newRecord(fi os.FileInfo, rel, url, scope, etag string, lmod time.Time) *re
 }
 
 // unchanged reports whether fi is the file r recorded: same size, time,
-// device and inode (a link: same time, device and inode; its target is
-// compared by the caller). Anything else was changed or put there by
-// someone else, and is not urlget's to delete.
+// device, inode and change time (a link: same time, device, inode and
+// change time; its target is compared by the caller). Anything else was
+// changed or put there by someone else, and is not urlget's to delete.
+// The change time is what tells a file written again with its old size
+// and time (cp -p, touch -r) that got the old inode number back, as file
+// systems reuse a freed one at once: every write, chmod, rename or utimes
+// moves it, and no one can set it back.
 func (r *record) unchanged(fi os.FileInfo) bool {
 	dev, ino := devIno(fi)
 	same := fi.ModTime().UnixNano() == r.mtime && dev == r.dev && ino == r.ino
+	if r.ctime != 0 && ctimeOf(fi) != r.ctime {
+		return false
+	}
 	if r.link != "" {
 		return same && fi.Mode()&fs.ModeSymlink != 0
 	}

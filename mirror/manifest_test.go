@@ -557,3 +557,52 @@ func TestManifestMergedByCopy(t *testing.T) {
 		t.Errorf("records after a bad manifest: %v, want this run's alone", n)
 	}
 }
+
+// TestRecordRewrittenInPlace: a file written again with its old size and
+// time, in its old inode (cp -p onto it, or a copy that got the freed
+// inode number back), is not the file urlget recorded, and so not
+// urlget's to delete. Only the change time tells, where the platform
+// gives it; a record from a manifest line without one (an earlier
+// version's) still compares, by size, time, device and inode.
+func TestRecordRewrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("urlget wrote this\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRecord(fi, "f", "http://h/f", "http://h/", "", time.Time{})
+	if now, _ := os.Lstat(p); !r.unchanged(now) {
+		t.Fatal("the file as recorded counts as changed")
+	}
+	_, back, _, err := parseLine(strings.TrimSuffix(r.line(), "\n"))
+	if err != nil || back.ctime != r.ctime || !back.unchanged(fi) {
+		t.Fatalf("the record read back: %+v, %v", back, err)
+	}
+	time.Sleep(10 * time.Millisecond) // a change time of its own
+	if err := os.WriteFile(p, []byte("the user wrote this\n"[:18]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(fi, now) || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+		t.Fatal("the test did not keep inode, size and time")
+	}
+	if ctimeOf(now) != 0 && r.unchanged(now) {
+		t.Error("a file rewritten in place with its old size and time counts as unchanged")
+	}
+	old := strings.TrimSuffix(r.line(), "\n")
+	old = old[:strings.LastIndexByte(old, '\t')]
+	_, legacy, _, err := parseLine(old)
+	if err != nil || legacy.ctime != 0 || legacy.path != "f" {
+		t.Fatalf("a line without the change time: %+v, %v", legacy, err)
+	}
+}

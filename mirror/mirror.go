@@ -68,7 +68,8 @@ type Options struct {
 	RandomWait bool
 
 	// Parallel is how many transfers run at once (default 4); PerHost
-	// caps those to one host (default Parallel).
+	// caps those to one server, as internal/hostsched.Key names it: the
+	// protocol, host and port, as -Z counts them (default Parallel).
 	Parallel int
 	PerHost  int
 

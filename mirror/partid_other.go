@@ -7,6 +7,3 @@ import "io/fs"
 // idOf cannot tell a file's identity here: no part file is resumed, and
 // every transfer starts afresh.
 func idOf(fs.FileInfo) (partID, bool) { return partID{}, false }
-
-// noFollow has no equivalent here; idOf refuses every part file anyway.
-const noFollow = 0

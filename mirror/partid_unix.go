@@ -15,6 +15,3 @@ func idOf(fi fs.FileInfo) (partID, bool) {
 	}
 	return partID{dev: uint64(st.Dev), ino: uint64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
 }
-
-// noFollow keeps a part file's reopening from following a link there.
-const noFollow = syscall.O_NOFOLLOW

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/urlget/urlget/internal/outfile"
 )
 
 // StateDir is the directory at the top of the output tree that holds
@@ -49,11 +51,11 @@ func partName(rel string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// partsDir is StateDir/parts, open as an os.Root of its own.
+// partsDir is StateDir/parts, open as an os.Root of its own, the
+// outfile.Dir the part files are made in.
 type partsDir struct {
 	mu  sync.Mutex
-	r   *os.Root
-	fd  *os.File // the directory itself, for renameat (Commit)
+	d   *outfile.Dir
 	err error
 }
 
@@ -61,7 +63,7 @@ type partsDir struct {
 func (p *partsDir) open(root *os.Root) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.r != nil || p.err != nil {
+	if p.d != nil || p.err != nil {
 		return p.err
 	}
 	state, err := openOwnDir(root, StateDir)
@@ -75,13 +77,7 @@ func (p *partsDir) open(root *os.Root) error {
 		p.err = err
 		return err
 	}
-	fd, err := r.Open(".")
-	if err != nil {
-		r.Close()
-		p.err = err
-		return err
-	}
-	p.r, p.fd = r, fd
+	p.d = outfile.NewDir(r, root, StateDir+"/"+partsSub)
 	return nil
 }
 
@@ -126,22 +122,21 @@ func kindOf(fi fs.FileInfo) string {
 func (p *partsDir) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.r != nil {
-		p.fd.Close()
-		p.r.Close()
-		p.r, p.fd = nil, nil
+	if p.d != nil {
+		p.d.Close()
+		p.d = nil
 	}
 }
 
-// create makes the part file name anew with O_CREATE|O_EXCL, which
-// refuses any entry that is there (a link of any kind included); one that
-// is there is removed, with its record, and the create tried again once.
-func (p *partsDir) create(name string) (*os.File, error) {
-	const flags = os.O_RDWR | os.O_CREATE | os.O_EXCL
-	f, err := p.r.OpenFile(name, flags, 0o644)
+// create makes the part file name anew (outfile.CreatePart, O_EXCL),
+// which refuses any entry that is there (a link of any kind included);
+// one that is there is removed, with its record, and the create tried
+// again once.
+func (p *partsDir) create(name string) (*outfile.Part, error) {
+	f, err := outfile.CreatePart(p.d, name, false)
 	if errors.Is(err, fs.ErrExist) {
 		p.remove(name)
-		f, err = p.r.OpenFile(name, flags, 0o644)
+		f, err = outfile.CreatePart(p.d, name, false)
 	}
 	return f, err
 }
@@ -149,11 +144,11 @@ func (p *partsDir) create(name string) (*os.File, error) {
 // remove removes the part file name and its record. What is there is
 // removed as a name: a link's target stays as it was.
 func (p *partsDir) remove(name string) {
-	if err := p.r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := p.d.Root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// A directory planted under the name.
-		p.r.RemoveAll(name)
+		p.d.Root.RemoveAll(name)
 	}
-	p.r.Remove(name + recordSuffix)
+	p.d.Root.Remove(name + recordSuffix)
 }
 
 // partial is what store.Partial found of a part file a run before kept.
@@ -183,14 +178,14 @@ func (s *store) Partial(rel, url string) partial {
 	}
 	name := partName(rel)
 	pd := &s.parts
-	rec, err := pd.r.Open(name + recordSuffix)
+	rec, err := pd.d.Root.Open(name + recordSuffix)
 	if err != nil {
 		return partial{}
 	}
 	p, ok := readRecord(rec, rel, url)
 	rec.Close()
 	if ok {
-		if fi, err := pd.r.Lstat(name); err == nil {
+		if fi, err := pd.d.Root.Lstat(name); err == nil {
 			if id, isOwn := idOf(fi); isOwn && id == p.id {
 				return p
 			}
@@ -202,8 +197,8 @@ func (s *store) Partial(rel, url string) partial {
 
 // reopen opens the part file name for writing at p.Offset, when it is
 // still the file p describes.
-func (p *partsDir) reopen(name string, want partial) (*os.File, error) {
-	f, err := p.r.OpenFile(name, os.O_WRONLY|noFollow, 0)
+func (p *partsDir) reopen(name string, want partial) (*outfile.Part, error) {
+	f, err := outfile.OpenPart(p.d, name)
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +231,8 @@ func (p *partsDir) keep(f *storeFile) error {
 		return errors.New("the part file is not a file of its own")
 	}
 	tmp := f.part + tmpSuffix
-	p.r.Remove(tmp)
-	w, err := p.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	p.d.Root.Remove(tmp)
+	w, err := p.d.Root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -246,10 +241,10 @@ func (p *partsDir) keep(f *storeFile) error {
 		err = cerr
 	}
 	if err == nil {
-		err = p.r.Rename(tmp, f.part+recordSuffix)
+		err = p.d.Root.Rename(tmp, f.part+recordSuffix)
 	}
 	if err != nil {
-		p.r.Remove(tmp)
+		p.d.Root.Remove(tmp)
 	}
 	return err
 }

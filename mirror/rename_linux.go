@@ -4,57 +4,33 @@ package mirror
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/urlget/urlget/internal/outfile"
 )
 
-// noReplaceUnsupported is set once a file system refused
-// RENAME_NOREPLACE (EINVAL: some network and FUSE file systems): the
-// renames after that replace at once.
-var noReplaceUnsupported atomic.Bool
-
 // commitRename renames f's part file from StateDir/parts to its own name,
-// one renameat between the two directories held open. It first asks the
-// kernel not to replace anything (renameat2 RENAME_NOREPLACE): on the
-// first run of a tree nothing is there and the one call does it. When a
-// file is there, it is one an earlier run wrote (replaced, as a name) or,
-// when its inode is one this run committed, the same file under another
-// spelling of the name: the file system folds case or normalizes Unicode,
-// and the two remote names would have been merged into one file.
+// one renameat between the two directories held open (outfile.Part). It
+// first asks the kernel not to replace anything (outfile.NoReplace): on
+// the first run of a tree nothing is there and the one call does it. When
+// a file is there, it is one an earlier run wrote (replaced, as a name)
+// or, when its inode is one this run committed, the same file under
+// another spelling of the name: the file system folds case or normalizes
+// Unicode, and the two remote names would have been merged into one file.
 func (s *store) commitRename(f *storeFile, fi os.FileInfo) error {
-	pd := &s.parts
-	dfd, err := f.d.file()
-	if err != nil {
-		return err
+	how := outfile.NoReplace
+	if f.replace {
+		how = outfile.Replace
 	}
-	var renErr error
-	err = control(pd.fd, "renameat", func(from int) error {
-		return control(dfd, "renameat", func(to int) error {
-			if !f.replace && !noReplaceUnsupported.Load() {
-				err := unix.Renameat2(from, f.part, to, f.name, unix.RENAME_NOREPLACE)
-				switch {
-				case err == nil:
-					return nil
-				case errors.Is(err, unix.EEXIST):
-					if other, ok := s.sameRunFile(f); ok {
-						renErr = &CollisionError{Path: f.rel, With: other, sameName: true}
-						return nil
-					}
-				case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.ENOTSUP):
-					noReplaceUnsupported.Store(true)
-				default:
-					return err
-				}
-			}
-			return unix.Renameat(from, f.part, to, f.name)
-		})
-	})
-	if renErr != nil {
-		return renErr
+	err := f.Part.Rename(f.d.Dir, f.name, how)
+	if how == outfile.NoReplace && errors.Is(err, fs.ErrExist) {
+		if other, ok := s.sameRunFile(f); ok {
+			return &CollisionError{Path: f.rel, With: other, sameName: true}
+		}
+		err = f.Part.Rename(f.d.Dir, f.name, outfile.Replace)
 	}
 	if err != nil {
 		return f.renameError(err)
@@ -68,11 +44,11 @@ func (s *store) commitRename(f *storeFile, fi os.FileInfo) error {
 // another entry of the same inode. The same name written again (a page
 // rewritten) is no collision.
 func (s *store) sameRunFile(f *storeFile) (string, bool) {
-	fi, err := f.d.r.Lstat(f.name)
+	fi, err := f.d.Root.Lstat(f.name)
 	if err != nil || !s.wasWritten(fi) {
 		return "", false
 	}
-	d, err := f.d.r.Open(".")
+	d, err := f.d.Root.Open(".")
 	if err != nil {
 		return "", false
 	}
@@ -82,7 +58,7 @@ func (s *store) sameRunFile(f *storeFile) (string, bool) {
 		if n == f.name {
 			continue
 		}
-		if o, err := f.d.r.Lstat(n); err == nil && os.SameFile(o, fi) {
+		if o, err := f.d.Root.Lstat(n); err == nil && os.SameFile(o, fi) {
 			if dir, _ := splitRel(f.rel); dir != "." {
 				n = dir + "/" + n
 			}

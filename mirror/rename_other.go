@@ -2,15 +2,18 @@
 
 package mirror
 
-import "os"
+import (
+	"os"
+
+	"github.com/urlget/urlget/internal/outfile"
+)
 
 // commitRename renames f's part file from StateDir/parts to its own name,
-// both inside the store's root. Where renameat2 is not at hand the name is
-// replaced at once: two remote names one file system takes for one are
-// not told apart here.
+// both inside the store's root (outfile.Part). Where renameat2 is not at
+// hand the name is replaced at once: two remote names one file system
+// takes for one are not told apart here.
 func (s *store) commitRename(f *storeFile, _ os.FileInfo) error {
-	partRel := StateDir + "/" + partsSub + "/" + f.part
-	if err := s.root.Rename(partRel, f.rel); err != nil {
+	if err := f.Part.Rename(f.d.Dir, f.name, outfile.Replace); err != nil {
 		return f.renameError(err)
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlget/urlget/internal/outfile"
 )
 
 // partSuffix ended the name of a file being written beside its final name
@@ -103,7 +105,7 @@ func (s *store) Stat(rel string) (os.FileInfo, error) {
 		return s.root.Lstat(rel)
 	}
 	defer s.dirs.release(d)
-	return d.r.Lstat(name)
+	return d.Root.Lstat(name)
 }
 
 // Open opens rel for reading.
@@ -117,13 +119,13 @@ func (s *store) Open(rel string) (*os.File, error) {
 		return s.root.Open(rel)
 	}
 	defer s.dirs.release(d)
-	return d.r.Open(name)
+	return d.Root.Open(name)
 }
 
 // storeFile is a local file being written: a part file in StateDir/parts
 // until Commit renames it to its own name.
 type storeFile struct {
-	*os.File
+	*outfile.Part
 	s       *store
 	rel     string
 	d       *dirRoot // the file's directory, held until Commit or Abort
@@ -158,7 +160,7 @@ func (s *store) Create(rel string) (*storeFile, error) {
 	}
 	// No record is left of the name: Partial removed a stale one, and a
 	// part found in the way went with its record (partsDir.create).
-	f.File = fh
+	f.Part = fh
 	return f, nil
 }
 
@@ -180,7 +182,7 @@ func (s *store) Resume(rel string, p partial) (*storeFile, error) {
 		s.dirs.release(f.d)
 		return nil, err
 	}
-	f.File, f.record = fh, true
+	f.Part, f.record = fh, true
 	return f, nil
 }
 
@@ -201,7 +203,7 @@ func (s *store) prepare(rel string) (*storeFile, error) {
 		}
 		return nil, err
 	}
-	if fi, err := d.r.Lstat(name); err == nil && fi.IsDir() {
+	if fi, err := d.Root.Lstat(name); err == nil && fi.IsDir() {
 		s.dirs.release(d)
 		return nil, &CollisionError{Path: rel, With: rel}
 	}
@@ -272,7 +274,7 @@ func (f *storeFile) Commit(mod time.Time) error {
 	pd := &f.s.parts
 	if !mod.IsZero() {
 		// The zero access time leaves the access time as it is.
-		if err := pd.r.Chtimes(f.part, time.Time{}, mod); err != nil {
+		if err := pd.d.Root.Chtimes(f.part, time.Time{}, mod); err != nil {
 			return err
 		}
 	}
@@ -281,7 +283,7 @@ func (f *storeFile) Commit(mod time.Time) error {
 	}
 	f.done = true
 	if f.record {
-		pd.r.Remove(f.part + recordSuffix)
+		pd.d.Root.Remove(f.part + recordSuffix)
 	}
 	f.s.dirs.release(f.d)
 	return nil
@@ -291,7 +293,7 @@ func (f *storeFile) Commit(mod time.Time) error {
 // (rename(2) refuses with EISDIR) or a file where a directory is needed;
 // it is looked for only then, not before every rename.
 func (f *storeFile) renameError(err error) error {
-	if fi, lerr := f.d.r.Lstat(f.name); lerr == nil && fi.IsDir() {
+	if fi, lerr := f.d.Root.Lstat(f.name); lerr == nil && fi.IsDir() {
 		return &CollisionError{Path: f.rel, With: f.rel}
 	}
 	if c := f.s.collision(f.rel); c != nil {
@@ -357,15 +359,15 @@ func (s *store) Symlink(rel, target string) error {
 	defer s.dirs.release(d)
 	tmp := name + linkSuffix
 	// One a run stopped before its rename left behind.
-	if err := d.r.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := d.Root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := d.r.Symlink(target, tmp); err != nil {
+	if err := d.Root.Symlink(target, tmp); err != nil {
 		return err
 	}
-	if err := d.r.Rename(tmp, name); err != nil {
-		d.r.Remove(tmp)
-		if fi, lerr := d.r.Lstat(name); lerr == nil && fi.IsDir() {
+	if err := d.Root.Rename(tmp, name); err != nil {
+		d.Root.Remove(tmp)
+		if fi, lerr := d.Root.Lstat(name); lerr == nil && fi.IsDir() {
 			return &CollisionError{Path: rel, With: rel}
 		}
 		return err

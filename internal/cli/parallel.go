@@ -5,19 +5,20 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/hostsched"
 	"github.com/urlget/urlget/internal/progress"
 	"github.com/urlget/urlget/uri"
 )
 
 // Parallel transfers: with -Z the run transfers up to --parallel-max of
-// its URLs at once, and at most --parallel-host of them to one scheme,
-// host and port, as curl's -Z and --parallel-max do. The URLs are still
+// its URLs at once, and at most --parallel-host of them to one server
+// (hostsched.Key: protocol, host and port, the default port filled in, as
+// the mirror counts them), as curl's -Z and --parallel-max do. The URLs are still
 // read lazily: a few per slot are taken from the queue ahead of starting,
 // whatever the length of the list.
 //
@@ -107,17 +108,6 @@ func (c *command) parallelizable() bool {
 	return !c.opts.verbose && c.opts.continueAt == "" && c.headers == nil
 }
 
-// hostKey is the place --parallel-host counts transfers by: the URL's
-// scheme, host and port as the URL names them ("" for a URL that names no
-// host, which no cap applies to).
-func hostKey(u uri.URL) string {
-	if !u.HasAuthority() {
-		return ""
-	}
-	port, _ := u.Port()
-	return u.Scheme() + "://" + strings.ToLower(u.Hostname()) + ":" + port
-}
-
 // pjob is one URL of a parallel run.
 type pjob struct {
 	raw    string
@@ -125,7 +115,7 @@ type pjob struct {
 	m      queued
 	last   bool
 	stdout bool   // its body goes to standard output
-	host   string // hostKey
+	host   string // hostsched.Key, "" for a URL that is not transferred
 }
 
 // pdone is a transfer of a parallel run that ended.
@@ -142,14 +132,14 @@ type parallelRun struct {
 	max     int
 	perHost int
 
-	pending  []pjob         // taken from the queue, not started, in order
-	running  int            // transfers under way
-	hosts    map[string]int // transfers under way by hostKey
-	toStdout bool           // one of them writes to standard output
-	held     []transfer     // reports waiting for that one to end
-	results  chan pdone     // capacity max: a transfer never waits to report
-	tally    *jobTally      // counts for the job line
-	status   int            // the exit status so far
+	pending  []pjob             // taken from the queue, not started, in order
+	running  int                // transfers under way
+	hosts    *hostsched.Limiter // transfers under way by server (--parallel-host)
+	toStdout bool               // one of them writes to standard output
+	held     []transfer         // reports waiting for that one to end
+	results  chan pdone         // capacity max: a transfer never waits to report
+	tally    *jobTally          // counts for the job line
+	status   int                // the exit status so far
 }
 
 // runParallel runs the transfers of q, up to --parallel-max at once, and
@@ -160,11 +150,11 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 		ctx:     ctx,
 		max:     c.opts.parallelMax,
 		perHost: c.opts.parallelHost,
-		hosts:   map[string]int{},
 	}
 	if r.perHost == 0 || r.perHost > r.max {
 		r.perHost = r.max
 	}
+	r.hosts = hostsched.NewLimiter(r.perHost)
 	r.results = make(chan pdone, r.max)
 	// The job line replaces the per-transfer bar; messages to stderr are
 	// written above it.
@@ -192,7 +182,10 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 			if !ok {
 				return
 			}
-			j := pjob{raw: raw, u: u, m: m, last: q.last(), host: hostKey(u)}
+			j := pjob{raw: raw, u: u, m: m, last: q.last()}
+			if m.err == nil {
+				j.host = hostsched.Key(u)
+			}
 			spec := c.spec(m.cli)
 			j.stdout = spec.file == "" && !spec.remote && m.err == nil
 			select {
@@ -253,12 +246,14 @@ func (r *parallelRun) startReady() {
 	stdoutWaits := r.toStdout
 	for i := 0; i < len(r.pending) && r.running < r.max; {
 		j := r.pending[i]
-		ok := j.host == "" || r.hosts[j.host] < r.perHost
+		ok := true
 		if j.stdout {
-			ok = ok && !stdoutWaits
+			ok = !stdoutWaits
 			stdoutWaits = true
 		}
-		if !ok {
+		// The host's place is taken last, once nothing else holds the
+		// URL back.
+		if !ok || j.host != "" && !r.hosts.TryAcquire(j.host) {
 			i++
 			continue
 		}
@@ -270,9 +265,6 @@ func (r *parallelRun) startReady() {
 // start runs one transfer in a goroutine of its own.
 func (r *parallelRun) start(j pjob) {
 	r.running++
-	if j.host != "" {
-		r.hosts[j.host]++
-	}
 	c := r.c
 	if j.stdout {
 		r.toStdout = true
@@ -289,9 +281,7 @@ func (r *parallelRun) start(j pjob) {
 func (r *parallelRun) ended(d pdone) {
 	r.running--
 	if d.j.host != "" {
-		if r.hosts[d.j.host]--; r.hosts[d.j.host] == 0 {
-			delete(r.hosts, d.j.host)
-		}
+		r.hosts.Release(d.j.host)
 	}
 	if d.j.stdout {
 		r.toStdout = false

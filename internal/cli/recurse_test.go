@@ -231,7 +231,28 @@ func TestRecursiveQueueFails(t *testing.T) {
 	for i := range 5000 {
 		fmt.Fprintf(&links, `<a href="f%d.txt">f</a>`, i)
 	}
-	base := pagesServer(t, map[string]string{"/": links.String()})
+	// The files' answers wait until the run gives up on them (or the
+	// test ends), so that the workers cannot drain the queue while the
+	// page's links are pushed: at most the URLs they take in hand (a
+	// batch each) leave it, and the rest must spill past what it keeps
+	// in memory, whatever the machine's speed.
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			select {
+			case <-r.Context().Done():
+			case <-done:
+			case <-time.After(30 * time.Second):
+			}
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, links.String())
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	base := srv.URL
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer

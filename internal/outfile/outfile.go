@@ -5,6 +5,15 @@
 // purpose: a name the user gave (Create) is written through a symbolic
 // link it names, as curl does, while a name the server chose (CreateNamed,
 // -O and -J) is replaced as a name and never written through.
+//
+// Under both lies the one piece the mirror's store stands on too: a Part,
+// a file made anew (O_EXCL) under a name of its own in a directory held
+// open (Dir), with the mode the kernel gives a new file under the umask,
+// renamed to its final name when whole, over what stands there (Replace)
+// or never (NoReplace), and removed when aborted. The policy for the final
+// name is the caller's: the command's two above, the mirror's never
+// following a link, relative to the directories of its tree it holds
+// open, its part files in its state directory.
 package outfile
 
 import (
@@ -34,8 +43,10 @@ import (
 type File struct {
 	*os.File
 	target   string
-	inPlace  bool // the target itself is written: nothing to rename or remove
-	replaces bool // a file is there to be replaced, with permissions perm
+	part     *Part  // the temporary file; nil when the target is written in place
+	base     string // the target's name in part's Dir
+	inPlace  bool   // the target itself is written: nothing to rename or remove
+	replaces bool   // a file is there to be replaced, with permissions perm
 	perm     os.FileMode
 }
 
@@ -131,37 +142,26 @@ func (f *File) WatchWrites(ctx context.Context) (stop func() bool) {
 }
 
 // createAtomic opens a new temporary file beside target, for Commit to
-// rename into place: in the same directory, so that the rename stays
-// within one file system.
-//
-// The file is made with mode 0666, as a program makes any new file, and
-// the kernel takes the process's umask (and a directory's default ACL)
-// off it at creation (open(2)): it has from the start the mode a new
-// target gets, and nothing reads the umask, which POSIX offers no way to
-// do but setting it (umask(2)), a change that file creation in other
-// goroutines would see meanwhile. With private it is made 0600 instead:
-// it replaces a file whose mode Commit then gives it, and a body bound
-// for a file only its owner reads must not be readable by others while
-// it arrives.
+// rename into place: a Part in the target's directory, named by its
+// path (PathDir: the directory the user named, links and all), so that the rename
+// stays within one file system, under a name drawn anew until one is
+// free. With private it is made 0600 (CreatePart).
 func createAtomic(target string, private bool) (*File, error) {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+	dirName, base := filepath.Split(target)
+	if dirName == "" {
+		dirName = "."
 	}
-	mode := os.FileMode(0o666)
-	if private {
-		mode = 0o600
-	}
+	dir := PathDir(dirName)
 	for try := 0; ; try++ {
-		name := filepath.Join(dir, "."+base+".urlget-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		name := "." + base + ".urlget-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		p, err := CreatePart(dir, name, private)
 		if errors.Is(err, fs.ErrExist) && try < maxTempTries {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &File{File: f, target: target}, nil
+		return &File{File: p.File, target: target, part: p, base: base}, nil
 	}
 }
 
@@ -245,16 +245,12 @@ func (f *File) Commit() error {
 	// another takes that one's.
 	if f.replaces {
 		if err := f.File.Chmod(f.perm); err != nil {
-			f.Abort()
+			f.part.Abort()
 			return err
 		}
 	}
-	if err := f.File.Close(); err != nil {
-		os.Remove(f.File.Name())
-		return err
-	}
-	if err := os.Rename(f.File.Name(), f.target); err != nil {
-		os.Remove(f.File.Name())
+	if err := f.part.Commit(nil, f.base, Replace); err != nil {
+		f.part.Abort()
 		return err
 	}
 	return nil
@@ -262,8 +258,9 @@ func (f *File) Commit() error {
 
 // Abort discards the temporary file; with -C the partial data is kept.
 func (f *File) Abort() {
-	f.File.Close()
-	if !f.inPlace {
-		os.Remove(f.File.Name())
+	if f.inPlace {
+		f.File.Close()
+		return
 	}
+	f.part.Abort()
 }
