@@ -46,9 +46,8 @@ type Watchdog struct {
 	proxying atomic.Int32
 
 	mu        sync.Mutex
-	timer     *time.Timer
-	early     *time.Timer // the speed limit's ticks until the fetcher returns
-	body      bool        // the fetcher returned; the timer ticks
+	timer     *time.Timer // the attempt's one timer: every tick, from start to end
+	body      bool        // the fetcher returned; the caller's reads are watched
 	done      bool        // stopped or fired
 	err       error       // the timeout, once fired
 	lastN     int64       // n at the last tick
@@ -85,10 +84,11 @@ func NewWatchdog(b Bounds, cancel context.CancelCauseFunc) *Watchdog {
 	w.lastTick, w.slowSince = w.start, w.start
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.timer = time.AfterFunc(w.connect, w.connectExpired)
-	if w.limit > 0 {
-		w.early = time.AfterFunc(w.every, w.earlyTick)
-	}
+	// One timer serves the whole attempt, the connect bound and the
+	// body's ticks alike: a timer started is a timer the runtime may
+	// have to wake another thread for, and a timer per phase of every
+	// small file woke one up to three times a file (see tick).
+	w.timer = time.AfterFunc(min(w.every, w.connect), w.tick)
 	return w
 }
 
@@ -137,15 +137,6 @@ func (w *Watchdog) Received() int64 {
 	return w.n.Load()
 }
 
-func (w *Watchdog) connectExpired() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done || w.body {
-		return
-	}
-	w.fireConnect()
-}
-
 // fireConnect ends the attempt for want of a reply within the connect
 // timeout; w.mu is held.
 func (w *Watchdog) fireConnect() {
@@ -160,7 +151,8 @@ func (w *Watchdog) fireConnect() {
 }
 
 // Fetched tells w that the fetcher returned a body or listing: from now
-// on the caller's reads are watched.
+// on the caller's reads are watched. The timer runs on as it is: its next
+// tick, at most every away, is the body's first.
 func (w *Watchdog) Fetched() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -168,37 +160,37 @@ func (w *Watchdog) Fetched() {
 		return
 	}
 	w.body = true
-	if w.early != nil {
-		// The speed limit's count goes on from where earlyTick left it.
-		w.early.Stop()
-	} else {
+	if w.limit == 0 {
+		// Under a speed limit the count goes on from where the
+		// fetcher's ticks (fetching) left it.
 		w.lastTick, w.slowSince = time.Now(), w.start
 	}
-	w.timer.Stop()
-	w.timer = time.AfterFunc(w.every, w.tick)
 }
 
-// earlyTick applies the speed limit while the fetcher works (connecting,
-// a greeting, a login, the request and the reply's head): the fetcher
-// reads those bytes itself, unseen, so the sockets dialed for the attempt
-// are asked how many came (dialedConns).
-func (w *Watchdog) earlyTick() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done || w.body {
-		return
+// fetching is a tick while the fetcher works (connecting, a greeting, a
+// login, the request and the reply's head): it ends the attempt at the
+// connect bound, and applies the speed limit, for which the fetcher reads
+// those bytes itself, unseen, so the sockets dialed for the attempt are
+// asked how many came (dialedConns). It returns when the next tick is
+// due, or false once it fired; w.mu is held.
+func (w *Watchdog) fetching(now time.Time) (time.Duration, bool) {
+	left := w.connect - now.Sub(w.start)
+	if left <= 0 {
+		w.fireConnect()
+		return 0, false
 	}
-	now := time.Now()
-	got := w.conns.arrived()
-	elapsed := now.Sub(w.lastTick)
-	w.lastTick = now
-	if w.speedOK(got, elapsed) {
-		w.slowSince = now
-	} else if now.Sub(w.slowSince) >= w.window {
-		w.fireSlow(now)
-		return
+	if w.limit > 0 {
+		got := w.conns.arrived()
+		elapsed := now.Sub(w.lastTick)
+		w.lastTick = now
+		if w.speedOK(got, elapsed) {
+			w.slowSince = now
+		} else if now.Sub(w.slowSince) >= w.window {
+			w.fireSlow(now)
+			return 0, false
+		}
 	}
-	w.early.Reset(w.every)
+	return min(w.every, left), true
 }
 
 // speedOK reports whether got bytes in elapsed meet the speed limit.
@@ -218,7 +210,8 @@ func (w *Watchdog) fireSlow(now time.Time) {
 }
 
 // tick looks at what arrived since the last one and fires once the
-// transfer has been too slow (or silent) for its bound.
+// transfer has been too slow (or silent) for its bound; before the
+// fetcher returns, it is fetching's.
 func (w *Watchdog) tick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -226,6 +219,12 @@ func (w *Watchdog) tick() {
 		return
 	}
 	now := time.Now()
+	if !w.body {
+		if next, ok := w.fetching(now); ok {
+			w.timer.Reset(next)
+		}
+		return
+	}
 	n := w.n.Load()
 	got := n - w.lastN
 	elapsed := now.Sub(w.lastTick)
@@ -294,9 +293,6 @@ func (w *Watchdog) Stop() {
 	defer w.mu.Unlock()
 	w.done = true
 	w.timer.Stop()
-	if w.early != nil {
-		w.early.Stop()
-	}
 }
 
 // Fired returns the *StallError w ended the attempt with, or nil.
