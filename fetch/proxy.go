@@ -88,14 +88,15 @@ func withCredentials(p *Proxy, user, password string) (*Proxy, error) {
 	return &Proxy{URL: u, Tunnel: p.Tunnel}, nil
 }
 
-// netURL is p as net/http's Transport.Proxy takes it, its port filled in
-// (net/http would otherwise dial an http proxy on 80).
-func netURL(p *Proxy) *url.URL {
-	u := &url.URL{Scheme: p.URL.Scheme(), Host: proxyAddr(p)}
+// routeURL is p as a schemes.Route names an HTTP proxy: its port filled
+// in with the proxy's default (1080, where the scheme's own would be 80)
+// and its credentials in the userinfo.
+func routeURL(p *Proxy) (uri.URL, error) {
+	s := p.URL.Scheme() + "://"
 	if user, pw, ok := proxyCredentials(p); ok {
-		u.User = url.UserPassword(user, pw)
+		s += url.UserPassword(user, pw).String() + "@"
 	}
-	return u
+	return uri.Parse(s + proxyAddr(p))
 }
 
 // envNames lists, for each scheme, the variables that name its proxy, in
@@ -325,8 +326,7 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	}
 	if ways&schemes.ViaHTTPProxy != 0 {
 		// Each hop of a redirect chain has its own choice of proxy.
-		req.HTTPProxy = c.httpProxy
-		req.HTTPDialer = func(target *url.URL) schemes.Dialer { return c.hopDialer(req, target) }
+		req.Route = func(target uri.URL) (schemes.Route, error) { return c.routeTo(req, target) }
 	}
 	if p == nil {
 		return f, nil
@@ -355,38 +355,26 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	return f, nil
 }
 
-// httpProxy is the schemes.Request's HTTPProxy: the http(s) proxy net/http
-// is to use for target, nil when it goes direct or through SOCKS or a
-// tunnel of its own (-p), which the request's Dialer makes.
-func (c *Client) httpProxy(target *url.URL) (*url.URL, error) {
-	u, err := uri.Parse(target.String())
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.proxyFor(u)
-	if err != nil || p == nil || p.Tunnel || !isHTTPProxy(p) {
-		return nil, err
-	}
-	return netURL(p), nil
-}
-
-// hopDialer is the Dialer for the connections of target, a URL a redirect
-// of req leads to: through its SOCKS proxy or tunnel, else direct (an
-// HTTP proxy net/http reaches itself, through httpProxy). A proxy the
-// policy cannot name (a bad variable) leaves the first URL's Dialer.
-func (c *Client) hopDialer(req *schemes.Request, target *url.URL) schemes.Dialer {
-	u, err := uri.Parse(target.String())
-	if err != nil {
-		return req.Dialer
-	}
-	p, err := c.proxyFor(u)
+// routeTo is the schemes.Request's Route for a fetcher that speaks to HTTP
+// proxies itself: for target, a URL req reaches, the http(s) proxy it is
+// to speak to, none when target goes direct or through SOCKS or a tunnel
+// of its own (-p), and the Dialer, through that SOCKS proxy or tunnel,
+// else direct.
+func (c *Client) routeTo(req *schemes.Request, target uri.URL) (schemes.Route, error) {
+	p, err := c.proxyFor(target)
 	switch {
 	case err != nil:
-		return req.Dialer
-	case p == nil || isHTTPProxy(p) && !p.Tunnel:
-		return c.dialer
+		return schemes.Route{}, err
+	case p == nil:
+		return schemes.Route{Dialer: c.dialer}, nil
+	case isHTTPProxy(p) && !p.Tunnel:
+		u, err := routeURL(p)
+		if err != nil {
+			return schemes.Route{}, err
+		}
+		return schemes.Route{Dialer: c.dialer, HTTPProxy: &u}, nil
 	}
-	return &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
+	return schemes.Route{Dialer: &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}}, nil
 }
 
 // gateway fetches through an HTTP proxy acting as a gateway, with the

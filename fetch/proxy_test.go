@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -236,4 +237,86 @@ func (g *recordingGateway) Fetch(ctx context.Context, req *schemes.Request) (*sc
 func (g *recordingGateway) FetchThroughGateway(ctx context.Context, req *schemes.Request, p *schemes.GatewayProxy) (*schemes.Resource, error) {
 	*g.called = append(*g.called, req.URL.String()+" via "+p.URL.String())
 	return &schemes.Resource{Body: io.NopCloser(strings.NewReader(""))}, nil
+}
+
+// TestRoute checks the way each hop of an http fetch is given
+// (schemes.Request.Route): an HTTP proxy with its port filled in (curl's
+// 1080) and the --proxy-user credentials for the fetcher to speak to, a
+// SOCKS proxy or a tunnel through the Dialer alone, and nothing for a
+// host the policy sends direct.
+func TestRoute(t *testing.T) {
+	proxies := map[string]string{
+		"127.0.0.2": "http://127.0.0.1",
+		"127.0.0.3": "socks5://127.0.0.1:9",
+		"127.0.0.5": "http://127.0.0.1:9",
+	}
+	c := &Client{
+		Proxy: func(u uri.URL) (*Proxy, error) {
+			s, ok := proxies[u.Hostname()]
+			if !ok {
+				return nil, nil
+			}
+			p, err := ParseProxy(s)
+			if err == nil && u.Hostname() == "127.0.0.5" {
+				p.Tunnel = true
+			}
+			return p, err
+		},
+		ProxyUser: url.UserPassword("u", "p w"),
+		Fetchers:  map[string]schemes.Fetcher{"http": &routeRecorder{}},
+	}
+	defer c.Close()
+	rec := c.Fetchers["http"].(*routeRecorder)
+	res, err := c.Fetch(context.Background(), "http://127.0.0.2/start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeResource(res)
+	want := map[string]string{
+		"127.0.0.2": "proxy http://u:p%20w@127.0.0.1:1080",
+		"127.0.0.3": "dialer through a proxy",
+		"127.0.0.4": "direct",
+		"127.0.0.5": "dialer through a proxy",
+	}
+	for host, w := range want {
+		if got := rec.got[host]; got != w {
+			t.Errorf("route to %s: %q, want %q", host, got, w)
+		}
+	}
+}
+
+// routeRecorder is the http fetcher of TestRoute: it speaks to HTTP
+// proxies itself, and asks the request's Route for a URL on each of four
+// hosts, as a redirect chain would.
+type routeRecorder struct {
+	got map[string]string
+}
+
+func (r *routeRecorder) ProxyWays(*schemes.Request) (schemes.ProxyWays, error) {
+	return schemes.ViaHTTPProxy | schemes.ViaDialer, nil
+}
+
+func (r *routeRecorder) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	r.got = map[string]string{}
+	if req.Route == nil {
+		return nil, errors.New("no Route")
+	}
+	for _, host := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"} {
+		rt, err := req.Route(uri.MustParse("http://" + host + "/"))
+		switch {
+		case err != nil:
+			r.got[host] = err.Error()
+		case rt.HTTPProxy != nil:
+			r.got[host] = "proxy " + rt.HTTPProxy.String()
+		case rt.Dialer == nil:
+			r.got[host] = "no dialer"
+		default:
+			if _, ok := rt.Dialer.(*proxyDialer); ok {
+				r.got[host] = "dialer through a proxy"
+			} else {
+				r.got[host] = "direct"
+			}
+		}
+	}
+	return &schemes.Resource{Body: io.NopCloser(strings.NewReader("")), Size: 0}, nil
 }

@@ -20,7 +20,7 @@ const (
 	ViaDialer ProxyWays = 1 << iota
 	// ViaHTTPProxy: the fetcher speaks to an HTTP proxy itself (the
 	// absolute-form request, RFC 9112 §3.2.2, or a CONNECT of its own),
-	// given by the request's HTTPProxy, for each hop of a redirect.
+	// given by the request's Route, for each hop of a redirect.
 	ViaHTTPProxy
 	// ViaGateway: an HTTP proxy can fetch the URL for the client, asked
 	// for it in the absolute form (RFC 1738 §3 leaves the protocol to the
@@ -43,6 +43,23 @@ type ProxyAware interface {
 	// connect back through it); it is reported only when a proxy is to
 	// be used.
 	ProxyWays(req *Request) (ProxyWays, error)
+}
+
+// Route is the way to one URL a fetch reaches (Request.Route).
+type Route struct {
+	// Dialer opens the connections to the URL's server, or to HTTPProxy
+	// when there is one: directly, or through the SOCKS proxy (RFC 1928)
+	// or CONNECT tunnel (RFC 9110 §9.3.6) the fetch package chose. Nil
+	// means the request's Dialer.
+	Dialer Dialer
+
+	// HTTPProxy, when not nil, is the http or https proxy the fetcher
+	// speaks to itself: in the absolute form for an http: URL (RFC 9112
+	// §3.2.2), through a CONNECT tunnel of its own for https: (RFC 9110
+	// §9.3.6). Its port is always given, and its credentials, if any,
+	// are in the userinfo: they go in Proxy-Authorization (RFC 9110
+	// §11.7.2) and nowhere else.
+	HTTPProxy *uri.URL
 }
 
 // A Gateway is a Fetcher that can ask an HTTP proxy to fetch a URL of

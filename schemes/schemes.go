@@ -140,17 +140,12 @@ type Request struct {
 	// run through one: the server could not connect back through it.
 	Proxy string
 
-	// HTTPProxy, when set, gives the http or https proxy for each http(s)
-	// URL a fetch reaches, redirects included, with its credentials in
-	// the userinfo: net/http's Transport.Proxy then speaks to it in the
-	// absolute form (http) or through CONNECT (https). Nil, or a nil URL,
-	// means the connection goes through Dialer.
-	HTTPProxy func(target *url.URL) (*url.URL, error)
-
-	// HTTPDialer, when set, gives the Dialer for the connections of an
-	// http(s) URL a redirect leads to, whose proxy (SOCKS, a tunnel, or
-	// none) may differ from the first URL's. Nil means Dialer.
-	HTTPDialer func(target *url.URL) Dialer
+	// Route, when not nil, gives the way to each URL the fetch reaches,
+	// URL itself and the targets of its redirects, whose proxy may
+	// differ from URL's. The fetch package sets it for a fetcher that
+	// speaks to an HTTP proxy itself (ViaHTTPProxy). Nil means every
+	// connection goes through Dialer, with no proxy of the fetcher's.
+	Route func(target uri.URL) (Route, error)
 
 	// TLSConfig is the base TLS configuration (trust roots, -k). The
 	// fetcher clones it and sets ServerName. Never nil.

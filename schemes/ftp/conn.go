@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -81,10 +82,13 @@ type conn struct {
 	// commands of the first request (send), a round trip less.
 	deferred *deferredLogin
 
-	mu     sync.Mutex
-	data   io.Closer // the open data connection or listener, closed when ctx ends
-	stop   func() bool
-	broken bool
+	mu   sync.Mutex
+	data io.Closer // the open data connection or listener, closed when ctx ends
+	// onCancel is closeData, made once per connection rather than once
+	// per request.
+	onCancel func()
+	binding  netconn.Binding
+	broken   bool
 }
 
 // unknownDir marks a connection whose working directory is not known (a CWD
@@ -96,33 +100,25 @@ const unknownDir = "\x00?"
 // answered anything: the server dropped it while idle, so dial again.
 var errStale = errors.New("idle connection closed by the server")
 
-// bind ties the connection to ctx for one request: when ctx ends, both the
-// control and the data connections are closed so that every blocked read
-// returns at once.
+// bind ties the connection to ctx for one request: when ctx ends, every
+// blocked read and write of the control connection returns at once, and
+// the data connection or listener is closed.
 func (c *conn) bind(ctx context.Context, req *schemes.Request) {
 	c.req = req
 	c.ctx = ctx
 	c.trace = req.Trace
 	c.answered = false
-	c.stop = context.AfterFunc(ctx, func() {
-		// unbind sees that this ran (stop returns false) and drops
-		// the connection.
-		c.mu.Lock()
-		if c.data != nil {
-			c.data.Close()
-		}
-		c.mu.Unlock()
-		c.raw.Close()
-	})
+	c.binding = netconn.Bind(ctx, c.raw, c.onCancel)
 }
 
 // unbind ends the request's hold; it reports whether the connection is still
-// usable for the next one.
+// usable for the next one. A connection whose request's context ended is
+// not: unbind marks it broken, to be closed.
 func (c *conn) unbind() bool {
-	if c.stop != nil && !c.stop() {
+	if !c.binding.Stop() {
 		c.broken = true
 	}
-	c.stop = nil
+	c.binding = netconn.Binding{}
 	c.ctx = nil
 	c.req = nil
 	c.last = false
@@ -413,9 +409,7 @@ func (c *conn) cmd(line string) (reply, error) {
 // own context error when that is why the connection closed.
 func (c *conn) netErr(op string, err error) error {
 	c.broken = true
-	if ctxErr := c.ctxErr(); ctxErr != nil {
-		err = ctxErr
-	}
+	err = c.cause(err)
 	if errors.Is(err, schemes.ErrLineTooLong) {
 		return c.req.Fail(schemes.ErrProtocol, op, 0, "", err)
 	}
@@ -461,10 +455,11 @@ func (c *conn) replyErr(op string, r reply) *schemes.Error {
 	return e
 }
 
-// ctxErr returns the current request's context error, if it ended.
-func (c *conn) ctxErr() error {
+// cause returns why an operation of the current request failed with err:
+// the request's context error once it ended (netconn.Cause), else err.
+func (c *conn) cause(err error) error {
 	if c.ctx == nil {
-		return nil
+		return err
 	}
-	return c.ctx.Err()
+	return netconn.Cause(c.ctx, err)
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -33,11 +34,24 @@ type login struct {
 // dial opens a control connection for req and logs in, or leaves the login
 // to go out with the first request's commands (deferredLogin).
 func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*conn, error) {
-	raw, err := req.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(key.host, key.port))
+	var cfg *tls.Config
+	if key.tls != tlsNone {
+		cfg = req.TLSClientConfig(key.host)
+		// One session cache per control connection: data connections
+		// resume the control connection's session (vsftpd's
+		// require_ssl_reuse).
+		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	}
+	var implicit *tls.Config
+	if key.tls == tlsImplicit {
+		implicit = cfg
+	}
+	raw, nc, err := netconn.Dial(ctx, req, net.JoinHostPort(key.host, key.port), implicit)
 	if err != nil {
-		return nil, req.NetError("connect", err)
+		return nil, err
 	}
 	c := &conn{key: key, raw: raw, absDir: map[string]string{}}
+	c.onCancel = c.closeData
 	c.peer = key.host
 	if a, ok := raw.RemoteAddr().(*net.TCPAddr); ok && req.Proxy == "" {
 		// RFC 2577 §3 (FTP bounce): data connections go to the host the
@@ -47,7 +61,6 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 		c.peer = a.IP.String()
 	}
 	c.bind(ctx, req)
-	c.trace.TraceLine(schemes.Info, "connected to "+raw.RemoteAddr().String())
 	ok := false
 	defer func() {
 		if !ok {
@@ -55,20 +68,7 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 			c.close(false)
 		}
 	}()
-	var cfg *tls.Config
-	if key.tls != tlsNone {
-		cfg = req.TLSClientConfig(key.host)
-		// One session cache per control connection: data connections
-		// resume the control connection's session (vsftpd's
-		// require_ssl_reuse).
-		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
-	}
-	c.setStream(raw)
-	if key.tls == tlsImplicit {
-		if err := c.startTLS(ctx, cfg); err != nil {
-			return nil, err
-		}
-	}
+	c.setStream(nc)
 	// RFC 959 §5.4: 120 precedes 220 when the server is not ready yet.
 	for {
 		r, err := c.readReply("greeting")
@@ -120,18 +120,13 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	return c, nil
 }
 
-// startTLS wraps the control connection in TLS and completes the handshake.
+// startTLS wraps the control connection in TLS once the server agreed to
+// AUTH TLS (RFC 4217 §4), and completes the handshake.
 func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
-	tc := tls.Client(c.raw, cfg)
-	c.trace.TraceLine(schemes.Info, "TLS handshake with "+cfg.ServerName)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	tc, err := netconn.StartTLS(ctx, c.req, c.raw, cfg)
+	if err != nil {
 		c.broken = true
-		e := c.req.NetError("TLS handshake", err)
-		var se *schemes.Error
-		if errors.As(e, &se) && se.Kind == schemes.ErrProtocol {
-			se.Kind = schemes.ErrConnect
-		}
-		return e
+		return err
 	}
 	c.setStream(tc)
 	return nil
@@ -459,9 +454,6 @@ func (c *conn) abort(p *pending) {
 
 // netErrData classifies a data connection failure.
 func (c *conn) netErrData(op string, err error) error {
-	if ctxErr := c.ctxErr(); ctxErr != nil {
-		err = ctxErr
-	}
 	c.broken = true
-	return c.req.NetError(op, err)
+	return c.req.NetError(op, c.cause(err))
 }

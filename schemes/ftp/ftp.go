@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -67,12 +68,26 @@ type Fetcher struct {
 	// §3.2.1); empty means DefaultAnonymousPassword.
 	AnonymousPassword string
 
-	mu   sync.Mutex
-	idle map[connKey][]*conn
+	once sync.Once
+	pool netconn.Pool[connKey, *conn]
 
 	// expected holds the runs of requests told by Expect: only whether
 	// one is the last matters here.
 	expected schemes.Expected
+}
+
+// conns returns the pool of idle control connections, set up on first use
+// so that the zero Fetcher is ready. A connection the pool will not keep
+// is logged out of (QUIT) and closed.
+func (f *Fetcher) conns() *netconn.Pool[connKey, *conn] {
+	f.once.Do(func() {
+		f.pool.MaxIdle = maxIdlePerKey
+		f.pool.Drop = func(c *conn) error {
+			c.close(true)
+			return nil
+		}
+	})
+	return &f.pool
 }
 
 // ProxyWays implements schemes.ProxyAware: an HTTP proxy can fetch ftp:
@@ -140,32 +155,14 @@ type connKey struct {
 // Close logs out of and closes every idle control connection. The Fetcher
 // stays usable; later fetches connect again.
 func (f *Fetcher) Close() error {
-	f.mu.Lock()
-	idle := f.idle
-	f.idle = nil
-	f.mu.Unlock()
 	f.expected.Reset()
-	for _, cs := range idle {
-		for _, c := range cs {
-			c.close(true)
-		}
-	}
-	return nil
+	return f.conns().CloseIdle()
 }
 
 // get returns an idle connection for key, bound to ctx, or dials one.
 func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg login, fresh bool) (*conn, error) {
 	if !fresh {
-		f.mu.Lock()
-		cs := f.idle[key]
-		var c *conn
-		if n := len(cs); n > 0 {
-			c = cs[n-1]
-			cs[n-1] = nil
-			f.idle[key] = cs[:n-1]
-		}
-		f.mu.Unlock()
-		if c != nil {
+		if c, ok := f.conns().Take(key); ok {
 			c.reused = true
 			c.bind(ctx, req)
 			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
@@ -181,17 +178,7 @@ func (f *Fetcher) put(c *conn) {
 		c.close(false)
 		return
 	}
-	f.mu.Lock()
-	if f.idle == nil {
-		f.idle = map[connKey][]*conn{}
-	}
-	if len(f.idle[c.key]) >= maxIdlePerKey {
-		f.mu.Unlock()
-		c.close(true)
-		return
-	}
-	f.idle[c.key] = append(f.idle[c.key], c)
-	f.mu.Unlock()
+	f.conns().Put(c.key, c)
 }
 
 // plan is what RFC 1738 §3.2.2 makes of one URL: the CWDs to send from the

@@ -9,8 +9,8 @@ import (
 	"net"
 	"sync"
 	"syscall"
-	"time"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -27,7 +27,7 @@ type session struct {
 	conn  net.Conn
 	tcp   *net.TCPConn // the plain TCP connection, nil over TLS
 	br    *bufio.Reader
-	stop  func() bool
+	bind  netconn.Binding
 	once  sync.Once
 	cerr  error
 	trace schemes.Tracer
@@ -36,7 +36,7 @@ type session struct {
 // Close ends the session; it is safe to call more than once.
 func (s *session) Close() error {
 	s.once.Do(func() {
-		s.stop()
+		s.bind.Stop()
 		s.cerr = s.conn.Close()
 	})
 	return s.cerr
@@ -45,10 +45,7 @@ func (s *session) Close() error {
 // fail classifies a network error. A context that ended explains the error
 // better than what it did to the connection (a deadline in the past).
 func (s *session) fail(op string, err error) error {
-	if cerr := s.ctx.Err(); cerr != nil {
-		return s.req.NetError(op, cerr)
-	}
-	return s.req.NetError(op, err)
+	return s.req.NetError(op, netconn.Cause(s.ctx, err))
 }
 
 // readError classifies an error met while reading a body: io.EOF passes
@@ -221,15 +218,3 @@ type textBody struct {
 
 // Close closes the connection.
 func (b *textBody) Close() error { return b.s.Close() }
-
-// ctxDeadline applies ctx to c: its deadline becomes the connection's, and
-// cancelling it makes every blocked read and write return at once. The
-// returned function undoes the latter.
-func ctxDeadline(ctx context.Context, c net.Conn) (stop func() bool) {
-	if d, ok := ctx.Deadline(); ok {
-		_ = c.SetDeadline(d)
-	}
-	return context.AfterFunc(ctx, func() {
-		_ = c.SetDeadline(time.Unix(1, 0))
-	})
-}

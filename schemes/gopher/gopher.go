@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -122,24 +123,17 @@ func port(u uri.URL) string {
 
 // dial connects to the server, through TLS for gophers:.
 func dial(ctx context.Context, req *schemes.Request, srv server) (*session, error) {
-	addr := net.JoinHostPort(srv.host, srv.port)
-	req.Trace.TraceLine(schemes.Info, "connecting to "+addr)
-	nc, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	var cfg *tls.Config
+	if info, _ := uri.SchemeOf(srv.scheme); info.TLS {
+		cfg = req.TLSClientConfig(srv.host)
+	}
+	raw, nc, err := netconn.Dial(ctx, req, net.JoinHostPort(srv.host, srv.port), cfg)
 	if err != nil {
-		return nil, req.NetError("connect "+addr, err)
+		return nil, err
 	}
 	s := &session{ctx: ctx, req: req, conn: nc, trace: req.Trace}
-	s.stop = ctxDeadline(ctx, nc)
-	if info, _ := uri.SchemeOf(srv.scheme); info.TLS {
-		tc := tls.Client(nc, req.TLSClientConfig(srv.host))
-		if err := tc.HandshakeContext(ctx); err != nil {
-			s.Close()
-			return nil, s.fail("TLS handshake", err)
-		}
-		st := tc.ConnectionState()
-		req.Trace.TraceLine(schemes.Info, "TLS "+tls.VersionName(st.Version)+" "+tls.CipherSuiteName(st.CipherSuite))
-		s.conn = tc
-	} else if tcp, ok := nc.(*net.TCPConn); ok {
+	s.bind = netconn.Bind(ctx, nc, nil)
+	if tcp, ok := raw.(*net.TCPConn); ok && cfg == nil {
 		s.tcp = tcp
 	}
 	s.br = bufio.NewReaderSize(s.conn, readBufferSize)

@@ -1,8 +1,12 @@
 package http
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -112,9 +116,7 @@ func FuzzRedirect(f *testing.F) {
 			t.Fatalf("%q: origin %q, upper-cased %q", loc, originOf(next), originOf(&upper))
 		}
 		f := &Fetcher{AutoReferer: true}
-		from := &http.Request{URL: next}
-		to := &http.Request{URL: base}
-		for _, hop := range [][2]*http.Request{{from, to}, {to, from}} {
+		for _, hop := range [][2]*url.URL{{next, base}, {base, next}} {
 			ref := f.referer("", hop[0], hop[1])
 			if ref == "" {
 				continue
@@ -127,6 +129,50 @@ func FuzzRedirect(f *testing.F) {
 			if r, err := url.Parse(ref); err == nil && r.User != nil {
 				t.Fatalf("%q: Referer %q carries userinfo", loc, ref)
 			}
+		}
+	})
+}
+
+// FuzzReadResponse checks the response reader on any bytes a server may
+// send: it never panics; a response it accepts has fields whose names are
+// tokens and whose values hold no CR, LF or NUL (RFC 9112 §5), the same
+// fields in its map as in its list; and every byte it consumed, header and
+// body framing alike, reached the exchange's record in order, so that a
+// Recorder sees exactly what crossed the connection.
+func FuzzReadResponse(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: 1\r\n\r\n",
+		"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.0 200 OK\r\nX-Fold: a\r\n b\r\n\r\nrest",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1, 1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+		"HTTP/1.1 200\nContent-Length: 0\n\n",
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, head bool) {
+		x := &recorded{}
+		c := &conn{br: bufio.NewReaderSize(bytes.NewReader(data), readBufferSize), rx: x}
+		method := http.MethodGet
+		if head {
+			method = http.MethodHead
+		}
+		resp, err := readResponse(c, method)
+		if err == nil {
+			h := http.Header{}
+			for _, kv := range resp.fields {
+				if !isToken(kv[0]) || strings.ContainsAny(kv[1], "\r\n\x00") {
+					t.Fatalf("field %q", kv)
+				}
+				h.Add(kv[0], kv[1])
+			}
+			if !reflect.DeepEqual(h, resp.Header) || resp.ContentLength < -1 {
+				t.Fatalf("map %q, fields %q, length %d", resp.Header, resp.fields, resp.ContentLength)
+			}
+			io.Copy(io.Discard, resp.Body)
+		}
+		if c.nread > int64(len(data)) || !bytes.Equal(x.resp.Bytes(), data[:c.nread]) {
+			t.Fatalf("recorded %q of %q, consumed %d", x.resp.Bytes(), data, c.nread)
 		}
 	})
 }

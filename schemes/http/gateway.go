@@ -4,12 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 
@@ -35,6 +34,9 @@ const gatewayPeek = 16 << 10
 // in to the site with them; a password given apart from the URL (-u,
 // .netrc) goes as Authorization, which squid also logs in with. The proxy's
 // own credentials, from proxy.URL, go only in Proxy-Authorization.
+//
+// The request goes over the Fetcher's own HTTP/1.1 layer, on a connection
+// of its own: the Fetcher's Recorder sees the exchange as any other.
 func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request, proxy *schemes.GatewayProxy) (*schemes.Resource, error) {
 	method := http.MethodGet
 	if req.Head {
@@ -46,23 +48,19 @@ func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request,
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
 	op := method + " through proxy " + pu.Addr()
-	hreq, err := http.NewRequestWithContext(ctx, method, "http://placeholder/", nil)
-	if err != nil {
-		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
-	}
-	// The request line carries the target's absolute URI (Opaque is
-	// written as it is); the connection goes to the proxy (URL.Host).
-	hreq.URL = &url.URL{Scheme: pu.Scheme(), Host: pu.Addr(), Opaque: target}
+	// The request line carries the target's absolute URI (RFC 9112
+	// §3.2.2, Opaque written as it is); the connection goes to the proxy.
+	r := &outRequest{method: method, url: &url.URL{Scheme: pu.Scheme(), Host: pu.Addr(), Opaque: target}}
 	// RFC 9112 §3.2.2: Host is the target's authority, without userinfo.
-	hreq.Host = req.URL.RawHost()
+	r.host = req.URL.RawHost()
 	if port, ok := req.URL.Port(); ok && port != "" {
-		hreq.Host += ":" + port
+		r.host += ":" + port
 	}
 	ua := f.gatewayUserAgent()
 	if ua != "" {
-		hreq.Header.Set("User-Agent", ua)
+		r.fields.add("User-Agent", ua)
 	}
-	hreq.Header.Set("Accept", "*/*")
+	r.fields.add("Accept", "*/*")
 	// No Range for a resume (req.Offset): squid 5.7 answers one with a
 	// 206 whose body skips the offset twice (REST to the FTP server, then
 	// again itself), short of its Content-Length. The whole file comes
@@ -71,55 +69,32 @@ func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request,
 	// Authorization, with which squid logs in where the URL names no
 	// password.
 	if _, inURL := req.URL.Password(); !inURL && req.User != nil {
-		password, _ := req.User.Password()
-		hreq.Header.Set("Authorization", basicAuth(req.User.Username(), password))
+		r.fields.add("Authorization", basicAuth(req.User))
 	}
 	if user, ok := pu.User(); ok {
 		password, _ := pu.Password()
-		hreq.Header.Set("Proxy-Authorization", basicAuth(user, password))
+		r.fields.add("Proxy-Authorization", basicAuth(url.UserPassword(user, password)))
 	}
-	for name, v := range map[string]string{"URL": target, "Host": hreq.Host, "User-Agent": ua} {
+	for name, v := range map[string]string{"URL": target, "Host": r.host, "User-Agent": ua} {
 		if err := req.CheckArg(name, v); err != nil {
 			return nil, err
 		}
 	}
-
-	tc := proxy.TLSConfig.Clone()
-	if tc.ServerName == "" {
-		tc.ServerName = pu.Hostname()
-	}
-	tr := &http.Transport{
-		DialContext:     proxy.Dialer.DialContext,
-		TLSClientConfig: tc,
-		// One request per connection: the gateway logs in to the site
-		// for each request anyway, and nothing is left open behind.
-		DisableKeepAlives:  true,
-		DisableCompression: true,
-	}
-	// The request is traced once the connection to the proxy is there,
-	// after the line that says so.
-	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { traceGatewayRequest(req.Trace, hreq, req.URL) },
-	}))
 	// The proxy answers for the server: until its reply, a connect
 	// timeout names it.
 	answered := func() {}
 	if proxy.Waiting != nil {
 		answered = proxy.Waiting(ctx)
 	}
-	resp, err := tr.RoundTrip(hreq)
+	resp, err := f.gatewayExchange(ctx, req, proxy, r)
 	answered()
 	if err != nil {
-		tr.CloseIdleConnections()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, req.NetError(op, err)
 	}
-	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range HeaderPairs(resp.Header) {
-		req.Trace.TraceLine(schemes.Received, kv[0]+": "+kv[1])
-	}
+	traceResponse(req.Trace, resp)
 	res, err := gatewayResource(req, resp, op)
 	if err != nil {
 		resp.Body.Close()
@@ -128,10 +103,41 @@ func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request,
 	return res, nil
 }
 
+// gatewayExchange sends r to the gateway proxy on a connection of its
+// own, which ends with the response: the gateway logs in to the site for
+// each request anyway, and nothing is left open behind. The exchange is
+// traced and recorded as any other.
+func (f *Fetcher) gatewayExchange(ctx context.Context, req *schemes.Request, proxy *schemes.GatewayProxy, r *outRequest) (*response, error) {
+	pu := proxy.URL
+	raw, err := proxy.Dialer.DialContext(ctx, "tcp", pu.Addr())
+	if err != nil {
+		return nil, err
+	}
+	nc := raw
+	if pu.Scheme() == "https" {
+		tc := &tls.Config{}
+		if proxy.TLSConfig != nil {
+			tc = proxy.TLSConfig.Clone()
+		}
+		if tc.ServerName == "" {
+			tc.ServerName = pu.Hostname()
+		}
+		tc.NextProtos = []string{"http/1.1"}
+		t := tls.Client(raw, tc)
+		if err := t.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			return nil, err
+		}
+		nc = t
+	}
+	resp, _, err := f.exchange(ctx, req, newConn("", raw, nc, f.Recorder), r)
+	return resp, err
+}
+
 // ProxyWays implements schemes.ProxyAware: the Fetcher speaks to an HTTP
-// proxy itself, through net/http's Transport (the absolute form for
-// http:, CONNECT for https:), and goes through the Dialer for SOCKS and
-// -p's tunnels.
+// proxy itself, through its own wire layer (the absolute form for http:,
+// RFC 9112 §3.2.2; a CONNECT tunnel for https:, RFC 9110 §9.3.6), and
+// goes through the Dialer for SOCKS and -p's tunnels.
 func (f *Fetcher) ProxyWays(*schemes.Request) (schemes.ProxyWays, error) {
 	return schemes.ViaHTTPProxy | schemes.ViaDialer, nil
 }
@@ -158,29 +164,10 @@ func gatewayTarget(u uri.URL) (string, error) {
 	return s, nil
 }
 
-// traceGatewayRequest shows the request as sent for -v, with the URL's
-// password and both credentials headers masked.
-func traceGatewayRequest(t schemes.Tracer, r *http.Request, u uri.URL) {
-	if t == nil {
-		return
-	}
-	target, _ := gatewayTarget(u)
-	t(schemes.Sent, r.Method+" "+uri.RedactText(target)+" HTTP/1.1")
-	t(schemes.Sent, "Host: "+r.Host)
-	for _, kv := range HeaderPairs(r.Header) {
-		switch kv[0] {
-		case "Authorization", "Proxy-Authorization":
-			t(schemes.Sent, kv[0]+": Basic ****")
-		default:
-			t(schemes.Sent, kv[0]+": "+kv[1])
-		}
-	}
-}
-
 // gatewayResource turns the proxy's answer into a Resource or an error.
-func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*schemes.Resource, error) {
+func gatewayResource(req *schemes.Request, resp *response, op string) (*schemes.Resource, error) {
 	if resp.StatusCode >= 300 {
-		return nil, gatewayError(req, resp, op)
+		return nil, gatewayError(req, resp.Response, op)
 	}
 	res := &schemes.Resource{
 		ContentType: resp.Header.Get("Content-Type"),
@@ -189,7 +176,7 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 		Proto:       resp.Proto,
 		StatusCode:  resp.StatusCode,
 		Status:      resp.Status,
-		Header:      HeaderPairs(resp.Header),
+		Header:      resp.fields,
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		res.ModTime = t
@@ -202,8 +189,8 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 		return res, nil
 	}
 	if req.Raw || !strings.HasPrefix(strings.ToLower(res.ContentType), "text/html") {
-		// A file other than HTML goes to the caller as net/http gives
-		// it, without a buffer of ours in between.
+		// A file other than HTML goes to the caller as the wire layer
+		// frames it, without a buffer of ours in between.
 		res.Body = resp.Body
 		return res, nil
 	}
@@ -221,11 +208,6 @@ func gatewayResource(req *schemes.Request, resp *http.Response, op string) (*sch
 type readCloser struct {
 	io.Reader
 	io.Closer
-}
-
-// basicAuth is the Basic credentials (RFC 7617) of user and password.
-func basicAuth(user, password string) string {
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
 // gatewayError builds the error for a status of 300 or above: the

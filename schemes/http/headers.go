@@ -2,9 +2,11 @@ package http
 
 import (
 	"fmt"
+	"maps"
 	"mime"
-	"net/http"
 	"net/textproto"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/urlget/urlget/schemes"
@@ -53,12 +55,13 @@ func isToken(s string) bool {
 	return true
 }
 
-// applyHeaders applies RemoveHeader and Header to hreq, after the defaults
+// applyHeaders applies RemoveHeader and Header to r, after the defaults
 // and the credentials, so that a field the user names replaces the default
-// one of that name (as curl's -H does). On a Foreign request neither
-// touches the credential fields (Authorization, Cookie): they were given
-// for another origin.
-func (f *Fetcher) applyHeaders(req *schemes.Request, hreq *http.Request) error {
+// one of that name (as curl's -H does). Header's fields go out in the order
+// of their names, so that the same settings always write the same bytes.
+// On a Foreign request neither touches the credential fields
+// (Authorization, Cookie): they were given for another origin.
+func (f *Fetcher) applyHeaders(req *schemes.Request, r *outRequest) error {
 	for _, name := range f.RemoveHeader {
 		name = textproto.CanonicalMIMEHeaderKey(name)
 		if req.Foreign && isCredentialField(name) {
@@ -66,17 +69,13 @@ func (f *Fetcher) applyHeaders(req *schemes.Request, hreq *http.Request) error {
 			// own userinfo still goes.
 			continue
 		}
-		switch name {
-		case "Host":
-		case "User-Agent":
-			// An empty User-Agent makes net/http send none; without
-			// the key it would send its own.
-			hreq.Header.Set(name, "")
-		default:
-			hreq.Header.Del(name)
+		if name != "Host" {
+			// Host is always written, from the request (RFC 9112 §3.2).
+			r.fields.del(name)
 		}
 	}
-	for name, values := range f.Header {
+	for _, name := range slices.Sorted(maps.Keys(f.Header)) {
+		values := f.Header[name]
 		name = textproto.CanonicalMIMEHeaderKey(name)
 		if req.Foreign && isCredentialField(name) {
 			continue
@@ -87,14 +86,16 @@ func (f *Fetcher) applyHeaders(req *schemes.Request, hreq *http.Request) error {
 			}
 		}
 		if name == "Host" {
-			// net/http writes Host from the request, never from its
-			// header map (RFC 9112 §3.2).
+			// Host is written first, from the request (RFC 9112 §3.2).
 			if len(values) > 0 {
-				hreq.Host = values[len(values)-1]
+				r.host = values[len(values)-1]
 			}
 			continue
 		}
-		hreq.Header[name] = append([]string(nil), values...)
+		r.fields.del(name)
+		for _, v := range values {
+			r.fields.add(name, v)
+		}
 	}
 	return nil
 }
@@ -124,14 +125,14 @@ func checkField(name, value string) error {
 // (RFC 9110 §10.1.3), and none from https to http, which that section
 // forbids; else the first request's own, given with Referer or Header;
 // else none.
-func (f *Fetcher) referer(first string, from, to *http.Request) string {
+func (f *Fetcher) referer(first string, from, to *url.URL) string {
 	if !f.AutoReferer {
 		return first
 	}
-	if from.URL.Scheme == "https" && to.URL.Scheme != "https" {
+	if from.Scheme == "https" && to.Scheme != "https" {
 		return ""
 	}
-	u := *from.URL
+	u := *from
 	u.User, u.Fragment, u.RawFragment = nil, "", ""
 	return u.String()
 }

@@ -1,7 +1,6 @@
 package http
 
 import (
-	"net/http"
 	"net/url"
 	"testing"
 )
@@ -55,9 +54,9 @@ func TestDispositionName(t *testing.T) {
 }
 
 func TestRefererAcrossSchemes(t *testing.T) {
-	hop := func(s string) *http.Request {
+	hop := func(s string) *url.URL {
 		u, _ := url.Parse(s)
-		return &http.Request{URL: u}
+		return u
 	}
 	auto := &Fetcher{AutoReferer: true}
 	fixed := &Fetcher{}

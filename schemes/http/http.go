@@ -1,10 +1,14 @@
-// Package http fetches http: and https: URLs (RFC 9110, RFC 9112) with the
-// standard library's net/http. It adds urlget's policy on top: redirects only
-// to http and https and at most 20 of them, credentials kept from other hosts,
-// statuses of 400 and above as errors of the shared taxonomy (or, asked,
-// their pages with the error at the end), resume through Range, bodies
-// decoded when asked (--compressed), header fields as curl's -H gives them,
-// and the conversation traced line by line for -v.
+// Package http fetches http: and https: URLs (RFC 9110, RFC 9112). It
+// speaks HTTP/1.x itself (wire.go): requests written field by field in the
+// order they are built, responses read with their fields in the server's
+// order and spelling, every exchange's bytes open to a Recorder; HTTP/2,
+// when a server picks it by ALPN, goes through net/http's ClientConn. On
+// top it adds urlget's policy: redirects only to http and https and at
+// most 20 of them, credentials kept from other hosts, statuses of 400 and
+// above as errors of the shared taxonomy (or, asked, their pages with the
+// error at the end), resume through Range, bodies decoded when asked
+// (--compressed), header fields as curl's -H gives them, and the
+// conversation traced line by line for -v.
 package http
 
 import (
@@ -16,8 +20,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"net/http/httptrace"
-	"net/textproto"
 	"net/url"
 	"slices"
 	"strconv"
@@ -25,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -49,6 +52,10 @@ const maxIdlePerHost = 16
 // discarded so that its connection can be reused for the next URL.
 const drainLimit = 64 << 10
 
+// redirectDrainLimit is how much of a redirect's body is read so that its
+// connection serves the next hop, as net/http's Client reads.
+const redirectDrainLimit = 2 << 10
+
 // maxHeaderBytes bounds the status lines and header fields of one response,
 // interim (1xx) responses included: a server that never ends its header
 // must not take the process past its memory bound. curl allows 300 KB.
@@ -56,10 +63,9 @@ const maxHeaderBytes = 1 << 20
 
 // Fetcher retrieves http: and https: URLs. Its zero value is ready to use.
 //
-// A Fetcher keeps one net/http Transport for its lifetime so that
-// connections are reused across the URLs of one run. The Transport is built
-// on the first Fetch from that request's Dialer and TLSConfig; later
-// requests share it. Close closes the idle connections.
+// A Fetcher keeps the connections it opened for reuse across the URLs of
+// one run, keyed by scheme, server and proxy; the TLS settings are taken
+// from the first request's TLSConfig. Close closes the idle connections.
 //
 // Its settings, as http.Transport's, hold for every URL it fetches; they
 // must not be changed once it is in use.
@@ -78,10 +84,11 @@ type Fetcher struct {
 	// the default ones (User-Agent, Accept) and the credentials: a field
 	// named here replaces a default one of that name, and a field with
 	// an empty value is sent empty (RFC 9110 §5.5). A "Host" entry names
-	// the Host field's value (RFC 9112 §3.2). The Authorization and
-	// Cookie fields hold the user's credentials: they go only to the
-	// origin they were given for (schemes.Request.Foreign, and the
-	// redirect rule of schemes.Request.RedirectCredentials).
+	// the Host field's value (RFC 9112 §3.2). The fields go out in the
+	// order of their names, each one's values in their order. The
+	// Authorization and Cookie fields hold the user's credentials: they
+	// go only to the origin they were given for (schemes.Request.Foreign,
+	// and the redirect rule of schemes.Request.RedirectCredentials).
 	Header http.Header
 
 	// RemoveHeader names default header fields not to send at all (curl's
@@ -111,184 +118,37 @@ type Fetcher struct {
 	// OnResponse, when not nil, receives the status and header fields of
 	// every response of a fetch as they arrive, redirects and error
 	// statuses included (curl's -D and -i), as a Resource holding only
-	// Proto, StatusCode, Status and Header, the form -I shows. It is
-	// called on the goroutine that called Fetch.
+	// Proto, StatusCode, Status and Header, the form -I shows, the fields
+	// in the server's order and spelling. It is called on the goroutine
+	// that called Fetch.
 	OnResponse func(head *schemes.Resource)
 
-	mu        sync.Mutex
-	transport *http.Transport
-	pipes     map[string][]*pipeline // pipelined connections, by host:port
-	expected  schemes.Expected       // the runs told by Expect (pipeline.go)
+	// HTTP1Only speaks HTTP/1.1 on every connection: h2 is not offered
+	// by ALPN. An archiving client needs it, HTTP/2's frames being no
+	// one exchange's bytes.
+	HTTP1Only bool
+
+	// Recorder, when not nil, receives the bytes of every HTTP/1.x
+	// exchange as they crossed the connection (see Recorder). It implies
+	// HTTP1Only.
+	Recorder Recorder
+
+	mu      sync.Mutex
+	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
+	tlsBase *tls.Config
+	h2t     *http.Transport
+	h2      map[string][]*http.ClientConn // by connKey
+	pipes   map[string][]*pipeline        // pipelined connections, by host:port
+
+	expected schemes.Expected // the runs told by Expect (pipeline.go)
 }
 
 // Close closes the connections kept open for reuse.
 func (f *Fetcher) Close() error {
-	f.mu.Lock()
-	t := f.transport
-	f.mu.Unlock()
-	if t != nil {
-		t.CloseIdleConnections()
-	}
+	f.closeConns()
 	f.closePipelines()
 	f.expected.Reset()
 	return nil
-}
-
-func (f *Fetcher) transportFor(req *schemes.Request) *http.Transport {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.transport == nil {
-		tc := &tls.Config{}
-		if req.TLSConfig != nil {
-			tc = req.TLSConfig.Clone()
-		}
-		if tc.ClientSessionCache == nil {
-			// The connections of a run resume the first one's TLS
-			// session (RFC 8446 §2.2, RFC 5077), as curl's do: no
-			// certificate to check again, no key exchange.
-			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
-		}
-		first := req.Dialer
-		f.transport = &http.Transport{
-			// Each request dials through its own Dialer (direct, or
-			// through the SOCKS proxy or tunnel its URL was given), and
-			// reaches its own HTTP proxy, if any.
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				dialer := first
-				if h, ok := ctx.Value(hopKey{}).(*hopDialer); ok {
-					dialer = h.get()
-				}
-				c, err := dialer.DialContext(ctx, network, addr)
-				if tc, ok := c.(*net.TCPConn); ok && err == nil {
-					return &sockConn{TCPConn: tc}, nil
-				}
-				return c, err
-			},
-			TLSClientConfig: tc,
-			// Like curl, pass the body as the server sent it: a gzip
-			// Content-Encoding is the user's to undo (RFC 9110 §8.4).
-			DisableCompression: true,
-			// A custom DialContext turns HTTP/2 off unless asked for;
-			// curl offers h2 over TLS (ALPN, RFC 9113 §3.2), and so does
-			// urlget, for every URL of a run alike: a server is spoken to
-			// the same way whether a URL comes alone or among others.
-			ForceAttemptHTTP2: true,
-			// A parallel run or mirror keeps up to that many transfers
-			// to one host at once (a mirror's default is 8): each
-			// connection goes back to the pool when its body ends and
-			// the next URL takes it, where net/http's default of 2 idle
-			// connections per host would close the rest and open new
-			// ones, a handshake (TLS too) per file.
-			MaxIdleConnsPerHost: maxIdlePerHost,
-			IdleConnTimeout:     90 * time.Second,
-			// Named, not left to the default, because body.lowWater
-			// relies on it: no more of a body than this waits in the
-			// Transport's buffer rather than in the socket.
-			ReadBufferSize:         readBufferSize,
-			MaxResponseHeaderBytes: maxHeaderBytes,
-			Proxy:                  proxyFor,
-			GetProxyConnectHeader:  traceConnect,
-			OnProxyConnectResponse: connectResponse,
-		}
-	}
-	return f.transport
-}
-
-// requestKey is the context key of the schemes.Request an http.Request
-// serves, for the Transport's hooks.
-type requestKey struct{}
-
-// hopKey is the context key of the hopDialer of a fetch.
-type hopKey struct{}
-
-// hopDialer is the Dialer of the hop of a redirect chain being sent: the
-// request's, then, after each redirect, the one Request.HTTPDialer gives
-// for its URL, whose proxy may differ. The hops of a fetch are sent one
-// after the other, each after CheckRedirect sets its Dialer.
-type hopDialer struct {
-	mu sync.Mutex
-	d  schemes.Dialer
-}
-
-func (h *hopDialer) get() schemes.Dialer {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.d
-}
-
-func (h *hopDialer) set(d schemes.Dialer) {
-	h.mu.Lock()
-	h.d = d
-	h.mu.Unlock()
-}
-
-// proxyFor is the Transport's Proxy: the request's choice for this hop.
-func proxyFor(r *http.Request) (*url.URL, error) {
-	p, req, err := requestProxy(r)
-	if p != nil {
-		// net/http sends Proxy-Authorization from p's userinfo: on the
-		// CONNECT for https, on each absolute-form request for http
-		// (RFC 9112 §3.2.2). It never reaches the site.
-		req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.URL.Redacted())
-	}
-	return p, err
-}
-
-// requestProxy returns the HTTP proxy r goes through, nil for none, and
-// the schemes.Request it serves.
-func requestProxy(r *http.Request) (*url.URL, *schemes.Request, error) {
-	req, ok := r.Context().Value(requestKey{}).(*schemes.Request)
-	if !ok || req.HTTPProxy == nil {
-		return nil, req, nil
-	}
-	p, err := req.HTTPProxy(r.URL)
-	if err != nil {
-		return nil, req, req.Fail(schemes.ErrBadURL, "", 0, "", err)
-	}
-	return p, req, nil
-}
-
-// maskedProxy is a proxy URL with its password masked as urlget masks
-// every password ("****", where url.Redacted writes "xxxxx").
-func maskedProxy(p *url.URL) string {
-	if p.User == nil {
-		return p.String()
-	}
-	q := *p
-	q.User = nil
-	scheme, rest, _ := strings.Cut(q.String(), "://")
-	user := url.User(p.User.Username()).String()
-	if _, ok := p.User.Password(); ok {
-		user += ":****"
-	}
-	return scheme + "://" + user + "@" + rest
-}
-
-// traceConnect traces the CONNECT request net/http sends to a proxy for an
-// https URL (RFC 9110 §9.3.6), credentials masked.
-func traceConnect(ctx context.Context, proxy *url.URL, target string) (http.Header, error) {
-	if req, ok := ctx.Value(requestKey{}).(*schemes.Request); ok && req.Trace != nil {
-		req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
-		req.Trace.TraceLine(schemes.Sent, "Host: "+target)
-		if proxy.User != nil {
-			req.Trace.TraceSecret("Proxy-Authorization: Basic ")
-		}
-	}
-	return nil, nil
-}
-
-// connectResponse reads the proxy's reply to CONNECT: anything but 2xx
-// fails the fetch with the proxy's status (curl's exit 56).
-func connectResponse(ctx context.Context, proxy *url.URL, _ *http.Request, resp *http.Response) error {
-	req, ok := ctx.Value(requestKey{}).(*schemes.Request)
-	if !ok {
-		return nil
-	}
-	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	if resp.StatusCode/100 == 2 {
-		return nil
-	}
-	return &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status}
 }
 
 // Fetch sends a GET (a HEAD when req.Head is set) for req.URL and returns
@@ -305,6 +165,39 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if req.Dialer == nil {
 		return nil, req.Fail(schemes.ErrConnect, "", 0, "", errors.New("request has no dialer"))
 	}
+	method := http.MethodGet
+	if req.Head {
+		method = http.MethodHead
+	}
+	r, err := f.newRequest(req, target, method)
+	if err != nil {
+		return nil, err
+	}
+	if res, err, ok := f.pipelined(ctx, req, r); ok {
+		return res, err
+	}
+	resp, err := f.follow(ctx, req, r)
+	if err != nil {
+		return nil, doError(ctx, req, method, err)
+	}
+	return f.resource(ctx, req, resp)
+}
+
+// isRedirect reports whether a status sends the client on to Location
+// (RFC 9110 §15.4): 301, 302, 303, 307 and 308. A 304 is the answer.
+func isRedirect(code int) bool {
+	switch code {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// follow sends r and the requests of the redirects its responses give,
+// and returns the final response. Each hop reports its response to the
+// Fetcher's OnResponse and the request's Trace.
+func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outRequest) (*response, error) {
 	maxRedirects := f.MaxRedirects
 	switch {
 	case maxRedirects == 0:
@@ -312,116 +205,137 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	case maxRedirects < 0:
 		maxRedirects = 0
 	}
+	first := r.clone()
+	dialer := req.Dialer
+	for hops := 0; ; hops++ {
+		d, p, err := hopRoute(req, r.url)
+		if err != nil {
+			return nil, err
+		}
+		if hops > 0 {
+			// The first hop's Dialer is the request's own; a redirect
+			// may lead to a server whose proxy differs.
+			dialer = d
+		}
+		r.proxy = p
+		if p != nil {
+			// Proxy-Authorization goes from p's userinfo on the
+			// CONNECT for https and on each absolute-form request for
+			// http (RFC 9112 §3.2.2); it never reaches the site.
+			req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.url.Redacted())
+		}
+		resp, err := f.roundTrip(ctx, req, dialer, r)
+		if err != nil {
+			return nil, err
+		}
+		traceResponse(req.Trace, resp)
+		if f.OnResponse != nil {
+			f.OnResponse(responseHead(resp))
+		}
+		loc := resp.Header.Get("Location")
+		if !isRedirect(resp.StatusCode) || loc == "" {
+			return resp, nil
+		}
+		next, err := r.url.Parse(loc)
+		if err != nil {
+			resp.Body.Close()
+			return nil, fmt.Errorf("failed to parse Location header %q: %w", loc, err)
+		}
+		io.CopyN(io.Discard, resp.Body, redirectDrainLimit)
+		resp.Body.Close()
+		if hops+1 > maxRedirects {
+			return nil, req.Fail(schemes.ErrProtocol, r.method, 0, "",
+				fmt.Errorf("stopped after %d redirects: %w", maxRedirects, schemes.ErrTooManyRedirects))
+		}
+		nr, err := f.redirect(req, first, r, next, loc)
+		if err != nil {
+			return nil, err
+		}
+		r = nr
+	}
+}
 
-	method := http.MethodGet
-	if req.Head {
-		method = http.MethodHead
+// redirect builds the request that follows a redirect from r to next
+// (Location loc), under urlget's rules for where a redirect may go and
+// what goes with it. first is the fetch's first request.
+func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url.URL, loc string) (*outRequest, error) {
+	// Only http and https may follow: a Location of file: or any other
+	// scheme would let a server read local files or reach services the
+	// user never named.
+	if next.Scheme != "http" && next.Scheme != "https" {
+		return nil, req.Fail(schemes.ErrAccessDenied, first.method, 0, "",
+			fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", next.Redacted()))
 	}
-	hreq, err := f.newRequest(ctx, req, target, method)
-	if err != nil {
-		return nil, err
+	// A Location naming a host in Unicode is followed to its IDNA
+	// A-labels, the form the first request used (RFC 5891 §5), so that
+	// the origin check below and the final URL compare and show ASCII
+	// names.
+	if err := asciiHost(next); err != nil {
+		return nil, req.Fail(schemes.ErrBadURL, first.method, 0, "", err)
 	}
-	if res, err, ok := f.pipelined(ctx, req, hreq); ok {
-		return res, err
+	if next.Host == "" {
+		// A Location without a host is the server's mistake.
+		return nil, req.Fail(schemes.ErrProtocol, first.method, 0, "", fmt.Errorf("redirect to %s names no host", next.Redacted()))
 	}
-	firstReferer := hreq.Header.Get("Referer")
-	auth := hreq.Header.Get("Authorization") // -u's, or -H's in its place
-	cookie := hreq.Header.Values("Cookie")   // -H's
-
-	origin := originOf(target)
-	hop := &hopDialer{d: req.Dialer}
-	client := &http.Client{
-		Transport: &tracingTransport{rt: f.transportFor(req), trace: req.Trace, onResponse: f.OnResponse},
-		CheckRedirect: func(r *http.Request, via []*http.Request) error {
-			if len(via) > maxRedirects {
-				return req.Fail(schemes.ErrProtocol, method, 0, "",
-					fmt.Errorf("stopped after %d redirects: %w", maxRedirects, schemes.ErrTooManyRedirects))
-			}
-			// Only http and https may follow: a Location of file: or any
-			// other scheme would let a server read local files or reach
-			// services the user never named.
-			if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
-				return req.Fail(schemes.ErrAccessDenied, method, 0, "",
-					fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", r.URL.Redacted()))
-			}
-			// A Location naming a host in Unicode is followed to its
-			// IDNA A-labels, the form the first request used (RFC 5891
-			// §5), so that the origin check below and the final URL
-			// compare and show ASCII names.
-			if err := asciiHost(r.URL); err != nil {
-				return req.Fail(schemes.ErrBadURL, method, 0, "", err)
-			}
-			// net/http names the page that redirected in a Referer;
-			// curl sends none unless asked (--referer ";auto"), and
-			// neither does urlget: the next host learns nothing of
-			// where the request came from (RFC 9110 §10.1.3) but the
-			// Referer the user gave.
-			if ref := f.referer(firstReferer, via[len(via)-1], r); ref != "" {
-				r.Header.Set("Referer", ref)
-			} else {
-				r.Header.Del("Referer")
-			}
-			// Credentials go only to the origin they were given for
-			// (scheme, host and port), never to another one a redirect
-			// names, as curl does without --location-trusted; an
-			// Authorization given with -H is kept as one from -u. A
-			// Cookie field given with -H is the first origin's too:
-			// net/http copies it to a subdomain or another port, curl
-			// drops it there (net/http's own check is by host name
-			// only). Another origin may have credentials of its own
-			// (its userinfo, its .netrc entry), which the fetch
-			// package's rule gives.
-			fields := req.LocationTrusted || originOf(r.URL) == origin
-			var user *url.Userinfo
-			if req.RedirectCredentials != nil {
-				if t, err := uri.Parse(r.URL.String()); err == nil {
-					var home bool
-					user, home = req.RedirectCredentials(t)
-					fields = fields && home
-				}
-			}
-			r.Header.Del("Authorization")
-			r.Header.Del("Cookie")
-			switch {
-			case fields && auth != "":
-				r.Header.Set("Authorization", auth)
-			case user != nil:
-				password, _ := user.Password()
-				r.SetBasicAuth(user.Username(), password)
-			}
-			if fields && cookie != nil {
-				r.Header["Cookie"] = cookie
-			}
-			if req.HTTPDialer != nil {
-				hop.set(req.HTTPDialer(r.URL))
-			}
-			return nil
-		},
+	nr := r.clone()
+	// The request goes again with the same fields (the conditions,
+	// Range, the -H ones) to the new URL; userinfo is never sent.
+	nr.url = &url.URL{Scheme: next.Scheme, Host: next.Host, Path: next.Path, RawPath: next.RawPath, RawQuery: next.RawQuery, ForceQuery: next.ForceQuery}
+	nr.host = nr.url.Host
+	if first.host != first.url.Host {
+		// A Host given with -H stays for a redirect on the same server
+		// (a relative Location), as net/http's Client keeps it.
+		if u, err := url.Parse(loc); err == nil && !u.IsAbs() {
+			nr.host = first.host
+		}
 	}
-	// The connection of the last request, the one the final response
-	// came on (GotConn runs in RoundTrip, on this goroutine for HTTP/1).
-	var conn net.Conn
-	hreq = hreq.WithContext(httptrace.WithClientTrace(context.WithValue(context.WithValue(hreq.Context(), requestKey{}, req), hopKey{}, hop), &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
-	}))
-	resp, err := client.Do(hreq)
-	if err != nil {
-		return nil, doError(ctx, req, method, err)
+	// curl sends no Referer on a redirect unless asked (--referer
+	// ";auto"), and neither does urlget: the next host learns nothing
+	// of where the request came from (RFC 9110 §10.1.3) but the Referer
+	// the user gave.
+	if ref := f.referer(first.fields.get("Referer"), r.url, nr.url); ref != "" {
+		nr.fields.set("Referer", ref)
+	} else {
+		nr.fields.del("Referer")
 	}
-	res, err := f.resource(ctx, req, resp, conn)
-	return res, err
+	// Credentials go only to the origin they were given for (scheme,
+	// host and port), never to another one a redirect names, as curl
+	// does without --location-trusted; an Authorization given with -H
+	// is kept as one from -u. A Cookie field given with -H is the first
+	// origin's too. Another origin may have credentials of its own (its
+	// userinfo, its .netrc entry), which the fetch package's rule gives.
+	fields := req.LocationTrusted || originOf(nr.url) == originOf(first.url)
+	var user *url.Userinfo
+	if req.RedirectCredentials != nil {
+		if t, err := uri.Parse(next.String()); err == nil {
+			var home bool
+			user, home = req.RedirectCredentials(t)
+			fields = fields && home
+		}
+	}
+	auth, cookie := first.fields.get("Authorization"), first.fields.values("Cookie")
+	nr.fields.del("Authorization")
+	nr.fields.del("Cookie")
+	switch {
+	case fields && auth != "":
+		nr.fields.add("Authorization", auth)
+	case user != nil:
+		nr.fields.add("Authorization", basicAuth(user))
+	}
+	if fields {
+		for _, c := range cookie {
+			nr.fields.add("Cookie", c)
+		}
+	}
+	return nr, nil
 }
 
 // newRequest builds the request of a fetch of target: the header fields
 // every request carries (User-Agent, Accept, Range or Accept-Encoding,
-// Referer, the conditions, credentials and -H's).
-func (f *Fetcher) newRequest(ctx context.Context, req *schemes.Request, target *url.URL, method string) (*http.Request, error) {
-	hreq, err := http.NewRequestWithContext(ctx, method, "http://placeholder/", nil)
-	if err != nil {
-		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
-	}
-	hreq.URL = target
-	hreq.Host = target.Host
+// Referer, the conditions, credentials and the Fetcher's Header), in that
+// order.
+func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
+	r := &outRequest{method: method, url: target, host: target.Host}
 	ua := f.UserAgent
 	if ua == "" {
 		ua = "urlget"
@@ -429,29 +343,32 @@ func (f *Fetcher) newRequest(ctx context.Context, req *schemes.Request, target *
 	if err := req.CheckArg("User-Agent header", ua); err != nil {
 		return nil, err
 	}
-	hreq.Header.Set("User-Agent", ua)
-	hreq.Header.Set("Accept", "*/*")
+	r.fields.add("User-Agent", ua)
+	r.fields.add("Accept", "*/*")
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
-		hreq.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+		r.fields.add("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 		if req.IfRange != "" {
 			// RFC 9110 §13.1.5: the range only of the representation
 			// the part came from; a changed one is sent whole (200).
 			if err := req.CheckArg("If-Range header", req.IfRange); err != nil {
 				return nil, err
 			}
-			hreq.Header.Set("If-Range", req.IfRange)
+			r.fields.add("If-Range", req.IfRange)
 		}
 	} else if f.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
 		// resumed file of plain bytes cannot continue.
-		hreq.Header.Set("Accept-Encoding", acceptEncoding)
+		r.fields.add("Accept-Encoding", acceptEncoding)
 	}
 	if f.Referer != "" {
-		hreq.Header.Set("Referer", f.Referer)
+		if err := req.CheckArg("Referer header", f.Referer); err != nil {
+			return nil, err
+		}
+		r.fields.add("Referer", f.Referer)
 	}
-	if err := conditions(req, hreq.Header); err != nil {
+	if err := conditions(req, &r.fields); err != nil {
 		return nil, err
 	}
 	user, password, hasAuth, err := credentials(req)
@@ -465,26 +382,26 @@ func (f *Fetcher) newRequest(ctx context.Context, req *schemes.Request, target *
 		if err := req.CheckArg("password", password); err != nil {
 			return nil, err
 		}
-		hreq.SetBasicAuth(user, password)
+		r.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
 	}
-	if err := f.applyHeaders(req, hreq); err != nil {
+	if err := f.applyHeaders(req, r); err != nil {
 		return nil, err
 	}
-	return hreq, nil
+	return r, nil
 }
 
 // resource turns a response into a Resource or an error.
-func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http.Response, conn net.Conn) (*schemes.Resource, error) {
+func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *response) (*schemes.Resource, error) {
 	method := resp.Request.Method
 	res := &schemes.Resource{
 		URL:         resp.Request.URL.Redacted(),
 		ContentType: resp.Header.Get("Content-Type"),
 		Size:        -1,
-		Name:        fileName(resp),
-		Header:      HeaderPairs(fields(resp)),
+		Name:        fileName(resp.Response),
+		Header:      resp.fields,
 		ETag:        resp.Header.Get("ETag"),
 	}
-	res.Proto, res.StatusCode, res.Status = status(resp)
+	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	var cs []string
 	if f.Compressed {
 		cs = codings(resp.Header.Get("Content-Encoding"))
@@ -515,14 +432,14 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 				return res, nil
 			}
 		}
-		serr := statusError(req, resp)
+		serr := statusError(req, resp.Response)
 		if f.FailWithBody && !req.Head {
 			// The error page goes where the body would, and the
 			// status error ends it (curl's --fail-with-body).
 			if len(cs) == 0 && resp.ContentLength >= 0 {
 				res.Size = resp.ContentLength
 			}
-			if err := undecodable(req, resp, cs); err != nil {
+			if err := undecodable(req, resp.Response, cs); err != nil {
 				return nil, err
 			}
 			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req}, cs, serr)
@@ -533,7 +450,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 
 	if resp.StatusCode == http.StatusNotModified && conditional(req) {
-		return notModified(resp, res), nil
+		return notModified(resp.Response, res), nil
 	}
 
 	switch {
@@ -573,19 +490,16 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *http
 	}
 	b := &body{rc: resp.Body, ctx: ctx, req: req}
 	if len(cs) > 0 {
-		if err := undecodable(req, resp, cs); err != nil {
+		if err := undecodable(req, resp.Response, cs); err != nil {
 			return nil, err
 		}
 		res.Body = wrapBody(req, b, cs, nil)
 		return res, nil
 	}
-	if resp.ProtoMajor == 1 && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
-		// A body of known length alone on a plain TCP connection: the
-		// socket carries the body's bytes and nothing else until its
-		// end, which WriteTo can then take from the socket itself.
-		if sc, ok := conn.(*sockConn); ok {
-			b.remain, b.sock = resp.ContentLength, sc
-		}
+	if cb, ok := resp.Body.(*connBody); ok {
+		// A body on a connection of ours, which WriteTo may hand to
+		// the copy when its length is known.
+		b.wire = cb
 	}
 	res.Body = b
 	return res, nil
@@ -642,17 +556,17 @@ func conditional(req *schemes.Request) bool {
 // conditions sets the fields of a conditional request (-N): If-None-Match
 // as given (RFC 9110 §13.1.2), If-Modified-Since as an IMF-fixdate (§13.1.3,
 // §5.6.7). A server that honours If-None-Match ignores If-Modified-Since
-// (§13.2.2), so sending both costs nothing. net/http's Client copies both
-// to each redirected request, so the conditions hold for the final URL.
-func conditions(req *schemes.Request, h http.Header) error {
+// (§13.2.2), so sending both costs nothing. A redirected request carries
+// both again, so the conditions hold for the final URL.
+func conditions(req *schemes.Request, h *fieldList) error {
 	if req.IfNoneMatch != "" {
 		if err := req.CheckArg("If-None-Match header", req.IfNoneMatch); err != nil {
 			return err
 		}
-		h.Set("If-None-Match", req.IfNoneMatch)
+		h.add("If-None-Match", req.IfNoneMatch)
 	}
 	if !req.IfModifiedSince.IsZero() {
-		h.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(http.TimeFormat))
+		h.add("If-Modified-Since", req.IfModifiedSince.UTC().Format(http.TimeFormat))
 	}
 	return nil
 }
@@ -758,7 +672,7 @@ func originOf(u *url.URL) string {
 	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
-// doError converts an error from http.Client.Do into the taxonomy.
+// doError converts an error of a fetch's exchanges into the taxonomy.
 func doError(ctx context.Context, req *schemes.Request, method string, err error) error {
 	var se *schemes.Error
 	if errors.As(err, &se) {
@@ -770,7 +684,7 @@ func doError(ctx context.Context, req *schemes.Request, method string, err error
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "proxyconnect" && ctx.Err() == nil {
-		// net/http could not reach the proxy: its name not resolving
+		// The proxy could not be reached: its name not resolving
 		// is curl's exit 5, apart from a site's.
 		e := req.NetError("connect to proxy", op.Err)
 		if errors.As(e, &se) && se.Kind == schemes.ErrResolve {
@@ -891,15 +805,15 @@ func status(resp *http.Response) (proto string, code int, status string) {
 	return resp.Proto, resp.StatusCode, resp.Status
 }
 
-// responseHead is a response's status and header fields, as
-// Fetcher.OnResponse receives them.
-func responseHead(resp *http.Response) *schemes.Resource {
-	res := &schemes.Resource{Header: HeaderPairs(fields(resp))}
-	res.Proto, res.StatusCode, res.Status = status(resp)
+// responseHead is a response's status and header fields, the latter in
+// the server's order and spelling, as Fetcher.OnResponse receives them.
+func responseHead(resp *response) *schemes.Resource {
+	res := &schemes.Resource{Header: resp.fields}
+	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	return res
 }
 
-// fields is a response's header fields as received: net/http moves
+// fields is a response's header fields as net/http gives them: it moves
 // Transfer-Encoding out of the header map (RFC 9112 §6.1), and -i, -D and
 // -v show it, as curl does.
 func fields(resp *http.Response) http.Header {
@@ -911,10 +825,11 @@ func fields(resp *http.Response) http.Header {
 	return h
 }
 
-// HeaderPairs lists header fields as a Resource's Header holds them (for
-// -I, -i and -v). net/http keeps fields in a map, so the server's order is
-// lost; they come sorted by name, each field's values in the order
-// received.
+// HeaderPairs lists header fields of a map as a Resource's Header holds
+// them, for responses read by net/http (HTTP/2, FetchThroughGateway),
+// whose order is lost: they come sorted by name, each field's values in
+// the order received. HTTP/1.x responses keep the server's
+// order without it.
 func HeaderPairs(h http.Header) [][2]string {
 	var pairs [][2]string
 	for _, k := range slices.Sorted(maps.Keys(h)) {
@@ -933,119 +848,79 @@ type body struct {
 	ctx context.Context
 	req *schemes.Request
 
-	// The bytes of the body not yet read, when its length is known on a
-	// plain connection (sock).
-	remain int64
-
-	// sock is the plain connection the body came on, for WriteTo.
-	sock *sockConn
+	// wire is the HTTP/1.x body of known length on a plain TCP
+	// connection, for WriteTo; nil otherwise.
+	wire *connBody
 }
 
-// sockConn is a plain TCP connection of the Transport's. It tells a body
-// when a read went straight from the socket into the body's own buffer,
-// that is, when the Transport's read buffer held nothing of the body:
-// bufio.Reader reads from the connection only when its buffer is empty,
-// and into the caller's slice when that is at least as large as its
-// buffer. From then on the socket holds the rest of the body and nothing
-// more (the Transport sends no request before a response is read), and
-// body.WriteTo may take it from the socket itself.
-type sockConn struct {
-	*net.TCPConn
-	last  *byte // where the last read put its first byte
-	taken bool  // a body was read past the Transport: the connection ends
-}
-
-// errTaken ends the Transport's use of a connection whose body was read
-// from the socket directly; the body's early close discards it.
-var errTaken = errors.New("connection handed to a body")
-
-func (c *sockConn) Read(p []byte) (int, error) {
-	if c.taken {
-		return 0, errTaken
-	}
-	if len(p) > 0 {
-		c.last = &p[0]
-	}
-	return c.TCPConn.Read(p)
-}
-
-// spliceAfter is the least a body must still have for WriteTo to take it
-// from the socket: below it, reading through the Transport costs less
-// than setting the copy up.
+// spliceAfter is the least a body must still have for WriteTo to hand the
+// socket to the destination: below it, reading through the buffer costs
+// less than setting the copy up.
 const spliceAfter = 1 << 20
 
 // WriteTo writes the body to w. When w can read from a source
-// (io.ReaderFrom) and the body is large, on a plain connection: it reads
-// through the Transport until one read comes straight from the socket
-// (sockConn), then hands w the socket itself as an *io.LimitedReader of
-// the bytes still to come, which the copy can splice into a pipe, a file
-// or /dev/null without passing them through user space. The Transport
-// then sees the body closed early and closes the connection.
+// (io.ReaderFrom) and the body is a large one of known length on a plain
+// TCP connection, it writes what the connection's reader holds already,
+// then hands w the socket itself as an *io.LimitedReader of the bytes
+// still to come, which the copy can splice into a pipe, a file or
+// /dev/null without passing them through user space. The connection is
+// this package's own, so it knows where the body ends: read to its end,
+// the connection goes back to the pool.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	rf, ok := w.(io.ReaderFrom)
-	if !ok || b.sock == nil || b.remain < spliceAfter {
+	lb := b.lengthBody()
+	if !ok || lb == nil || lb.n < spliceAfter {
 		return io.Copy(w, readerOnly{b})
 	}
-	buf := make([]byte, 2*readBufferSize)
 	var written int64
-	for {
-		b.sock.last = nil
-		n, err := b.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			written += int64(m)
-			if werr != nil {
-				return written, werr
-			}
-		}
-		if err == io.EOF {
-			return written, nil
-		}
+	c := lb.c
+	if n := min(int64(c.br.Buffered()), lb.n); n > 0 {
+		p, _ := c.br.Peek(int(n))
+		m, err := w.Write(p)
+		c.br.Discard(m)
+		lb.n -= int64(m)
+		written += int64(m)
 		if err != nil {
 			return written, err
 		}
-		if b.sock.last == &buf[0] || b.remain < spliceAfter {
-			break
-		}
 	}
-	if b.sock.last != &buf[0] {
-		m, err := io.Copy(w, readerOnly{b})
-		return written + m, err
-	}
-	b.sock.taken = true
-	m, err := b.copyRest(rf, b.remain)
-	return written + m, err
-}
-
-// copyRest hands rf the next n bytes of the body as the socket limited to
-// them. A connection that ends before them is a truncated transfer.
-func (b *body) copyRest(rf io.ReaderFrom, n int64) (int64, error) {
-	if n <= 0 {
-		return 0, nil
-	}
-	lr := &io.LimitedReader{R: b.sock.TCPConn, N: n}
+	lr := &io.LimitedReader{R: c.tcp, N: lb.n}
 	m, err := rf.ReadFrom(lr)
-	b.remain -= m
-	if err == nil && lr.N > 0 {
+	written += m
+	lb.n -= m
+	if err == nil && lb.n > 0 {
 		// The server closed the connection before the length its header
 		// gave.
 		err = b.classify(io.ErrUnexpectedEOF)
 	}
-	return m, err
+	if err == nil {
+		b.wire.release()
+	}
+	return written, err
+}
+
+// lengthBody returns the body's Content-Length framing when the socket
+// under it may be handed to a copy: a plain TCP connection whose bytes no
+// Recorder needs to see.
+func (b *body) lengthBody() *lengthBody {
+	if b.wire == nil || b.wire.c.tcp == nil || b.wire.c.rec != nil || b.wire.done {
+		return nil
+	}
+	lb, _ := b.wire.rc.(*lengthBody)
+	return lb
 }
 
 // readerOnly hides every method of a reader but Read, so that io.Copy does
 // not call the WriteTo it wraps again.
 type readerOnly struct{ io.Reader }
 
-// readBufferSize is the Transport's read buffer: at most this much of a
+// readBufferSize is a connection's read buffer: at most this much of a
 // body is read from the socket ahead of the body's reader.
 const readBufferSize = 4 << 10
 
 // Read reads from the response body.
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	b.remain -= int64(n)
 	if err != nil && err != io.EOF {
 		err = b.classify(err)
 	}
@@ -1066,87 +941,4 @@ func (b *body) classify(err error) error {
 // the body was read to the end.
 func (b *body) Close() error {
 	return b.rc.Close()
-}
-
-// tracingTransport reports each request and response of a fetch, redirects
-// included, to the request's Tracer.
-type tracingTransport struct {
-	rt         http.RoundTripper
-	trace      schemes.Tracer
-	onResponse func(head *schemes.Resource) // Fetcher.OnResponse
-}
-
-// RoundTrip sends r, tracing the request line and the header fields as they
-// are written and the status line and header fields received.
-func (t *tracingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if t.trace == nil {
-		resp, err := t.rt.RoundTrip(r)
-		if err == nil && t.onResponse != nil {
-			t.onResponse(responseHead(resp))
-		}
-		return resp, err
-	}
-	tr := t.trace
-	var once sync.Once
-	requestLine := r.Method + " " + r.URL.RequestURI()
-	if p, _, _ := requestProxy(r); p != nil && r.URL.Scheme == "http" {
-		// To an HTTP proxy, the absolute form (RFC 9112 §3.2.2).
-		requestLine = r.Method + " " + r.URL.String()
-	}
-	ct := &httptrace.ClientTrace{
-		ConnectStart: func(network, addr string) {
-			tr.TraceLine(schemes.Info, "Trying "+addr+"...")
-		},
-		ConnectDone: func(network, addr string, err error) {
-			if err == nil {
-				tr.TraceLine(schemes.Info, "Connected to "+r.URL.Host+" ("+addr+")")
-			}
-		},
-		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
-			if err == nil {
-				line := "TLS " + tls.VersionName(cs.Version) + " " + tls.CipherSuiteName(cs.CipherSuite) + " ALPN " + strconv.Quote(cs.NegotiatedProtocol)
-				if cs.DidResume {
-					line += ", session resumed"
-				}
-				tr.TraceLine(schemes.Info, line)
-			}
-		},
-		GotConn: func(info httptrace.GotConnInfo) {
-			if info.Reused {
-				tr.TraceLine(schemes.Info, "Re-using connection to "+r.URL.Host)
-			}
-		},
-		WroteHeaderField: func(key string, value []string) {
-			once.Do(func() {
-				// HTTP/2 writes pseudo-header fields first (RFC 9113 §8.3).
-				proto := " HTTP/1.1"
-				if strings.HasPrefix(key, ":") {
-					proto = " HTTP/2"
-				}
-				tr.TraceLine(schemes.Sent, requestLine+proto)
-			})
-			if strings.HasPrefix(key, ":") {
-				return
-			}
-			for _, v := range value {
-				if k := textproto.CanonicalMIMEHeaderKey(key); k == "Authorization" || k == "Proxy-Authorization" {
-					scheme, _, _ := strings.Cut(v, " ")
-					v = scheme + " ****"
-				}
-				tr.TraceLine(schemes.Sent, key+": "+v)
-			}
-		},
-	}
-	resp, err := t.rt.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), ct)))
-	if err != nil {
-		return nil, err
-	}
-	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	for _, kv := range HeaderPairs(fields(resp)) {
-		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
-	}
-	if t.onResponse != nil {
-		t.onResponse(responseHead(resp))
-	}
-	return resp, nil
 }

@@ -1,12 +1,11 @@
 package http
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"io"
-	"net"
 	"net/http"
-	"time"
+	"slices"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -18,18 +17,16 @@ import (
 // first body is still being read. A run of small files then costs one
 // round trip for many files rather than one each: the requests of a
 // directory's files reach the server together, as FTP's and NNTP's
-// pipelined commands do. net/http's Transport never sends a request before
-// the response to the one before has been read, so this path speaks
-// HTTP/1.1 on a connection of its own, with net/http's own request writer
-// and response reader (http.Request.Write, http.ReadResponse).
+// pipelined commands do. The requests are written and the responses read
+// by the wire layer (wire.go), one Exchange each for a Recorder.
 //
-// It is taken only where nothing else of net/http is needed: a plain
-// http: GET from the first byte, with no proxy between (an HTTP proxy
-// gets the absolute form through the Transport), no trace to show and no
-// response header to dump. Anything the path does not handle itself (a
-// redirect, a challenge for credentials, a connection the server closed
-// before answering) sends the request again through the Transport, which
-// RFC 9112 §9.3.1 allows for GET, an idempotent method.
+// It is taken for a plain http: GET from the first byte, with no proxy
+// between (an HTTP proxy gets the absolute form on the ordinary path), no
+// trace to show and no response header to dump. Anything the path does
+// not handle itself (a redirect, a challenge for credentials, a
+// connection the server closed before answering) sends the request again
+// on the ordinary path, which RFC 9112 §9.3.1 allows for GET, an
+// idempotent method.
 
 // pipelineDepth is how many requests one connection has in flight at most:
 // enough to cover a round trip of 10 ms with files of a few KiB, few
@@ -45,9 +42,7 @@ const pipeDrainLimit = 256 << 10
 // pipeline is a connection with requests sent and responses not yet read.
 type pipeline struct {
 	key  string // host:port
-	conn net.Conn
-	br   *bufio.Reader
-	bw   *bufio.Writer
+	c    *conn
 	sent []sentRequest // in the order sent: the next response is sent[0]'s
 }
 
@@ -55,32 +50,22 @@ type pipeline struct {
 // up by, worked out once: the request target, and the URL it was made for
 // as the caller wrote it (schemes.Request.URL).
 type sentRequest struct {
-	req *http.Request
-	uri string // req.URL.RequestURI()
+	req *outRequest
+	uri string // req.url.RequestURI()
 	raw string // the uri.URL's String()
+	x   Exchange
 }
 
-// pipelinable reports whether hreq may take the pipelined path.
-func (f *Fetcher) pipelinable(req *schemes.Request, hreq *http.Request) bool {
-	if hreq.URL.Scheme != "http" || hreq.Method != http.MethodGet || req.Offset > 0 ||
+// pipelinable reports whether r may take the pipelined path.
+func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
+	if r.url.Scheme != "http" || r.method != http.MethodGet || req.Offset > 0 ||
 		req.Trace != nil || f.OnResponse != nil {
 		return false
 	}
-	if req.HTTPProxy != nil {
-		if p, err := req.HTTPProxy(hreq.URL); err != nil || p != nil {
-			return false
-		}
+	if _, p, err := hopRoute(req, r.url); err != nil || p != nil {
+		return false
 	}
 	return true
-}
-
-// hostPort is the key of a plain http: URL's connections.
-func hostPort(hreq *http.Request) string {
-	h, p := hreq.URL.Hostname(), hreq.URL.Port()
-	if p == "" {
-		p = "80"
-	}
-	return net.JoinHostPort(h, p)
 }
 
 // Expect implements schemes.Expecter: the GET requests of the plain http:
@@ -90,17 +75,17 @@ func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
 	f.expected.Add(reqs, end)
 }
 
-// pipelined serves the request hreq builds for req on a pipelined
-// connection: one that sent it ahead already, or a new one when requests
-// were told to follow it (Expect). ok is false when the request is left
-// to the Transport.
-func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *http.Request) (res *schemes.Resource, err error, ok bool) {
+// pipelined serves the request r built for req on a pipelined connection:
+// one that sent it ahead already, or a new one when requests were told to
+// follow it (Expect). ok is false when the request is left to the ordinary
+// path.
+func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outRequest) (res *schemes.Resource, err error, ok bool) {
 	ahead, _ := f.expected.Take(req)
-	if !f.pipelinable(req, hreq) {
+	if !f.pipelinable(req, r) {
 		return nil, nil, false
 	}
-	key := hostPort(hreq)
-	target := hreq.URL.RequestURI()
+	key := hostPort(r.url)
+	target := r.url.RequestURI()
 	p := f.takePipeline(key, target)
 	if p == nil {
 		if len(ahead) == 0 {
@@ -110,12 +95,12 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 		if err != nil {
 			return nil, nil, false
 		}
-		p = &pipeline{key: key, conn: c, br: bufio.NewReaderSize(c, readBufferSize), bw: bufio.NewWriterSize(c, 4<<10)}
+		p = &pipeline{key: key, c: newConn(key, c, c, f.Recorder)}
 	}
-	stop := context.AfterFunc(ctx, func() { p.conn.SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, func() { p.c.Close() })
 	fail := func() (*schemes.Resource, error, bool) {
 		stop()
-		p.conn.Close()
+		p.close()
 		return nil, nil, false
 	}
 	// Responses to requests sent ahead that were not asked for after
@@ -124,59 +109,69 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, hreq *htt
 	// So is one sent for this URL with other header fields (other
 	// conditions, a run before whose validators were older): its answer
 	// might not be the one this request asks for.
-	for len(p.sent) > 0 && (p.sent[0].uri != target || !sameFields(p.sent[0].req, hreq)) {
+	for len(p.sent) > 0 && (p.sent[0].uri != target || !sameFields(p.sent[0].req, r)) {
 		if !p.skip() {
 			return fail()
 		}
 	}
+	var out []byte
 	if len(p.sent) == 0 {
-		if err := hreq.Write(p.bw); err != nil {
+		x := p.c.exchange(r.url.String())
+		b := r.bytes()
+		if x != nil {
+			x.Request(b)
+		}
+		out = append(out, b...)
+		p.sent = append(p.sent, sentRequest{req: r, uri: target, raw: req.URL.String(), x: x})
+	}
+	out = p.sendAhead(f, req, ahead, out)
+	if len(out) > 0 {
+		if _, err := p.c.nc.Write(out); err != nil {
 			return fail()
 		}
-		p.sent = append(p.sent, sentRequest{req: hreq, uri: target, raw: req.URL.String()})
 	}
-	p.sendAhead(ctx, f, req, ahead)
-	if err := p.bw.Flush(); err != nil {
-		return fail()
-	}
-	resp, err := http.ReadResponse(p.br, p.sent[0].req)
-	// Interim answers (103 Early Hints and the like) come before the
-	// final one (RFC 9110 §15.2); a 101 was never asked for.
-	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(p.br, p.sent[0].req)
-	}
+	p.c.rx = p.sent[0].x
+	resp, err := readResponse(p.c, http.MethodGet)
 	if err != nil {
 		// Nothing of the answer came (the server closed an idle
-		// connection, or one past its limit): the Transport asks again.
+		// connection, or one past its limit): the ordinary path asks
+		// again.
 		return fail()
 	}
+	x := p.sent[0].x
 	p.sent = p.sent[1:]
 	switch {
-	case resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != http.StatusNotModified,
-		resp.StatusCode == http.StatusUnauthorized:
-		// Redirects and challenges are the Transport's and the Client's:
-		// this answer is dropped and the request made again there. A
-		// 304 is no redirect (RFC 9110 §15.4.5): it is the answer.
-		if !p.drain(resp) {
+	case isRedirect(resp.StatusCode), resp.StatusCode == http.StatusUnauthorized:
+		// Redirects and challenges are the ordinary path's: this answer
+		// is dropped and the request made again there. A 304 is no
+		// redirect (RFC 9110 §15.4.5): it is the answer.
+		if !p.drain(resp, x) {
 			return fail()
 		}
 		stop()
 		f.putPipeline(p)
 		return nil, nil, false
 	}
-	resp.Request = hreq
-	resp.Body = &pipeBody{rc: resp.Body, f: f, p: p, stop: stop, closeAfter: resp.Close}
-	res, err = f.resource(ctx, req, resp, nil)
+	resp.req = r
+	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
+	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, stop: stop, closeAfter: !resp.keep}
+	if resp.Body == http.NoBody {
+		pb.Close()
+	} else {
+		resp.Body = pb
+	}
+	res, err = f.resource(ctx, req, resp)
 	return res, err, true
 }
 
 // sendAhead writes the GET requests of ahead, the requests told to follow
 // req, while they are on the same server, up to pipelineDepth in flight,
 // each built as its own fetch will build it: its own conditions and
-// credentials, never req's.
-func (p *pipeline) sendAhead(ctx context.Context, f *Fetcher, req *schemes.Request, ahead []*schemes.Request) {
+// credentials, never req's. They are appended to out, which is written in
+// one piece.
+func (p *pipeline) sendAhead(f *Fetcher, req *schemes.Request, ahead []*schemes.Request, out []byte) []byte {
 	if len(p.sent) >= pipelineDepth {
-		return
+		return out
 	}
 	// What is in flight, by the URL as written (the run of URLs sends
 	// the same ones again and again, and most are in flight already) and
@@ -189,7 +184,7 @@ func (p *pipeline) sendAhead(ctx context.Context, f *Fetcher, req *schemes.Reque
 	}
 	for _, ar := range ahead {
 		if len(p.sent) >= pipelineDepth {
-			return
+			return out
 		}
 		u := ar.URL
 		raw := u.String()
@@ -198,13 +193,13 @@ func (p *pipeline) sendAhead(ctx context.Context, f *Fetcher, req *schemes.Reque
 			continue
 		}
 		if u.Scheme() != "http" {
-			return
+			return out
 		}
 		if ui, ok := u.RawUserinfo(); !sameUserinfo(req.URL, ui, ok) {
 			// A URL's userinfo is its own credential: one that names
 			// another user (or none where req names one) waits for its
 			// own connection rather than share req's.
-			return
+			return out
 		}
 		if ar.Offset > 0 || ar.Head {
 			// Its own fetch will not take the pipelined path.
@@ -212,23 +207,27 @@ func (p *pipeline) sendAhead(ctx context.Context, f *Fetcher, req *schemes.Reque
 		}
 		target, err := requestURL(u)
 		if err != nil {
-			return
+			return out
 		}
 		if queued[target.RequestURI()] {
 			continue
 		}
-		next, err := f.newRequest(ctx, ar, target, http.MethodGet)
-		if err != nil || hostPort(next) != p.key {
+		next, err := f.newRequest(ar, target, http.MethodGet)
+		if err != nil || hostPort(next.url) != p.key {
 			// The run goes on to another server: the pipeline ends here.
-			return
+			return out
 		}
-		if err := next.Write(p.bw); err != nil {
-			return
+		b := next.bytes()
+		x := p.c.exchange(next.url.String())
+		if x != nil {
+			x.Request(b)
 		}
-		uri := next.URL.RequestURI()
-		p.sent = append(p.sent, sentRequest{req: next, uri: uri, raw: raw})
+		out = append(out, b...)
+		uri := next.url.RequestURI()
+		p.sent = append(p.sent, sentRequest{req: next, uri: uri, raw: raw, x: x})
 		raws[raw], queued[uri] = true, true
 	}
+	return out
 }
 
 // sameUserinfo reports whether u's userinfo is ui (ok: defined).
@@ -239,43 +238,46 @@ func sameUserinfo(u uri.URL, ui string, ok bool) bool {
 
 // sameFields reports whether two requests carry the same header fields,
 // so that the answer to one is the answer to the other.
-func sameFields(a, b *http.Request) bool {
-	if len(a.Header) != len(b.Header) {
-		return false
-	}
-	for k, v := range a.Header {
-		w := b.Header[k]
-		if len(v) != len(w) {
-			return false
-		}
-		for i := range v {
-			if v[i] != w[i] {
-				return false
-			}
-		}
-	}
-	return true
+func sameFields(a, b *outRequest) bool {
+	return a.host == b.host && slices.Equal(a.fields, b.fields)
 }
 
 // skip reads and drops the next response; false when the connection can
 // serve no more.
 func (p *pipeline) skip() bool {
-	resp, err := http.ReadResponse(p.br, p.sent[0].req)
+	x := p.sent[0].x
+	p.c.rx = x
+	resp, err := readResponse(p.c, http.MethodGet)
 	if err != nil {
+		endExchange(x, err)
 		return false
 	}
 	p.sent = p.sent[1:]
-	return p.drain(resp)
+	return p.drain(resp, x)
 }
 
 // drain reads the rest of a response's body, if short, and reports
 // whether the connection still serves the responses behind it.
-func (p *pipeline) drain(resp *http.Response) bool {
+func (p *pipeline) drain(resp *response, x Exchange) bool {
 	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, pipeDrainLimit+1))
-	if err != nil || n > pipeDrainLimit || resp.Close {
-		return false
+	ok := err == nil && n <= pipeDrainLimit && resp.keep
+	if ok {
+		endExchange(x, nil)
+	} else {
+		endExchange(x, errors.New("response dropped"))
 	}
-	return resp.Body.Close() == nil
+	return ok
+}
+
+// close closes p's connection, ending the records of the exchanges still
+// in flight on it.
+func (p *pipeline) close() error {
+	err := p.c.Close()
+	for _, s := range p.sent {
+		endExchange(s.x, errors.New("connection closed before the response"))
+	}
+	p.sent = nil
+	return err
 }
 
 // takePipeline returns the pipeline to key that sent the request for uri
@@ -317,7 +319,7 @@ const pipelinesKept = 64
 
 // putPipeline keeps p for the requests it sent ahead and the ones after.
 // Of those with nothing in flight it keeps at most maxIdlePerHost to a
-// server, as the Transport keeps. One with answers still to read is kept
+// server, as the pool of plain connections keeps. One with answers still to read is kept
 // while there is room: closing it would have its requests made again.
 // Past pipelinesKept the oldest idle one goes, else the oldest, which
 // holds answers its worker has most likely moved past.
@@ -336,7 +338,7 @@ func (f *Fetcher) putPipeline(p *pipeline) {
 			}
 		}
 		if idle >= maxIdlePerHost {
-			p.conn.Close()
+			p.close()
 			return
 		}
 	}
@@ -349,7 +351,7 @@ func (f *Fetcher) putPipeline(p *pipeline) {
 				break
 			}
 		}
-		ps[out].conn.Close()
+		ps[out].close()
 		ps = append(ps[:out], ps[out+1:]...)
 	}
 	f.pipes[p.key] = ps
@@ -361,11 +363,7 @@ func (f *Fetcher) closePipelines() {
 	pipes := f.pipes
 	f.pipes = nil
 	f.mu.Unlock()
-	for _, ps := range pipes {
-		for _, p := range ps {
-			p.conn.Close()
-		}
-	}
+	closeAll(pipes, (*pipeline).close)
 }
 
 // pipeBody is the body of a pipelined response. Read to its end and
@@ -374,6 +372,7 @@ type pipeBody struct {
 	rc         io.ReadCloser
 	f          *Fetcher
 	p          *pipeline
+	x          Exchange
 	stop       func() bool
 	closeAfter bool // the server ends the connection after this response
 	eof        bool
@@ -398,17 +397,16 @@ func (b *pipeBody) Close() error {
 		n, err := io.Copy(io.Discard, io.LimitReader(b.rc, pipeDrainLimit+1))
 		keep = keep && err == nil && n <= pipeDrainLimit
 	}
-	if !keep {
-		// Closing the connection first keeps rc.Close from reading the
-		// rest of a long body.
-		b.p.conn.Close()
+	b.rc.Close()
+	if keep {
+		endExchange(b.x, nil)
+	} else {
+		endExchange(b.x, errors.New("body closed before its end"))
 	}
-	err := b.rc.Close()
-	b.stop()
-	if keep && err == nil {
+	if b.stop() && keep {
 		b.f.putPipeline(b.p)
 	} else {
-		b.p.conn.Close()
+		b.p.close()
 	}
 	// The body was read to its end, or dropped by the caller's choice:
 	// nothing of the transfer failed.

@@ -403,7 +403,7 @@ func TestPipelineDropsTheOldestPastTheBound(t *testing.T) {
 	if len(ps) != pipelinesKept {
 		t.Fatalf("%d pipelines kept, want %d", len(ps), pipelinesKept)
 	}
-	if got := ps[0].sent[0].req.URL.Path; got != "/never3" {
+	if got := ps[0].sent[0].req.url.Path; got != "/never3" {
 		t.Errorf("the oldest kept sent %s ahead, want /never3: the three before it go", got)
 	}
 }

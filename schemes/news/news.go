@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -48,12 +49,21 @@ type Fetcher struct {
 	// lists them all.
 	MaxArticles int
 
-	mu     sync.Mutex
-	idle   map[poolKey][]*session
-	closed bool
+	once sync.Once
+	pool netconn.Pool[poolKey, *session]
 
 	// expected holds the runs of requests told by Expect.
 	expected schemes.Expected
+}
+
+// sessions returns the pool of idle sessions, set up on first use so that
+// the zero Fetcher is ready.
+func (f *Fetcher) sessions() *netconn.Pool[poolKey, *session] {
+	f.once.Do(func() {
+		f.pool.MaxIdle = maxIdlePerServer
+		f.pool.Drop = (*session).quit
+	})
+	return &f.pool
 }
 
 // Expect implements schemes.Expecter: the ARTICLE (or HEAD) commands of
@@ -194,33 +204,15 @@ func aheadCommands(req *schemes.Request, t target, key poolKey, ahead []*schemes
 // further use of the pool; sessions still serving a body are closed when
 // that body is closed.
 func (f *Fetcher) Close() error {
-	f.mu.Lock()
-	idle := f.idle
-	f.idle = nil
-	f.closed = true
-	f.mu.Unlock()
 	f.expected.Reset()
-	var first error
-	for _, list := range idle {
-		for _, s := range list {
-			if err := s.quit(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
+	return f.sessions().Close()
 }
 
 // get returns an idle session for key or opens a new one.
 func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key poolKey, t target) (*session, bool, error) {
-	f.mu.Lock()
-	if list := f.idle[key]; len(list) > 0 {
-		s := list[len(list)-1]
-		f.idle[key] = list[:len(list)-1]
-		f.mu.Unlock()
+	if s, ok := f.sessions().Take(key); ok {
 		return s, true, nil
 	}
-	f.mu.Unlock()
 	s, err := dial(ctx, req, key, t)
 	if err != nil {
 		return nil, false, err
@@ -229,24 +221,15 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key poolKey, t 
 	return s, false, nil
 }
 
-// put ends a fetch on s: a healthy session goes back to the pool, a broken
-// one is closed.
+// put ends a fetch on s: a healthy session goes back to the pool (which
+// ends it with QUIT when it holds maxIdlePerServer for the server
+// already, or was closed), a broken one is closed.
 func (f *Fetcher) put(s *session) {
 	if !s.end() {
 		s.close()
 		return
 	}
-	f.mu.Lock()
-	if f.closed || len(f.idle[s.key]) >= maxIdlePerServer {
-		f.mu.Unlock()
-		_ = s.quit()
-		return
-	}
-	if f.idle == nil {
-		f.idle = make(map[poolKey][]*session)
-	}
-	f.idle[s.key] = append(f.idle[s.key], s)
-	f.mu.Unlock()
+	f.sessions().Put(s.key, s)
 }
 
 // decode turns the request's URL into a target, checking every value that

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -49,7 +50,7 @@ type session struct {
 	// The fetch using the session now.
 	ctx     context.Context
 	req     *schemes.Request
-	stop    func() bool
+	bind    netconn.Binding
 	replies int  // status lines read during this fetch
 	broken  bool // the connection can no longer be trusted
 	closing bool // the server answered 400: it is closing the connection
@@ -62,23 +63,17 @@ type session struct {
 // dial opens a connection to the target's server, over TLS for nntps and
 // snews (RFC 8143: TLS from the first byte on port 563).
 func dial(ctx context.Context, req *schemes.Request, key poolKey, t target) (*session, error) {
-	req.Trace.TraceLine(schemes.Info, "connecting to "+t.addr)
-	nc, err := req.Dialer.DialContext(ctx, "tcp", t.addr)
+	var cfg *tls.Config
+	if t.tls {
+		cfg = req.TLSClientConfig(t.host)
+	}
+	tcp, nc, err := netconn.Dial(ctx, req, t.addr, cfg)
 	if err != nil {
-		return nil, req.NetError("connect to "+t.addr, err)
+		return nil, err
 	}
 	var raw syscall.RawConn
-	if sc, ok := nc.(syscall.Conn); ok {
+	if sc, ok := tcp.(syscall.Conn); ok {
 		raw, _ = sc.SyscallConn()
-	}
-	if t.tls {
-		tc := tls.Client(nc, req.TLSClientConfig(t.host))
-		if err := tc.HandshakeContext(ctx); err != nil {
-			nc.Close()
-			return nil, req.NetError("TLS handshake with "+t.addr, err)
-		}
-		req.Trace.TraceLine(schemes.Info, "TLS established with "+t.host)
-		nc = tc
 	}
 	line := newLineBound(nc)
 	tp := &textproto.Conn{
@@ -97,25 +92,18 @@ func dial(ctx context.Context, req *schemes.Request, key poolKey, t target) (*se
 func (s *session) begin(ctx context.Context, req *schemes.Request) {
 	s.ctx, s.req = ctx, req
 	s.replies = 0
-	if d, ok := ctx.Deadline(); ok {
-		_ = s.nc.SetDeadline(d)
-	}
-	nc := s.nc
-	s.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+	s.bind = netconn.Bind(ctx, s.nc, nil)
 }
 
 // end unbinds the session from its fetch and reports whether it is fit to
 // serve another.
 func (s *session) end() bool {
-	if s.stop != nil && !s.stop() {
+	if !s.bind.Stop() {
 		s.broken = true
 	}
-	s.stop = nil
+	s.bind = netconn.Binding{}
 	s.ctx, s.req = nil, nil
-	if s.broken {
-		return false
-	}
-	return s.nc.SetDeadline(time.Time{}) == nil
+	return !s.broken
 }
 
 // release ends the fetch, giving the session back to its pool (or closing it).
@@ -156,8 +144,8 @@ func (s *session) ioErr(op string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	if s.ctx != nil && s.ctx.Err() != nil {
-		return s.req.NetError(op, s.ctx.Err())
+	if s.ctx != nil {
+		err = netconn.Cause(s.ctx, err)
 	}
 	var pe textproto.ProtocolError
 	if errors.As(err, &pe) {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -134,7 +135,7 @@ type session struct {
 	ctx       context.Context
 	req       *schemes.Request
 	conn      net.Conn
-	stop      func() bool
+	bind      netconn.Binding
 	hdr       [headerLen]byte
 	buf       []byte // the last reply body; reused
 	maxRecord int64  // the record size the server granted
@@ -145,14 +146,13 @@ type session struct {
 // Init: freeWAIS servers do without it, others need it (FORMAT.md §5.1).
 func dial(ctx context.Context, req *schemes.Request) (*session, error) {
 	addr := req.URL.Addr()
-	req.Trace.TraceLine(schemes.Info, "connecting to "+addr)
-	conn, err := req.Dialer.DialContext(ctx, "tcp", addr)
+	_, conn, err := netconn.Dial(ctx, req, addr, nil)
 	if err != nil {
-		return nil, req.NetError("connect", err)
+		return nil, err
 	}
 	s := &session{ctx: ctx, req: req, conn: conn, maxRecord: clientRecordSize}
-	// Cancelling ctx closes the connection, which ends any read in progress.
-	s.stop = context.AfterFunc(ctx, func() { conn.Close() })
+	// The end of ctx ends any read or write in progress.
+	s.bind = netconn.Bind(ctx, conn, nil)
 	body, err := s.exchange("Init", encodeInit(initRequest{
 		PreferredMessageSize: clientRecordSize,
 		MaximumRecordSize:    clientRecordSize,
@@ -185,7 +185,7 @@ func dial(ctx context.Context, req *schemes.Request) (*session, error) {
 
 func (s *session) close() {
 	s.closeOnce.Do(func() {
-		s.stop()
+		s.bind.Stop()
 		s.conn.Close()
 	})
 }
@@ -227,13 +227,7 @@ func (s *session) exchange(op string, msg []byte) ([]byte, error) {
 // netError classifies a read or write error, preferring the context's own
 // error when the context ended the connection.
 func (s *session) netError(op string, err error) error {
-	if cerr := s.ctx.Err(); cerr != nil {
-		err = cerr
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &schemes.Error{Kind: schemes.ErrTimeout, URL: s.req.URL.Redacted(), Op: op, Err: err, Temporary: true}
-	}
-	return s.req.NetError(op, err)
+	return s.req.NetError(op, netconn.Cause(s.ctx, err))
 }
 
 // diagnosticError maps a diagnostic to the taxonomy: freeWAIS answers S1
@@ -554,9 +548,10 @@ func (b *docBody) fill() error {
 	op := ""
 	for {
 		op = fmt.Sprintf("retrieve %s bytes [%d,%d)", b.typ, b.pos, b.pos+want)
-		// A cancelled context closes the connection (dial's AfterFunc),
-		// but from a goroutine of its own: until that has run, the next
-		// piece could still be asked for and answered.
+		// A cancelled context ends the connection (dial's
+		// netconn.Bind), but from a goroutine of its own: until that
+		// has run, the next piece could still be asked for and
+		// answered.
 		if cerr := b.s.ctx.Err(); cerr != nil {
 			return b.s.netError("SearchRequest "+op, cerr)
 		}

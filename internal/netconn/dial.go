@@ -1,0 +1,69 @@
+// Package netconn is the connection layer the line protocols (ftp, news,
+// gopher, wais) share: dialing with TLS from the first byte or after an
+// upgrade, binding a connection to a request's context, and a keyed pool
+// of idle sessions. Each protocol keeps its conversation; what a
+// connection is, and how it ends, is written here once.
+package netconn
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+
+	"github.com/urlget/urlget/schemes"
+)
+
+// Dial connects to addr ("host:port") through req.Dialer, so that the
+// caller's connect timeout and proxy hold. When cfg is not nil the
+// connection speaks TLS from its first byte (ftps, gophers, nntps and
+// snews: the implicit TLS of RFC 4217 §7 and RFC 8143 §4): the handshake
+// runs at once, bound to ctx, as StartTLS runs it.
+//
+// raw is the TCP connection, for what only it knows (the peer's address,
+// socket options); conn is the one to speak over, the TLS connection or
+// raw itself. Errors are classified by req.NetError under the operations
+// "connect" and "TLS handshake"; on error nothing is left open.
+func Dial(ctx context.Context, req *schemes.Request, addr string, cfg *tls.Config) (raw, conn net.Conn, err error) {
+	req.Trace.TraceLine(schemes.Info, "connecting to "+addr)
+	raw, err = req.Dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, nil, req.NetError("connect", err)
+	}
+	req.Trace.TraceLine(schemes.Info, "connected to "+raw.RemoteAddr().String())
+	if cfg == nil {
+		return raw, raw, nil
+	}
+	tc, err := StartTLS(ctx, req, raw, cfg)
+	if err != nil {
+		raw.Close()
+		return nil, nil, err
+	}
+	return raw, tc, nil
+}
+
+// StartTLS runs a TLS client handshake over c with cfg, bound to ctx, and
+// returns the TLS connection: for a connection dialed with TLS, and for
+// one upgraded once the protocol agreed to it (FTP's AUTH TLS, RFC 4217
+// §4). cfg comes from req.TLSClientConfig, so that its ServerName is the
+// URL's host in ASCII form (the IDNA A-labels fetch put in the URL) and
+// the caller's trust roots hold. On error c is left to the caller.
+//
+// Any failure of the handshake is a failure to connect (curl's exit 35),
+// not a protocol error of the server's conversation: a peer that does not
+// speak TLS answers with bytes that are no TLS record.
+func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Config) (*tls.Conn, error) {
+	req.Trace.TraceLine(schemes.Info, "TLS handshake with "+cfg.ServerName)
+	tc := tls.Client(c, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		e := req.NetError("TLS handshake", Cause(ctx, err))
+		var se *schemes.Error
+		if errors.As(e, &se) && se.Kind == schemes.ErrProtocol {
+			se.Kind = schemes.ErrConnect
+		}
+		return nil, e
+	}
+	st := tc.ConnectionState()
+	req.Trace.TraceLine(schemes.Info, "TLS "+tls.VersionName(st.Version)+" "+tls.CipherSuiteName(st.CipherSuite))
+	return tc, nil
+}

@@ -1,0 +1,535 @@
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urlget/urlget/internal/netconn"
+	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/uri"
+)
+
+// The client side of one hop of a fetch: a connection from the pool or a
+// new one (through the hop's Dialer, an HTTP proxy, a CONNECT tunnel and
+// TLS as the hop needs), the request written, the response's head read.
+
+// hopRoute is the way to target, a URL this fetch reaches (the request's
+// Route): the Dialer of its connections, and the HTTP proxy this Fetcher
+// speaks to on the way, nil for none. A request without a Route goes
+// through its Dialer alone.
+func hopRoute(req *schemes.Request, target *url.URL) (schemes.Dialer, *url.URL, error) {
+	if req.Route == nil {
+		return req.Dialer, nil, nil
+	}
+	u, err := uri.Parse(target.String())
+	if err != nil {
+		return nil, nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	rt, err := req.Route(u)
+	if err != nil {
+		return nil, nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	d := rt.Dialer
+	if d == nil {
+		d = req.Dialer
+	}
+	if rt.HTTPProxy == nil {
+		return d, nil, nil
+	}
+	return d, proxyURL(*rt.HTTPProxy), nil
+}
+
+// proxyURL is an HTTP proxy's URL in the form the wire layer keys and
+// dials by: scheme, host and port (the default one filled in), and the
+// credentials for Proxy-Authorization (RFC 9110 §11.7.2).
+func proxyURL(p uri.URL) *url.URL {
+	u := &url.URL{Scheme: p.Scheme(), Host: p.Addr()}
+	if user, ok := p.User(); ok {
+		password, _ := p.Password()
+		u.User = url.UserPassword(user, password)
+	}
+	return u
+}
+
+// maskedProxy is a proxy URL with its password masked as urlget masks
+// every password ("****", where url.Redacted writes "xxxxx").
+func maskedProxy(p *url.URL) string {
+	if p.User == nil {
+		return p.String()
+	}
+	q := *p
+	q.User = nil
+	scheme, rest, _ := strings.Cut(q.String(), "://")
+	user := url.User(p.User.Username()).String()
+	if _, ok := p.User.Password(); ok {
+		user += ":****"
+	}
+	return scheme + "://" + user + "@" + rest
+}
+
+// hostPort is host:port of u, the scheme's default port filled in.
+func hostPort(u *url.URL) string {
+	p := u.Port()
+	if p == "" {
+		p = uri.DefaultPort(u.Scheme)
+	}
+	return net.JoinHostPort(u.Hostname(), p)
+}
+
+// connKey names the connections a request may reuse: same scheme, server
+// and HTTP proxy.
+func connKey(r *outRequest) string {
+	k := r.url.Scheme + "://" + hostPort(r.url)
+	if r.proxy != nil {
+		k += " via " + r.proxy.String()
+	}
+	return k
+}
+
+// tlsConfig is the Fetcher's base TLS configuration, built from the first
+// request's: the connections of a run resume the first one's TLS session
+// (RFC 8446 §2.2, RFC 5077), as curl's do.
+func (f *Fetcher) tlsConfig(req *schemes.Request) *tls.Config {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tlsBase == nil {
+		tc := &tls.Config{}
+		if req.TLSConfig != nil {
+			tc = req.TLSConfig.Clone()
+		}
+		if tc.ClientSessionCache == nil {
+			tc.ClientSessionCache = tls.NewLRUClientSessionCache(sessionCacheSize)
+		}
+		f.tlsBase = tc
+	}
+	return f.tlsBase
+}
+
+// http1Only reports whether the Fetcher offers HTTP/1.1 alone.
+func (f *Fetcher) http1Only() bool { return f.HTTP1Only || f.Recorder != nil }
+
+// handshake runs TLS over c with the server host, tracing the outcome.
+// alpn offers h2 besides http/1.1 (RFC 9113 §3.2, RFC 7301).
+func (f *Fetcher) handshake(ctx context.Context, req *schemes.Request, c net.Conn, host string, alpn bool) (*tls.Conn, error) {
+	cfg := f.tlsConfig(req).Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	if alpn {
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+	}
+	tc := tls.Client(c, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, err
+	}
+	cs := tc.ConnectionState()
+	line := "TLS " + tls.VersionName(cs.Version) + " " + tls.CipherSuiteName(cs.CipherSuite) + " ALPN " + strconv.Quote(cs.NegotiatedProtocol)
+	if cs.DidResume {
+		line += ", session resumed"
+	}
+	req.Trace.TraceLine(schemes.Info, line)
+	return tc, nil
+}
+
+// roundTrip sends r and reads the head of its response, on a kept
+// connection or a new one. A kept connection the server closed before any
+// byte of the answer came is given up and the request sent once more on a
+// new one, as RFC 9112 §9.3.1 allows for GET and HEAD.
+func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer schemes.Dialer, r *outRequest) (*response, error) {
+	key := connKey(r)
+	retried := false // an HTTP/2 connection that failed was replaced
+	for {
+		if cc := f.h2conn(key); cc != nil {
+			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
+			resp, err := f.h2RoundTrip(ctx, req, cc, r)
+			if err != nil && ctx.Err() == nil && cc.Err() != nil && !retried {
+				// The server ended the kept connection (a GOAWAY, a
+				// timeout of its own): a new one is dialled.
+				f.dropH2(key, cc)
+				retried = true
+				continue
+			}
+			return resp, err
+		}
+		c, ok := f.pool().Take(key)
+		if ok {
+			c.reused = true
+		} else {
+			nc, cc, err := f.dial(ctx, req, dialer, r, key)
+			if err != nil {
+				return nil, err
+			}
+			if cc != nil {
+				return f.h2RoundTrip(ctx, req, cc, r)
+			}
+			c = nc
+		}
+		if c.reused {
+			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
+		}
+		resp, nothing, err := f.exchange(ctx, req, c, r)
+		if err != nil && nothing && c.reused && ctx.Err() == nil {
+			// Each kept connection is tried once; a new one ends it.
+			continue
+		}
+		return resp, err
+	}
+}
+
+// dial opens a connection for r: to the server, or to its HTTP proxy, with
+// a CONNECT tunnel through the proxy for https (RFC 9110 §9.3.6), then TLS
+// for https. When the server picks h2 by ALPN, the connection is an
+// HTTP/2 one (cc).
+func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes.Dialer, r *outRequest, key string) (*conn, *http.ClientConn, error) {
+	addr := hostPort(r.url)
+	if r.proxy != nil {
+		addr = hostPort(r.proxy)
+	}
+	req.Trace.TraceLine(schemes.Info, "Trying "+addr+"...")
+	raw, err := dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if r.proxy != nil {
+			err = &net.OpError{Op: "proxyconnect", Net: "tcp", Err: err}
+		}
+		return nil, nil, err
+	}
+	req.Trace.TraceLine(schemes.Info, "Connected to "+r.url.Host+" ("+addr+")")
+	// Until the connection is handed on, cancelling ctx closes it.
+	stop := context.AfterFunc(ctx, func() { raw.Close() })
+	defer stop()
+	nc := raw
+	fail := func(err error) (*conn, *http.ClientConn, error) {
+		raw.Close()
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, err
+	}
+	if r.proxy != nil && r.proxy.Scheme == "https" {
+		if nc, err = f.handshake(ctx, req, nc, r.proxy.Hostname(), false); err != nil {
+			return fail(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: err})
+		}
+	}
+	if r.url.Scheme != "https" {
+		return newConn(key, raw, nc, f.Recorder), nil, nil
+	}
+	if r.proxy != nil {
+		if err := f.connect(req, newConn(key, raw, nc, f.Recorder), r); err != nil {
+			return fail(err)
+		}
+	}
+	tc, err := f.handshake(ctx, req, nc, r.url.Hostname(), !f.http1Only())
+	if err != nil {
+		return fail(err)
+	}
+	if tc.ConnectionState().NegotiatedProtocol == "h2" {
+		cc, err := f.newH2(ctx, tc, hostPort(r.url))
+		if err != nil {
+			return fail(err)
+		}
+		f.putH2(key, cc)
+		return nil, cc, nil
+	}
+	return newConn(key, raw, tc, f.Recorder), nil, nil
+}
+
+// connect asks the proxy on c for a tunnel to r's server (RFC 9110
+// §9.3.6), with the proxy's credentials, tracing it as it goes; anything
+// but a 2xx answer fails the fetch with the proxy's status (curl's exit
+// 56).
+func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
+	target := hostPort(r.url)
+	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
+	req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+	req.Trace.TraceLine(schemes.Sent, "Host: "+target)
+	if r.proxy.User != nil {
+		msg += "Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n"
+		req.Trace.TraceSecret("Proxy-Authorization: Basic ")
+	}
+	x := c.exchange(target)
+	if err := c.write(x, []byte(msg+"\r\n")); err != nil {
+		return endExchange(x, err)
+	}
+	c.rx = x
+	resp, err := readResponse(c, http.MethodConnect)
+	if err != nil {
+		return endExchange(x, err)
+	}
+	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	if resp.StatusCode/100 != 2 {
+		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
+	}
+	if c.br.Buffered() > 0 {
+		// The server's first TLS bytes never come before the client's:
+		// bytes here were sent before the tunnel was open.
+		return endExchange(x, errors.New("proxy sent data before the tunnel opened"))
+	}
+	endExchange(x, nil)
+	return nil
+}
+
+// endExchange ends x's record, when there is one, and returns err.
+func endExchange(x Exchange, err error) error {
+	if x != nil {
+		x.End(err)
+	}
+	return err
+}
+
+// exchange writes r on c and reads the head of the response. nothing
+// tells that the connection failed before any byte of an answer came.
+func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r *outRequest) (resp *response, nothing bool, err error) {
+	// The connection is bound to ctx until the response is read to its
+	// end: cancelling closes it, which ends any read or write at once.
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	x := c.exchange(r.recordedAs())
+	traceRequest(req.Trace, r, " HTTP/1.1")
+	if err := c.write(x, r.bytes()); err != nil {
+		stop()
+		c.Close()
+		return nil, true, endExchange(x, err)
+	}
+	start := c.nread
+	c.rx = x
+	resp, err = readResponse(c, r.method)
+	if err != nil {
+		stop()
+		c.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, c.nread == start, endExchange(x, err)
+	}
+	resp.req = r
+	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
+	cb := &connBody{rc: resp.Body, f: f, c: c, x: x, stop: stop, keep: resp.keep}
+	if resp.Body == http.NoBody {
+		cb.release()
+	} else {
+		resp.Body = cb
+	}
+	return resp, false, nil
+}
+
+// traceRequest traces the request line and fields as they are written,
+// credentials masked.
+func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
+	if tr == nil {
+		return
+	}
+	target := r.target()
+	if r.url.Opaque != "" {
+		// A gateway's target is the URL as written, its password
+		// masked here.
+		target = uri.RedactText(target)
+	}
+	tr.TraceLine(schemes.Sent, r.method+" "+target+proto)
+	tr.TraceLine(schemes.Sent, "Host: "+r.host)
+	for _, kv := range r.fields {
+		v := kv[1]
+		if strings.EqualFold(kv[0], "Authorization") || strings.EqualFold(kv[0], "Proxy-Authorization") {
+			scheme, _, _ := strings.Cut(v, " ")
+			v = scheme + " ****"
+		}
+		tr.TraceLine(schemes.Sent, kv[0]+": "+v)
+	}
+	if r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil {
+		tr.TraceSecret("Proxy-Authorization: Basic ")
+	}
+}
+
+// traceResponse traces a response's status line and fields as received.
+func traceResponse(tr schemes.Tracer, resp *response) {
+	if tr == nil {
+		return
+	}
+	tr.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	for _, kv := range resp.fields {
+		tr.TraceLine(schemes.Received, kv[0]+": "+kv[1])
+	}
+}
+
+// connBody is the framed body of a response on a connection of ours. Read
+// to its end, it gives the connection back to the pool when the server
+// keeps it open; closed before, it closes it.
+type connBody struct {
+	rc   io.ReadCloser
+	f    *Fetcher
+	c    *conn
+	x    Exchange
+	stop func() bool
+	keep bool
+	done bool
+}
+
+func (b *connBody) Read(p []byte) (int, error) {
+	if b.done {
+		return 0, io.EOF
+	}
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.release()
+	}
+	return n, err
+}
+
+// release ends the exchange after the last byte of its response: the
+// connection goes back to the pool or is closed.
+func (b *connBody) release() {
+	if b.done {
+		return
+	}
+	b.done = true
+	b.rc.Close()
+	endExchange(b.x, nil)
+	if b.stop() && b.keep && b.c.key != "" {
+		b.c.rx = nil
+		b.f.pool().Put(b.c.key, b.c)
+		return
+	}
+	b.c.Close()
+}
+
+// Close closes the body; a connection whose response was not read to its
+// end is closed with it.
+func (b *connBody) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	b.rc.Close()
+	b.stop()
+	b.c.Close()
+	endExchange(b.x, errors.New("body closed before its end"))
+	return nil
+}
+
+// dialedKey is the context key of a TLS connection that spoke h2, for
+// the HTTP/2 transport's DialTLSContext.
+type dialedKey struct{}
+
+// pool returns the Fetcher's pool of idle HTTP/1.x connections.
+func (f *Fetcher) pool() *netconn.Pool[string, *conn] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.idle == nil {
+		f.idle = newPool()
+	}
+	return f.idle
+}
+
+// h2Transport is net/http's transport, for HTTP/2 only, which turns a TLS
+// connection of ours whose server picked h2 into a ClientConn: it dials
+// nothing itself.
+func (f *Fetcher) h2Transport() *http.Transport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.h2t == nil {
+		var p http.Protocols
+		p.SetHTTP2(true)
+		f.h2t = &http.Transport{
+			Protocols: &p,
+			DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				if c, ok := ctx.Value(dialedKey{}).(net.Conn); ok {
+					return c, nil
+				}
+				return nil, errors.New("no connection dialled for HTTP/2")
+			},
+			// The body as the server sent it, as for HTTP/1.1.
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: maxHeaderBytes,
+		}
+	}
+	return f.h2t
+}
+
+// newH2 makes tc, whose server picked h2, an HTTP/2 client connection.
+func (f *Fetcher) newH2(ctx context.Context, tc *tls.Conn, addr string) (*http.ClientConn, error) {
+	return f.h2Transport().NewClientConn(context.WithValue(ctx, dialedKey{}, net.Conn(tc)), "https", addr)
+}
+
+// h2conn returns a kept HTTP/2 connection for key that takes another
+// request now, dropping those that serve no more.
+func (f *Fetcher) h2conn(key string) *http.ClientConn {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.h2[key]) == 0 {
+		return nil
+	}
+	var pick *http.ClientConn
+	ccs := f.h2[key][:0]
+	for _, cc := range f.h2[key] {
+		if cc.Err() != nil {
+			cc.Close()
+			continue
+		}
+		ccs = append(ccs, cc)
+		if pick == nil && cc.Available() > 0 {
+			pick = cc
+		}
+	}
+	f.h2[key] = ccs
+	return pick
+}
+
+// dropH2 forgets cc, a connection that serves no more requests.
+func (f *Fetcher) dropH2(key string, cc *http.ClientConn) {
+	f.mu.Lock()
+	if ccs, ok := f.h2[key]; ok {
+		f.h2[key] = slices.DeleteFunc(ccs, func(c *http.ClientConn) bool { return c == cc })
+	}
+	f.mu.Unlock()
+	cc.Close()
+}
+
+// putH2 keeps cc for the requests that follow: the requests of a run
+// share it, several at once, as far as the server lets them (RFC 9113
+// §5.1.2).
+func (f *Fetcher) putH2(key string, cc *http.ClientConn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.h2 == nil {
+		f.h2 = map[string][]*http.ClientConn{}
+	}
+	f.h2[key] = append(f.h2[key], cc)
+}
+
+// h2RoundTrip sends r on an HTTP/2 connection through net/http's HTTP/2
+// client, which keeps header fields in a map: they come sorted by name.
+func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *http.ClientConn, r *outRequest) (*response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, r.method, "http://placeholder/", nil)
+	if err != nil {
+		return nil, err
+	}
+	hreq.URL, hreq.Host, hreq.Header = r.url, r.host, r.header()
+	if _, ok := hreq.Header["User-Agent"]; !ok {
+		// An empty value keeps the HTTP/2 client from sending its own.
+		hreq.Header["User-Agent"] = []string{""}
+	}
+	traceRequest(req.Trace, r, " HTTP/2")
+	resp, err := cc.RoundTrip(hreq)
+	if err != nil {
+		return nil, err
+	}
+	resp.Request = hreq
+	return &response{Response: resp, fields: HeaderPairs(fields(resp)), req: r}, nil
+}
+
+// closeConns closes every kept connection.
+func (f *Fetcher) closeConns() {
+	f.pool().CloseIdle()
+	f.mu.Lock()
+	h2 := f.h2
+	f.h2 = nil
+	f.mu.Unlock()
+	closeAll(h2, (*http.ClientConn).Close)
+}
