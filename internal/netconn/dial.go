@@ -25,12 +25,19 @@ import (
 // raw itself. Errors are classified by req.NetError under the operations
 // "connect" and "TLS handshake"; on error nothing is left open.
 func Dial(ctx context.Context, req *schemes.Request, addr string, cfg *tls.Config) (raw, conn net.Conn, err error) {
-	req.Trace.TraceLine(schemes.Info, "connecting to "+addr)
+	// The lines are built only for a tracer: a run without one makes
+	// no garbage of them, connection after connection.
+	trace := req.Trace != nil
+	if trace {
+		req.Trace(schemes.Info, "connecting to "+addr)
+	}
 	raw, err = req.Dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, nil, req.NetError("connect", err)
 	}
-	req.Trace.TraceLine(schemes.Info, "connected to "+raw.RemoteAddr().String())
+	if trace {
+		req.Trace(schemes.Info, "connected to "+raw.RemoteAddr().String())
+	}
 	if cfg == nil {
 		return raw, raw, nil
 	}
@@ -53,7 +60,9 @@ func Dial(ctx context.Context, req *schemes.Request, addr string, cfg *tls.Confi
 // not a protocol error of the server's conversation: a peer that does not
 // speak TLS answers with bytes that are no TLS record.
 func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Config) (*tls.Conn, error) {
-	req.Trace.TraceLine(schemes.Info, "TLS handshake with "+cfg.ServerName)
+	if req.Trace != nil {
+		req.Trace(schemes.Info, "TLS handshake with "+cfg.ServerName)
+	}
 	tc := tls.Client(c, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		e := req.NetError("TLS handshake", Cause(ctx, err))
@@ -63,7 +72,9 @@ func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Co
 		}
 		return nil, e
 	}
-	st := tc.ConnectionState()
-	req.Trace.TraceLine(schemes.Info, "TLS "+tls.VersionName(st.Version)+" "+tls.CipherSuiteName(st.CipherSuite))
+	if req.Trace != nil {
+		st := tc.ConnectionState()
+		req.Trace(schemes.Info, "TLS "+tls.VersionName(st.Version)+" "+tls.CipherSuiteName(st.CipherSuite))
+	}
 	return tc, nil
 }
