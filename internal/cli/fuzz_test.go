@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/urlget/urlget/schemes"
 )
 
@@ -185,6 +187,43 @@ func FuzzURLList(f *testing.F) {
 		}
 		if !l.end {
 			t.Fatalf("%q: not read to its end", data)
+		}
+	})
+}
+
+// FuzzParseHeader checks -H's reader: a field it accepts has a token for
+// a name (RFC 9110 §5.1), no CR, LF or NUL anywhere (which would split the
+// request, RFC 9112 §2.2), and reads back the same from "Name: value".
+func FuzzParseHeader(f *testing.F) {
+	for _, s := range []string{
+		"X-A: b", "Accept:", "X-Empty;", "Host: h:8080", "User-Agent:", " Spaced : value ",
+		"X: a\r\nInjected: 1", "X: a\x00b", "Bad Name: v", ": v", "X-A;b", "no colon",
+		"Authorization: Bearer tok", "X:\tv\t",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		name, value, remove, err := parseHeaderLine(line)
+		if err != nil {
+			return
+		}
+		if !httpguts.ValidHeaderFieldName(name) || strings.ContainsAny(name+value, "\r\n\x00") {
+			t.Fatalf("%q: name %q value %q", line, name, value)
+		}
+		if value != strings.TrimSpace(value) || remove && value != "" {
+			t.Fatalf("%q: value %q, remove %v", line, value, remove)
+		}
+		if remove {
+			return
+		}
+		// An empty value is written "Name;" (curl's way to send one).
+		again := name + ": " + value
+		if value == "" {
+			again = name + ";"
+		}
+		n2, v2, r2, err := parseHeaderLine(again)
+		if err != nil || n2 != name || v2 != value || r2 {
+			t.Fatalf("%q: %q %q read back as %q %q %v, %v", line, name, value, n2, v2, r2, err)
 		}
 	})
 }

@@ -58,7 +58,7 @@ type headerList struct{ f *httpscheme.Fetcher }
 func (h headerList) String() string { return "" }
 func (h headerList) Type() string   { return "header" }
 func (h headerList) Set(v string) error {
-	name, value, remove, err := httpscheme.ParseHeader(v)
+	name, value, remove, err := parseHeaderLine(v)
 	if err != nil {
 		return err
 	}
