@@ -597,12 +597,16 @@ func (c *Client) credentials(u, start uri.URL) (userinfo *url.Userinfo, home boo
 		password, hasPassword = givenPW, hasGivenPW
 	}
 	if !hasPassword && c.Netrc != nil {
-		if m, ok := c.Netrc.Lookup(u, user, hasUser, home); ok {
+		var named *url.Userinfo
+		if hasUser {
+			named = url.User(user)
+		}
+		if m, ok := c.Netrc.Lookup(u, named, home); ok {
 			if !hasUser {
-				user, hasUser = m.Login, true
+				user, hasUser = m.User.Username(), true
 			}
-			if m.HasPassword {
-				password, hasPassword = m.Password, true
+			if pw, ok := m.User.Password(); ok {
+				password, hasPassword = pw, true
 			}
 		}
 	}

@@ -394,18 +394,18 @@ default login guest password guest
 		}
 		return u
 	}
-	m, ok := n.Lookup(at("nntp://NEWS.example.com/"), "", false, false)
-	if !ok || m.Login != "reader" || m.Password != "with space" {
+	m, ok := n.Lookup(at("nntp://NEWS.example.com/"), nil, false)
+	if pw, _ := m.User.Password(); !ok || m.User.Username() != "reader" || pw != "with space" {
 		t.Errorf("news: %+v %v", m, ok)
 	}
-	m, ok = n.Lookup(at("ftp://unknown/"), "", false, true)
-	if !ok || m.Login != "guest" {
+	m, ok = n.Lookup(at("ftp://unknown/"), nil, true)
+	if !ok || m.User.Username() != "guest" {
 		t.Errorf("default: %+v %v", m, ok)
 	}
-	if m, ok := n.Lookup(at("ftp://unknown/"), "", false, false); ok {
+	if m, ok := n.Lookup(at("ftp://unknown/"), nil, false); ok {
 		t.Errorf("the default entry must serve only the start's origin: %+v", m)
 	}
-	if _, ok := n.Lookup(at("ftp://ftp.example.com/"), "someoneelse", true, true); ok {
+	if _, ok := n.Lookup(at("ftp://ftp.example.com/"), url.User("someoneelse"), true); ok {
 		t.Error("a login mismatch must not match")
 	}
 	if _, err := ParseNetrc("machine"); err == nil {

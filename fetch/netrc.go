@@ -3,6 +3,7 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"unicode"
@@ -18,10 +19,11 @@ type Netrc struct {
 
 // NetrcMachine is one "machine" (or "default") entry of a .netrc file.
 type NetrcMachine struct {
-	Name        string // host name; "" for the default entry
-	Login       string
-	Password    string
-	HasPassword bool
+	Name string // host name; "" for the default entry
+
+	// User holds the entry's login and, when it gives one, its password
+	// (User.Password's ok); nil when it gives neither.
+	User *url.Userinfo
 }
 
 // ReadNetrc reads and parses a .netrc file.
@@ -78,9 +80,13 @@ func ParseNetrc(text string) (*Netrc, error) {
 			}
 			switch t.text {
 			case "login":
-				cur.Login = v
+				if pw, ok := cur.User.Password(); ok {
+					cur.User = url.UserPassword(v, pw)
+				} else {
+					cur.User = url.User(v)
+				}
 			case "password":
-				cur.Password, cur.HasPassword = v, true
+				cur.User = url.UserPassword(cur.User.Username(), v)
 			}
 		case "macdef":
 			// Skip the macro name and its body, which ends at an empty line.
@@ -147,15 +153,15 @@ func netrcTokens(s string) ([]netrcToken, error) {
 }
 
 // Lookup finds the entry for u: the first machine entry that names u's
-// host (whose login matches user, when hasUser), and where the entry's
+// host (whose login is user's name, when user is not nil), and where the entry's
 // name also gives a port ("host:port") or a scheme ("ftp://host"), those
 // of u; else, when withDefault, the default entry. A machine entry serves
 // every URL of its host, as curl reads it; the default entry, which names
 // no host, stands only for the start URL's origin (withDefault), so that a
 // walk to another host never sends it there.
-func (n *Netrc) Lookup(u uri.URL, user string, hasUser, withDefault bool) (NetrcMachine, bool) {
+func (n *Netrc) Lookup(u uri.URL, user *url.Userinfo, withDefault bool) (NetrcMachine, bool) {
 	for _, m := range n.Machines {
-		if m.Name != "" && machineMatches(m.Name, u) && (!hasUser || m.Login == user) {
+		if m.Name != "" && machineMatches(m.Name, u) && (user == nil || m.User.Username() == user.Username()) {
 			return m, true
 		}
 	}
@@ -164,7 +170,7 @@ func (n *Netrc) Lookup(u uri.URL, user string, hasUser, withDefault bool) (Netrc
 	}
 	for _, m := range n.Machines {
 		if m.Name == "" {
-			if !hasUser || m.Login == user {
+			if user == nil || m.User.Username() == user.Username() {
 				return m, true
 			}
 			break
