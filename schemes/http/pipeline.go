@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -97,9 +98,9 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		}
 		p = &pipeline{key: key, c: newConn(key, c, c, f.Recorder)}
 	}
-	stop := context.AfterFunc(ctx, func() { p.c.Close() })
+	bind := netconn.BindClose(ctx, p.c.raw)
 	fail := func() (*schemes.Resource, error, bool) {
-		stop()
+		bind.Stop()
 		p.close()
 		return nil, nil, false
 	}
@@ -148,13 +149,16 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		if !p.drain(resp, x) {
 			return fail()
 		}
-		stop()
+		if !bind.Stop() {
+			p.close()
+			return nil, nil, false
+		}
 		f.putPipeline(p)
 		return nil, nil, false
 	}
 	resp.req = r
 	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
-	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, stop: stop, closeAfter: !resp.keep}
+	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, bind: bind, closeAfter: !resp.keep}
 	if resp.Body == http.NoBody {
 		pb.Close()
 	} else {
@@ -373,7 +377,7 @@ type pipeBody struct {
 	f          *Fetcher
 	p          *pipeline
 	x          Exchange
-	stop       func() bool
+	bind       netconn.Binding
 	closeAfter bool // the server ends the connection after this response
 	eof        bool
 	closed     bool
@@ -403,7 +407,7 @@ func (b *pipeBody) Close() error {
 	} else {
 		endExchange(b.x, errors.New("body closed before its end"))
 	}
-	if b.stop() && keep {
+	if b.bind.Stop() && keep {
 		b.f.putPipeline(b.p)
 	} else {
 		b.p.close()

@@ -35,7 +35,7 @@ type pipeServer struct {
 	handler    func(w io.Writer, r *http.Request)
 }
 
-func newPipeServer(t *testing.T, handler func(w io.Writer, r *http.Request)) *pipeServer {
+func newPipeServer(t testing.TB, handler func(w io.Writer, r *http.Request)) *pipeServer {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
