@@ -397,14 +397,20 @@ func TestPipelineDropsTheOldestPastTheBound(t *testing.T) {
 		res.Body.Close()
 	}
 	host := strings.TrimPrefix(s.url, "http://")
-	f.mu.Lock()
-	ps := f.pipes[host]
-	f.mu.Unlock()
-	if len(ps) != pipelinesKept {
-		t.Fatalf("%d pipelines kept, want %d", len(ps), pipelinesKept)
+	pipes := f.pipelines()
+	if n := pipes.Len(host); n != pipelinesKept {
+		t.Fatalf("%d pipelines kept, want %d", n, pipelinesKept)
 	}
-	if got := ps[0].sent[0].req.url.Path; got != "/never3" {
-		t.Errorf("the oldest kept sent %s ahead, want /never3: the three before it go", got)
+	// The three oldest went; the oldest kept is the one that sent
+	// /never3 ahead.
+	for i := range 4 {
+		p := f.takePipeline(host, fmt.Sprintf("/never%d", i))
+		if kept := p != nil && p.sent[0].req.url.Path == fmt.Sprintf("/never%d", i); kept != (i == 3) {
+			t.Errorf("the pipeline that sent /never%d ahead: kept %v", i, kept)
+		}
+		if p != nil {
+			p.close()
+		}
 	}
 }
 
