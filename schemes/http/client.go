@@ -183,6 +183,11 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 // a CONNECT tunnel through the proxy for https (RFC 9110 §9.3.6), then TLS
 // for https. When the server picks h2 by ALPN, the connection is an
 // HTTP/2 one (cc).
+//
+// The TCP dial is not netconn.Dial's: it goes through the hop's Dialer
+// rather than the request's, traces curl's lines, and marks a proxy that
+// could not be reached apart from a server (doError); the TLS handshake
+// and the binding to ctx are netconn's.
 func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes.Dialer, r *outRequest, key string) (*conn, *http.ClientConn, error) {
 	addr := hostPort(r.url)
 	if r.proxy != nil {
