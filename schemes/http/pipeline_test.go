@@ -449,7 +449,15 @@ func TestPipelineKeepsCredentialsToTheirURL(t *testing.T) {
 	}
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	mu.Lock()
+	// The server reads /b, sent ahead, after it has answered /a: its
+	// record is waited for, not raced.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		if len(auth["/b"]) > 0 || time.Now().After(deadline) {
+			break
+		}
+		mu.Unlock()
+	}
 	defer mu.Unlock()
 	if len(auth["/a"]) != 1 || auth["/a"][0] == "" {
 		t.Fatalf("the request itself: %q", auth["/a"])
