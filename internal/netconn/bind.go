@@ -26,12 +26,31 @@ var past = time.Unix(1, 0)
 // The Binding is a value, so that binding a pooled connection to each of
 // its requests costs no more than context.AfterFunc does.
 func Bind(ctx context.Context, c net.Conn, onDone func()) Binding {
+	return bind(ctx, c, onDone, false)
+}
+
+// BindClose is Bind for a protocol whose peer must learn of the
+// cancellation at once: when ctx ends, c is closed rather than given a
+// past deadline. HTTP/1.x has no message that abandons a response, and a
+// connection with a response half read serves nothing more (RFC 9112
+// §9.6), so its server is told by the close; the read blocked on c ends
+// with it. Stop then reports false as for Bind, and c may be closed again
+// by its owner.
+func BindClose(ctx context.Context, c net.Conn) Binding {
+	return bind(ctx, c, nil, true)
+}
+
+func bind(ctx context.Context, c net.Conn, onDone func(), closing bool) Binding {
 	d, hasDeadline := ctx.Deadline()
 	if hasDeadline {
 		_ = c.SetDeadline(d)
 	}
 	return Binding{
 		stop: context.AfterFunc(ctx, func() {
+			if closing {
+				_ = c.Close()
+				return
+			}
 			_ = c.SetDeadline(past)
 			if onDone != nil {
 				onDone()
@@ -51,7 +70,8 @@ type Binding struct {
 }
 
 // Stop ends the binding. It reports false when ctx ended first: c's
-// deadline is then in the past and c is fit for nothing but closing.
+// deadline is then in the past (or c closed, by BindClose) and c is fit
+// for nothing but closing.
 // Otherwise it clears the deadline Bind set, so that c can serve a later
 // request bound to another context. Stop on the zero Binding reports true.
 func (b Binding) Stop() bool {

@@ -3,6 +3,7 @@ package netconn
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"sync/atomic"
@@ -38,11 +39,10 @@ func within(t *testing.T, done <-chan error, what string) error {
 	}
 }
 
-func TestBindCancelMidRead(t *testing.T) {
-	c := silent(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	var ran atomic.Bool
-	b := Bind(ctx, c, func() { ran.Store(true) })
+// cancelMidRead cancels while a read of c is blocked, and returns the
+// read's error.
+func cancelMidRead(t *testing.T, c net.Conn, cancel context.CancelFunc) error {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Read(make([]byte, 1))
@@ -50,7 +50,15 @@ func TestBindCancelMidRead(t *testing.T) {
 	}()
 	time.Sleep(20 * time.Millisecond)
 	cancel()
-	err := within(t, done, "a read")
+	return within(t, done, "a read")
+}
+
+func TestBindCancelMidRead(t *testing.T) {
+	c := silent(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var ran atomic.Bool
+	b := Bind(ctx, c, func() { ran.Store(true) })
+	err := cancelMidRead(t, c, cancel)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read error %v, want a deadline in the past", err)
 	}
@@ -176,5 +184,50 @@ func TestCause(t *testing.T) {
 	defer cancel2()
 	if got := Cause(ctx2, os.ErrDeadlineExceeded); got != os.ErrDeadlineExceeded {
 		t.Errorf("Cause = %v, want %v", got, os.ErrDeadlineExceeded)
+	}
+}
+
+// TestBindCloseCancel checks that BindClose ends a blocked read by closing
+// the connection, which the peer sees at once as the end of the stream.
+func TestBindCloseCancel(t *testing.T) {
+	peerDone := make(chan error, 1)
+	ln := listen(t, func(c net.Conn) {
+		_, err := c.Read(make([]byte, 1))
+		peerDone <- err
+	})
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	b := BindClose(ctx, c)
+	err = cancelMidRead(t, c, cancel)
+	if !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read error %v, want the connection closed", err)
+	}
+	if got := Cause(ctx, err); got != context.Canceled {
+		t.Errorf("Cause = %v, want %v", got, context.Canceled)
+	}
+	if err := within(t, peerDone, "the peer's read"); !errors.Is(err, io.EOF) {
+		t.Errorf("peer read %v, want EOF", err)
+	}
+	if b.Stop() {
+		t.Error("Stop reported true after the context ended")
+	}
+}
+
+// TestBindCloseStop checks that a BindClose stopped before its context
+// ends leaves the connection open and without a deadline.
+func TestBindCloseStop(t *testing.T) {
+	c := silent(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	b := BindClose(ctx, c)
+	if !b.Stop() {
+		t.Fatal("Stop reported false before the context ended")
+	}
+	cancel()
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Errorf("write after Stop and cancel: %v", err)
 	}
 }

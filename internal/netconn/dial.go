@@ -1,5 +1,5 @@
 // Package netconn is the connection layer the line protocols (ftp, news,
-// gopher, wais) share: dialing with TLS from the first byte or after an
+// gopher, wais) and HTTP/1.x share: dialing with TLS from the first byte or after an
 // upgrade, binding a connection to a request's context, and a keyed pool
 // of idle sessions. Each protocol keeps its conversation; what a
 // connection is, and how it ends, is written here once.
@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"strconv"
 
 	"github.com/urlget/urlget/schemes"
 )
@@ -63,9 +64,9 @@ func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Co
 	if req.Trace != nil {
 		req.Trace(schemes.Info, "TLS handshake with "+cfg.ServerName)
 	}
-	tc := tls.Client(c, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
-		e := req.NetError("TLS handshake", Cause(ctx, err))
+	tc, err := Handshake(ctx, c, cfg)
+	if err != nil {
+		e := req.NetError("TLS handshake", err)
 		var se *schemes.Error
 		if errors.As(e, &se) && se.Kind == schemes.ErrProtocol {
 			se.Kind = schemes.ErrConnect
@@ -73,8 +74,36 @@ func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Co
 		return nil, e
 	}
 	if req.Trace != nil {
-		st := tc.ConnectionState()
-		req.Trace(schemes.Info, "TLS "+tls.VersionName(st.Version)+" "+tls.CipherSuiteName(st.CipherSuite))
+		req.Trace(schemes.Info, Describe(tc.ConnectionState()))
 	}
 	return tc, nil
+}
+
+// Handshake runs a TLS client handshake over c with cfg, bound to ctx, and
+// returns the TLS connection; the error is Cause's, unclassified, for a
+// caller with a taxonomy of its own (HTTP names the request's method, and
+// a proxy's handshake apart from the server's). On error c is left to the
+// caller. cfg.NextProtos, when set, is the ALPN offer (RFC 7301 §3.1):
+// HTTP offers h2 there (RFC 9113 §3.2).
+func Handshake(ctx context.Context, c net.Conn, cfg *tls.Config) (*tls.Conn, error) {
+	tc := tls.Client(c, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, Cause(ctx, err)
+	}
+	return tc, nil
+}
+
+// Describe is the trace line of a finished handshake: the TLS version and
+// cipher suite, the protocol agreed by ALPN when one was (RFC 7301 §3.2),
+// and whether the session was resumed (RFC 8446 §2.2), which tells a
+// user that a run's connections share one full handshake.
+func Describe(cs tls.ConnectionState) string {
+	line := "TLS " + tls.VersionName(cs.Version) + " " + tls.CipherSuiteName(cs.CipherSuite)
+	if cs.NegotiatedProtocol != "" {
+		line += " ALPN " + strconv.Quote(cs.NegotiatedProtocol)
+	}
+	if cs.DidResume {
+		line += ", session resumed"
+	}
+	return line
 }

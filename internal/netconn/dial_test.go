@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -242,5 +243,57 @@ func TestStartTLSCancelled(t *testing.T) {
 		}
 	case <-time.After(bound):
 		t.Fatal("the handshake went on after its context was cancelled")
+	}
+}
+
+// TestHandshakeALPNAndResume checks that Handshake offers cfg's ALPN
+// protocols and that Describe tells the one agreed, and a resumed session
+// from a first one.
+func TestHandshakeALPNAndResume(t *testing.T) {
+	ts, trust, _ := tlsServer(t)
+	cfg := trust.Clone()
+	cfg.ServerName = "example.com"
+	cfg.NextProtos = []string{"h2", "http/1.1"}
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	for i := 0; i < 2; i++ {
+		raw, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc, err := Handshake(context.Background(), raw, cfg)
+		if err != nil {
+			raw.Close()
+			t.Fatal(err)
+		}
+		line := Describe(tc.ConnectionState())
+		if !strings.HasPrefix(line, "TLS TLS 1.3 ") || !strings.Contains(line, ` ALPN "http/1.1"`) {
+			t.Errorf("handshake %d: %q, want TLS 1.3 and http/1.1 by ALPN", i, line)
+		}
+		if resumed := strings.HasSuffix(line, ", session resumed"); resumed != (i > 0) {
+			t.Errorf("handshake %d: %q, resumed %v", i, line, resumed)
+		}
+		// A TLS 1.3 session ticket comes after the handshake: an
+		// exchange reads it.
+		if _, err := tc.Write([]byte("GET / HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(tc), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		tc.Close()
+	}
+}
+
+// TestHandshakeCancelled checks that a handshake whose context ends
+// returns the context's error, unclassified.
+func TestHandshakeCancelled(t *testing.T) {
+	c := silent(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Handshake(ctx, c, &tls.Config{ServerName: "example.com"}); err != context.Canceled {
+		t.Errorf("error %v, want %v", err, context.Canceled)
 	}
 }

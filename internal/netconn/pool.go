@@ -16,8 +16,20 @@ import (
 // a server is least likely to have timed out.
 type Pool[K comparable, V any] struct {
 	// MaxIdle bounds the idle sessions kept per key; 0 means no bound.
-	// A session put beyond it is dropped.
+	// A session put beyond it is dropped. With Busy set, it counts only
+	// the sessions that are not busy.
 	MaxIdle int
+
+	// Busy, when not nil, tells a session put with work still in flight
+	// on it: an HTTP/1.1 connection holding responses to requests sent
+	// ahead (RFC 9112 §9.3.2). A busy session is kept beyond MaxIdle,
+	// since dropping it would lose that work; MaxKept bounds them all.
+	Busy func(V) bool
+
+	// MaxKept, when not 0, bounds the sessions kept per key, busy or
+	// not. A Put past it drops the oldest session that is not busy,
+	// else the oldest: its work is the one most likely abandoned.
+	MaxKept int
 
 	// IdleTimeout, when not 0, is how long a session may wait idle: an
 	// older one is dropped instead of taken (servers end idle sessions
@@ -65,15 +77,58 @@ func (p *Pool[K, V]) Take(key K) (v V, ok bool) {
 	return v, ok
 }
 
+// TakeFunc returns the idle session for key that rank scores highest,
+// the newest among equals; a session scored 0 or less is left where it
+// is, and none is taken when every one is. Sessions idle past IdleTimeout
+// are dropped on the way. rank runs with the pool's lock held: it only
+// looks at the session. HTTP pipelining takes by it the connection that
+// sent a request ahead already, before one with nothing in flight.
+func (p *Pool[K, V]) TakeFunc(key K, rank func(V) int) (v V, ok bool) {
+	var stale []idle[V]
+	p.mu.Lock()
+	list := p.idle[key]
+	if p.IdleTimeout > 0 {
+		kept := list[:0]
+		for _, e := range list {
+			if p.expired(e) {
+				stale = append(stale, e)
+			} else {
+				kept = append(kept, e)
+			}
+		}
+		clear(list[len(kept):])
+		list = kept
+	}
+	pick, best := -1, 0
+	for i := len(list) - 1; i >= 0; i-- {
+		if r := rank(list[i].v); r > best {
+			pick, best = i, r
+		}
+	}
+	if pick >= 0 {
+		v, ok = list[pick].v, true
+		list = append(list[:pick], list[pick+1:]...)
+		clear(list[len(list):cap(list)][:1])
+	}
+	if ok || len(stale) > 0 {
+		p.idle[key] = list
+	}
+	p.mu.Unlock()
+	p.drop(stale)
+	return v, ok
+}
+
 // Put keeps v idle under key, or drops it when the key has MaxIdle idle
-// sessions already or the pool is closed. It reports whether v was kept.
+// sessions already or the pool is closed; past MaxKept it drops another.
+// It reports whether v was kept.
 func (p *Pool[K, V]) Put(key K, v V) bool {
 	e := idle[V]{v: v}
 	if p.IdleTimeout > 0 {
 		e.since = time.Now()
 	}
 	p.mu.Lock()
-	if p.closed || p.MaxIdle > 0 && len(p.idle[key]) >= p.MaxIdle {
+	list := p.idle[key]
+	if p.closed || p.MaxIdle > 0 && !p.busy(v) && p.idleCount(list) >= p.MaxIdle {
 		p.mu.Unlock()
 		if p.Drop != nil {
 			p.Drop(v)
@@ -83,9 +138,25 @@ func (p *Pool[K, V]) Put(key K, v V) bool {
 	if p.idle == nil {
 		p.idle = make(map[K][]idle[V])
 	}
-	p.idle[key] = append(p.idle[key], e)
+	list = append(list, e)
+	var out []idle[V]
+	kept := true
+	if p.MaxKept > 0 && len(list) > p.MaxKept {
+		i := 0
+		for j, o := range list {
+			if !p.busy(o.v) {
+				i = j
+				break
+			}
+		}
+		out, kept = []idle[V]{list[i]}, i < len(list)-1
+		list = append(list[:i], list[i+1:]...)
+		clear(list[len(list):cap(list)][:1])
+	}
+	p.idle[key] = list
 	p.mu.Unlock()
-	return true
+	p.drop(out)
+	return kept
 }
 
 // CloseIdle drops every idle session. The pool stays usable.
@@ -121,6 +192,23 @@ func (p *Pool[K, V]) Len(key K) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.idle[key])
+}
+
+// busy reports whether v has work in flight, by Busy.
+func (p *Pool[K, V]) busy(v V) bool { return p.Busy != nil && p.Busy(v) }
+
+// idleCount is how many sessions of list MaxIdle counts.
+func (p *Pool[K, V]) idleCount(list []idle[V]) int {
+	if p.Busy == nil {
+		return len(list)
+	}
+	n := 0
+	for _, e := range list {
+		if !p.Busy(e.v) {
+			n++
+		}
+	}
+	return n
 }
 
 func (p *Pool[K, V]) expired(e idle[V]) bool {

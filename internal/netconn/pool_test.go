@@ -189,3 +189,80 @@ func TestPoolConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolTakeFunc checks that TakeFunc takes the session ranked highest,
+// the newest among equals, and none ranked 0.
+func TestPoolTakeFunc(t *testing.T) {
+	d := newDialer(t)
+	p := &Pool[string, *session]{Drop: drop}
+	a, b, c := d.dial(), d.dial(), d.dial()
+	for _, s := range []*session{a, b, c} {
+		p.Put("k", s)
+	}
+	rank := map[*session]int{a: 2, b: 1, c: 1}
+	byRank := func(s *session) int { return rank[s] }
+	if got, ok := p.TakeFunc("k", byRank); !ok || got != a {
+		t.Fatalf("TakeFunc = %v, want the one ranked highest, though oldest", got)
+	}
+	if got, ok := p.TakeFunc("k", byRank); !ok || got != c {
+		t.Fatalf("TakeFunc = %v, want the newest of those ranked equal", got)
+	}
+	if _, ok := p.TakeFunc("k", func(*session) int { return 0 }); ok {
+		t.Fatal("TakeFunc took a session ranked 0")
+	}
+	if _, ok := p.TakeFunc("none", byRank); ok {
+		t.Fatal("TakeFunc from a key never put")
+	}
+	if got, ok := p.Take("k"); !ok || got != b || p.Len("k") != 0 {
+		t.Fatalf("Take = %v, want the one left", got)
+	}
+}
+
+// TestPoolTakeFuncIdleTimeout checks that TakeFunc drops the sessions
+// idle too long instead of taking them.
+func TestPoolTakeFuncIdleTimeout(t *testing.T) {
+	d := newDialer(t)
+	p := &Pool[string, *session]{IdleTimeout: 50 * time.Millisecond, Drop: drop}
+	old := d.dial()
+	p.Put("k", old)
+	time.Sleep(100 * time.Millisecond)
+	fresh := d.dial()
+	p.Put("k", fresh)
+	if got, ok := p.TakeFunc("k", func(*session) int { return 1 }); !ok || got != fresh {
+		t.Fatalf("TakeFunc = %v, want the fresh session", got)
+	}
+	if !old.dropped.Load() || p.Len("k") != 0 {
+		t.Error("the session idle too long was not dropped")
+	}
+}
+
+// TestPoolBusyAndMaxKept checks that MaxIdle counts only the sessions
+// that are not busy, and that past MaxKept the oldest session that is not
+// busy goes, else the oldest.
+func TestPoolBusyAndMaxKept(t *testing.T) {
+	d := newDialer(t)
+	busy := map[*session]bool{}
+	p := &Pool[string, *session]{MaxIdle: 1, MaxKept: 3, Busy: func(s *session) bool { return busy[s] }, Drop: drop}
+	b1, i1, b2, i2 := d.dial(), d.dial(), d.dial(), d.dial()
+	busy[b1], busy[b2] = true, true
+	if !p.Put("k", b1) || !p.Put("k", i1) || !p.Put("k", b2) {
+		t.Fatal("a busy session, or the first idle one, was not kept")
+	}
+	if p.Put("k", i2) || !i2.dropped.Load() {
+		t.Fatal("an idle session over MaxIdle was kept")
+	}
+	b3 := d.dial()
+	busy[b3] = true
+	if !p.Put("k", b3) {
+		t.Fatal("a busy session past MaxKept was dropped instead of an older one")
+	}
+	if !i1.dropped.Load() || b1.dropped.Load() || p.Len("k") != 3 {
+		t.Fatal("past MaxKept, the session that is not busy did not go first")
+	}
+	b4 := d.dial()
+	busy[b4] = true
+	p.Put("k", b4)
+	if !b1.dropped.Load() || b2.dropped.Load() || p.Len("k") != 3 {
+		t.Error("past MaxKept with every session busy, the oldest did not go")
+	}
+}

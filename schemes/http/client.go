@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urlget/urlget/internal/netconn"
@@ -127,16 +126,11 @@ func (f *Fetcher) handshake(ctx context.Context, req *schemes.Request, c net.Con
 	if alpn {
 		cfg.NextProtos = []string{"h2", "http/1.1"}
 	}
-	tc := tls.Client(c, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	tc, err := netconn.Handshake(ctx, c, cfg)
+	if err != nil {
 		return nil, err
 	}
-	cs := tc.ConnectionState()
-	line := "TLS " + tls.VersionName(cs.Version) + " " + tls.CipherSuiteName(cs.CipherSuite) + " ALPN " + strconv.Quote(cs.NegotiatedProtocol)
-	if cs.DidResume {
-		line += ", session resumed"
-	}
-	req.Trace.TraceLine(schemes.Info, line)
+	req.Trace.TraceLine(schemes.Info, netconn.Describe(tc.ConnectionState()))
 	return tc, nil
 }
 
@@ -189,6 +183,11 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 // a CONNECT tunnel through the proxy for https (RFC 9110 §9.3.6), then TLS
 // for https. When the server picks h2 by ALPN, the connection is an
 // HTTP/2 one (cc).
+//
+// The TCP dial is not netconn.Dial's: it goes through the hop's Dialer
+// rather than the request's, traces curl's lines, and marks a proxy that
+// could not be reached apart from a server (doError); the TLS handshake
+// and the binding to ctx are netconn's.
 func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes.Dialer, r *outRequest, key string) (*conn, *http.ClientConn, error) {
 	addr := hostPort(r.url)
 	if r.proxy != nil {
@@ -203,9 +202,8 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		return nil, nil, err
 	}
 	req.Trace.TraceLine(schemes.Info, "Connected to "+r.url.Host+" ("+addr+")")
-	// Until the connection is handed on, cancelling ctx closes it.
-	stop := context.AfterFunc(ctx, func() { raw.Close() })
-	defer stop()
+	// Until the connection is handed on, ctx ends every wait on it.
+	defer netconn.Bind(ctx, raw, nil).Stop()
 	nc := raw
 	fail := func(err error) (*conn, *http.ClientConn, error) {
 		raw.Close()
@@ -289,29 +287,27 @@ func endExchange(x Exchange, err error) error {
 // tells that the connection failed before any byte of an answer came.
 func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r *outRequest) (resp *response, nothing bool, err error) {
 	// The connection is bound to ctx until the response is read to its
-	// end: cancelling closes it, which ends any read or write at once.
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	// end: cancelling closes it, which ends any read or write at once and
+	// tells the server.
+	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
 	traceRequest(req.Trace, r, " HTTP/1.1")
 	if err := c.write(x, r.bytes()); err != nil {
-		stop()
+		bind.Stop()
 		c.Close()
-		return nil, true, endExchange(x, err)
+		return nil, true, endExchange(x, netconn.Cause(ctx, err))
 	}
 	start := c.nread
 	c.rx = x
 	resp, err = readResponse(c, r.method)
 	if err != nil {
-		stop()
+		bind.Stop()
 		c.Close()
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, c.nread == start, endExchange(x, err)
+		return nil, c.nread == start, endExchange(x, netconn.Cause(ctx, err))
 	}
 	resp.req = r
 	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
-	cb := &connBody{rc: resp.Body, f: f, c: c, x: x, stop: stop, keep: resp.keep}
+	cb := &connBody{rc: resp.Body, f: f, c: c, x: x, bind: bind, keep: resp.keep}
 	if resp.Body == http.NoBody {
 		cb.release()
 	} else {
@@ -366,7 +362,7 @@ type connBody struct {
 	f    *Fetcher
 	c    *conn
 	x    Exchange
-	stop func() bool
+	bind netconn.Binding
 	keep bool
 	done bool
 }
@@ -391,7 +387,7 @@ func (b *connBody) release() {
 	b.done = true
 	b.rc.Close()
 	endExchange(b.x, nil)
-	if b.stop() && b.keep && b.c.key != "" {
+	if b.bind.Stop() && b.keep && b.c.key != "" {
 		b.c.rx = nil
 		b.f.pool().Put(b.c.key, b.c)
 		return
@@ -407,7 +403,7 @@ func (b *connBody) Close() error {
 	}
 	b.done = true
 	b.rc.Close()
-	b.stop()
+	b.bind.Stop()
 	b.c.Close()
 	endExchange(b.x, errors.New("body closed before its end"))
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -123,8 +124,8 @@ func (f *Fetcher) gatewayExchange(ctx context.Context, req *schemes.Request, pro
 			tc.ServerName = pu.Hostname()
 		}
 		tc.NextProtos = []string{"http/1.1"}
-		t := tls.Client(raw, tc)
-		if err := t.HandshakeContext(ctx); err != nil {
+		t, err := netconn.Handshake(ctx, raw, tc)
+		if err != nil {
 			raw.Close()
 			return nil, err
 		}

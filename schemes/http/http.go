@@ -137,8 +137,8 @@ type Fetcher struct {
 	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
 	h2t     *http.Transport
-	h2      map[string][]*http.ClientConn // by connKey
-	pipes   map[string][]*pipeline        // pipelined connections, by host:port
+	h2      map[string][]*http.ClientConn    // by connKey
+	pipes   *netconn.Pool[string, *pipeline] // pipelined connections, by host:port
 
 	expected schemes.Expected // the runs told by Expect (pipeline.go)
 }

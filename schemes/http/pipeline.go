@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/urlget/urlget/internal/netconn"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -97,9 +98,9 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		}
 		p = &pipeline{key: key, c: newConn(key, c, c, f.Recorder)}
 	}
-	stop := context.AfterFunc(ctx, func() { p.c.Close() })
+	bind := netconn.BindClose(ctx, p.c.raw)
 	fail := func() (*schemes.Resource, error, bool) {
-		stop()
+		bind.Stop()
 		p.close()
 		return nil, nil, false
 	}
@@ -148,13 +149,16 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		if !p.drain(resp, x) {
 			return fail()
 		}
-		stop()
+		if !bind.Stop() {
+			p.close()
+			return nil, nil, false
+		}
 		f.putPipeline(p)
 		return nil, nil, false
 	}
 	resp.req = r
 	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
-	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, stop: stop, closeAfter: !resp.keep}
+	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, bind: bind, closeAfter: !resp.keep}
 	if resp.Body == http.NoBody {
 		pb.Close()
 	} else {
@@ -280,35 +284,9 @@ func (p *pipeline) close() error {
 	return err
 }
 
-// takePipeline returns the pipeline to key that sent the request for uri
-// ahead, else one that has nothing in flight, else nil; it is the
-// caller's until put back. Every pipeline is looked at for uri before an
-// idle one is settled for: the answer sent ahead is on its connection
-// only, and asking again elsewhere would fetch the URL twice.
-func (f *Fetcher) takePipeline(key, uri string) *pipeline {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	ps := f.pipes[key]
-	pick := -1
-search:
-	for i, p := range ps {
-		for _, r := range p.sent {
-			if r.uri == uri {
-				pick = i
-				break search
-			}
-		}
-		if len(p.sent) == 0 && pick < 0 {
-			pick = i
-		}
-	}
-	if pick < 0 {
-		return nil
-	}
-	p := ps[pick]
-	f.pipes[key] = append(ps[:pick], ps[pick+1:]...)
-	return p
-}
+// busy reports whether p has requests in flight: the answers to them are
+// on its connection only, so it is kept beyond maxIdlePerHost.
+func (p *pipeline) busy() bool { return len(p.sent) > 0 }
 
 // pipelinesKept is how many pipelines to one server a Fetcher keeps, idle
 // or not: one for each transfer that may run to it at once (the command's
@@ -317,53 +295,55 @@ search:
 // up to date or refused by robots.txt).
 const pipelinesKept = 64
 
-// putPipeline keeps p for the requests it sent ahead and the ones after.
-// Of those with nothing in flight it keeps at most maxIdlePerHost to a
-// server, as the pool of plain connections keeps. One with answers still to read is kept
-// while there is room: closing it would have its requests made again.
-// Past pipelinesKept the oldest idle one goes, else the oldest, which
-// holds answers its worker has most likely moved past.
-func (f *Fetcher) putPipeline(p *pipeline) {
+// pipelines returns the Fetcher's pipelined connections, by host:port. Of
+// those with nothing in flight it keeps at most maxIdlePerHost to a
+// server, as the pool of plain connections keeps. One with answers still
+// to read is kept while there is room: closing it would have its requests
+// made again. Past pipelinesKept the oldest idle one goes, else the
+// oldest, which holds answers its worker has most likely moved past.
+func (f *Fetcher) pipelines() *netconn.Pool[string, *pipeline] {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pipes == nil {
-		f.pipes = map[string][]*pipeline{}
+		f.pipes = &netconn.Pool[string, *pipeline]{
+			MaxIdle: maxIdlePerHost,
+			MaxKept: pipelinesKept,
+			Busy:    (*pipeline).busy,
+			Drop:    (*pipeline).close,
+		}
 	}
-	ps := f.pipes[p.key]
-	if len(p.sent) == 0 {
-		idle := 0
-		for _, q := range ps {
-			if len(q.sent) == 0 {
-				idle++
+	return f.pipes
+}
+
+// takePipeline returns the pipeline to key that sent the request for uri
+// ahead, else one that has nothing in flight, else nil; it is the
+// caller's until put back. Every pipeline is looked at for uri before an
+// idle one is settled for: the answer sent ahead is on its connection
+// only, and asking again elsewhere would fetch the URL twice.
+func (f *Fetcher) takePipeline(key, uri string) *pipeline {
+	p, _ := f.pipelines().TakeFunc(key, func(p *pipeline) int {
+		for _, r := range p.sent {
+			if r.uri == uri {
+				return 2
 			}
 		}
-		if idle >= maxIdlePerHost {
-			p.close()
-			return
+		if len(p.sent) == 0 {
+			return 1
 		}
-	}
-	ps = append(ps, p)
-	if len(ps) > pipelinesKept {
-		out := 0
-		for i, q := range ps {
-			if len(q.sent) == 0 {
-				out = i
-				break
-			}
-		}
-		ps[out].close()
-		ps = append(ps[:out], ps[out+1:]...)
-	}
-	f.pipes[p.key] = ps
+		return 0
+	})
+	return p
+}
+
+// putPipeline keeps p for the requests it sent ahead and the ones after,
+// or closes it (see pipelines).
+func (f *Fetcher) putPipeline(p *pipeline) {
+	f.pipelines().Put(p.key, p)
 }
 
 // closePipelines closes every kept pipeline.
 func (f *Fetcher) closePipelines() {
-	f.mu.Lock()
-	pipes := f.pipes
-	f.pipes = nil
-	f.mu.Unlock()
-	closeAll(pipes, (*pipeline).close)
+	f.pipelines().CloseIdle()
 }
 
 // pipeBody is the body of a pipelined response. Read to its end and
@@ -373,7 +353,7 @@ type pipeBody struct {
 	f          *Fetcher
 	p          *pipeline
 	x          Exchange
-	stop       func() bool
+	bind       netconn.Binding
 	closeAfter bool // the server ends the connection after this response
 	eof        bool
 	closed     bool
@@ -403,7 +383,7 @@ func (b *pipeBody) Close() error {
 	} else {
 		endExchange(b.x, errors.New("body closed before its end"))
 	}
-	if b.stop() && keep {
+	if b.bind.Stop() && keep {
 		b.f.putPipeline(b.p)
 	} else {
 		b.p.close()

@@ -35,7 +35,7 @@ type pipeServer struct {
 	handler    func(w io.Writer, r *http.Request)
 }
 
-func newPipeServer(t *testing.T, handler func(w io.Writer, r *http.Request)) *pipeServer {
+func newPipeServer(t testing.TB, handler func(w io.Writer, r *http.Request)) *pipeServer {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -397,14 +397,20 @@ func TestPipelineDropsTheOldestPastTheBound(t *testing.T) {
 		res.Body.Close()
 	}
 	host := strings.TrimPrefix(s.url, "http://")
-	f.mu.Lock()
-	ps := f.pipes[host]
-	f.mu.Unlock()
-	if len(ps) != pipelinesKept {
-		t.Fatalf("%d pipelines kept, want %d", len(ps), pipelinesKept)
+	pipes := f.pipelines()
+	if n := pipes.Len(host); n != pipelinesKept {
+		t.Fatalf("%d pipelines kept, want %d", n, pipelinesKept)
 	}
-	if got := ps[0].sent[0].req.url.Path; got != "/never3" {
-		t.Errorf("the oldest kept sent %s ahead, want /never3: the three before it go", got)
+	// The three oldest went; the oldest kept is the one that sent
+	// /never3 ahead.
+	for i := range 4 {
+		p := f.takePipeline(host, fmt.Sprintf("/never%d", i))
+		if kept := p != nil && p.sent[0].req.url.Path == fmt.Sprintf("/never%d", i); kept != (i == 3) {
+			t.Errorf("the pipeline that sent /never%d ahead: kept %v", i, kept)
+		}
+		if p != nil {
+			p.close()
+		}
 	}
 }
 
@@ -443,7 +449,15 @@ func TestPipelineKeepsCredentialsToTheirURL(t *testing.T) {
 	}
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	mu.Lock()
+	// The server reads /b, sent ahead, after it has answered /a: its
+	// record is waited for, not raced.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		if len(auth["/b"]) > 0 || time.Now().After(deadline) {
+			break
+		}
+		mu.Unlock()
+	}
 	defer mu.Unlock()
 	if len(auth["/a"]) != 1 || auth["/a"][0] == "" {
 		t.Fatalf("the request itself: %q", auth["/a"])
