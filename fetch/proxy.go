@@ -155,6 +155,7 @@ func envPolicy(getenv func(string) string, noProxy string, override bool) func(u
 	if !override {
 		noProxy = firstEnv(getenv, "no_proxy", "NO_PROXY")
 	}
+	noProxy = curlNoProxy(noProxy)
 	all := firstEnv(getenv, "all_proxy", "ALL_PROXY")
 	type choice struct {
 		name, value string
@@ -210,6 +211,7 @@ func asHTTP(u uri.URL) *url.URL {
 // syntax). Unlike the environment, it proxies localhost and loopback
 // addresses too, unless noProxy names them.
 func ProxyURL(p *Proxy, noProxy string) func(uri.URL) (*Proxy, error) {
+	noProxy = curlNoProxy(noProxy)
 	var match func(*url.URL) (*url.URL, error)
 	if noProxy != "" {
 		match = (&httpproxy.Config{HTTPProxy: "http://proxy.invalid", NoProxy: noProxy}).ProxyFunc()
@@ -232,6 +234,24 @@ func ProxyURL(p *Proxy, noProxy string) func(uri.URL) (*Proxy, error) {
 		}
 		return p, nil
 	}
+}
+
+// curlNoProxy rewrites a no_proxy list from curl's reading to
+// httpproxy's: curl takes ".example.com" for example.com and every name
+// below it, as it takes "example.com", where httpproxy takes the leading
+// dot to mean the names below only. Each such entry loses its dot.
+func curlNoProxy(list string) string {
+	if !strings.Contains(list, ".") {
+		return list
+	}
+	entries := strings.Split(list, ",")
+	for i, e := range entries {
+		t := strings.TrimSpace(e)
+		if len(t) > 1 && t[0] == '.' {
+			entries[i] = t[1:]
+		}
+	}
+	return strings.Join(entries, ",")
 }
 
 // isLoopback tells the hosts httpproxy never proxies.

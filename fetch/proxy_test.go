@@ -49,6 +49,11 @@ func TestProxyEnvironment(t *testing.T) {
 		{"no_proxy the host itself", map[string]string{"all_proxy": "a:1", "no_proxy": "example.com"}, "gopher://example.com/", ""},
 		{"no_proxy not a suffix of a label", map[string]string{"all_proxy": "a:1", "no_proxy": "example.com"}, "http://badexample.com/", "http://a:1"},
 		{"no_proxy leading dot", map[string]string{"all_proxy": "a:1", "no_proxy": ".example.com"}, "http://www.example.com/", ""},
+		// curl reads ".example.com" as "example.com": the name itself
+		// goes direct too (httpproxy alone would proxy it).
+		{"no_proxy leading dot, the name itself", map[string]string{"all_proxy": "a:1", "no_proxy": "other.org, .example.com"}, "http://example.com/", ""},
+		{"no_proxy leading dot, not a suffix of a label", map[string]string{"all_proxy": "a:1", "no_proxy": ".example.com"}, "http://badexample.com/", "http://a:1"},
+		{"no_proxy leading dot with a port", map[string]string{"all_proxy": "a:1", "no_proxy": ".example.com:8080"}, "http://example.com:8080/", ""},
 		{"no_proxy port", map[string]string{"all_proxy": "a:1", "no_proxy": "example.com:8080"}, "http://example.com:8080/", ""},
 		{"no_proxy other port", map[string]string{"all_proxy": "a:1", "no_proxy": "example.com:8080"}, "http://example.com/", "http://a:1"},
 		{"no_proxy default port", map[string]string{"all_proxy": "a:1", "no_proxy": "example.com:70"}, "gopher://example.com/", ""},
@@ -115,6 +120,8 @@ func TestProxyURL(t *testing.T) {
 		{"", "file:///x", false},
 		{"example.com", "http://127.0.0.1/", true},
 		{"example.com", "http://www.example.com/", false},
+		{".example.com", "http://example.com/", false},
+		{".example.com", "http://www.example.com/", false},
 		{"example.com", "wais://example.org/", true},
 		{"127.0.0.1", "http://127.0.0.1:8080/", false},
 		{"127.0.0.1:80", "http://127.0.0.1:8080/", true},
