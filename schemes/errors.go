@@ -149,6 +149,10 @@ func (e *Error) causeText() string {
 		words, ours = "timed out", true
 	case errors.Is(inner, net.ErrClosed):
 		words, ours = "the connection was closed", true
+	case kind == ErrWrite && errors.Is(inner, syscall.EPIPE):
+		// A write to the output, not to the server: the program
+		// reading a pipe (| head) closed its end.
+		words = "the program reading the output closed the pipe"
 	case errors.Is(inner, io.EOF), errors.Is(inner, io.ErrUnexpectedEOF), errors.Is(inner, syscall.EPIPE):
 		words = "the server closed the connection"
 	case errors.Is(inner, syscall.ECONNRESET):

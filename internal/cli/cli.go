@@ -12,8 +12,10 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -31,11 +33,18 @@ import (
 const version = "0.1.0"
 
 // Main runs the command with the arguments args (without the program's
-// name) and returns its exit status. It sets nothing for the whole
-// process: the runtime keeps its own choice of processors (GOMAXPROCS,
-// which follows a container's CPU limit only while no one sets a number),
-// for one transfer and for many at once alike.
+// name) and returns its exit status. The runtime keeps its own choice of
+// processors (GOMAXPROCS, which follows a container's CPU limit only while
+// no one sets a number), for one transfer and for many at once alike.
+//
+// The one thing it sets for the whole process is SIGPIPE, ignored as curl
+// ignores it: a reader that closes the pipe on standard output (| head)
+// then makes the next write fail with EPIPE, which ends the run as a
+// write error, exit 23 and one line on stderr, where the signal would
+// kill the process (exit 141) or leave the run to end as if it had
+// succeeded.
 func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	signal.Ignore(syscall.SIGPIPE)
 	return run(args, stdin, stdout, stderr)
 }
 
