@@ -27,6 +27,7 @@ import (
 	"github.com/urlget/urlget/schemes/gopher"
 	httpscheme "github.com/urlget/urlget/schemes/http"
 	"github.com/urlget/urlget/schemes/news"
+	"github.com/urlget/urlget/uri"
 )
 
 // version is the program's version, printed by --version.
@@ -86,6 +87,16 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	q := newURLQueue(urls, o.urlArgs)
 	q.globbing = !o.globOff
+	if o.verbose {
+		q.guessed = func(url string) {
+			// The text as given is the guess without its scheme, and
+			// masked as the guess is (RedactText needs the scheme to
+			// find a password).
+			m := uri.RedactText(url)
+			_, given, _ := strings.Cut(m, "://")
+			fmt.Fprintf(stderr, "* %s names no scheme: taken for %s\n", given, m)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}

@@ -221,6 +221,45 @@ type urlQueue struct {
 	parsed []uri.URL
 	meta   []queued
 	head   int
+
+	// guessed, when set, hears of each URL given without a scheme and
+	// the URL it was taken for (guessScheme), for -v.
+	guessed func(url string)
+}
+
+// guessScheme gives the URL curl would take text for when it names no
+// scheme: "example.com/x" and "localhost:8080/x" (whose "localhost:" reads
+// as a scheme, but a port follows it) are http://, and a host name that
+// begins "ftp." is ftp://. Text with "://", or with a scheme (news:g,
+// file:/etc/hosts, mailto:x@y, whether urlget retrieves it or not), is
+// left as it is: it says what it is. ok is false when nothing is guessed.
+func guessScheme(text string) (url string, ok bool) {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.Contains(t, "://") || strings.HasPrefix(t, "<") {
+		return "", false
+	}
+	if scheme, rest, found := strings.Cut(t, ":"); found {
+		if _, known := uri.SchemeOf(scheme); known {
+			return "", false
+		}
+		// A scheme urlget does not know (mailto:, urn:) is still a
+		// scheme, refused as such, unless what follows it is a port:
+		// "localhost:8080" names a host.
+		if isScheme(scheme) && (rest == "" || rest[0] < '0' || rest[0] > '9') {
+			return "", false
+		}
+	}
+	host := t
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	if i := strings.IndexAny(host, "/:?#"); i >= 0 {
+		host = host[:i]
+	}
+	if len(host) > 4 && strings.EqualFold(host[:4], "ftp.") {
+		return "ftp://" + t, true
+	}
+	return "http://" + t, true
 }
 
 // newURLQueue queues the positional URLs args and the --url values urls,
@@ -256,6 +295,12 @@ func (q *urlQueue) push(raw string, m queued) {
 	}
 	var u uri.URL
 	if m.err == nil {
+		if g, ok := guessScheme(raw); ok {
+			if q.guessed != nil {
+				q.guessed(g)
+			}
+			raw = g
+		}
 		u, m.err = fetch.ParseURL(raw)
 	}
 	q.raws = append(q.raws, raw)
@@ -380,4 +425,19 @@ func (q *urlQueue) last() bool {
 		return false
 	}
 	return q.list == nil && len(q.urls) == 0 && len(q.args) == 0
+}
+
+// isScheme reports whether s has the syntax of a scheme (RFC 3986 §3.1):
+// a letter, then letters, digits, '+', '-' and '.'.
+func isScheme(s string) bool {
+	if s == "" || !('a' <= s[0]|0x20 && s[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
