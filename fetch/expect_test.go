@@ -83,3 +83,46 @@ func TestExpectTellsEachFetcherItsOwn(t *testing.T) {
 		t.Errorf("x-other told %s, want the host in ASCII form", got)
 	}
 }
+
+// TestExpectKeepsCredentialsHome plays a server whose page links to a host
+// of its choosing: a URL a recursion tells ahead (Expect) under a start on
+// another origin gets none of the credentials given for the start (-u, the
+// start URL's .netrc default entry), and is marked Foreign so that the
+// user's -H Authorization and Cookie stay home too, exactly as Do builds
+// it; with LocationTrusted they go along, as curl's --location-trusted.
+func TestExpectKeepsCredentialsHome(t *testing.T) {
+	netrc, err := ParseNetrc("default login dflt password dfltpw\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := uri.MustParse("x-test://home.example/")
+	for _, trusted := range []bool{false, true} {
+		x := &expectingFetcher{}
+		c := &Client{
+			Fetchers:        map[string]schemes.Fetcher{"x-test": x},
+			User:            url.UserPassword("cli", "clipw"),
+			Netrc:           netrc,
+			LocationTrusted: trusted,
+		}
+		c.Expect([]Request{
+			{URL: uri.MustParse("x-test://home.example/a"), Start: start},
+			{URL: uri.MustParse("x-test://evil.example/b"), Start: start},
+			{URL: uri.MustParse("x-test://home.example:8080/c"), Start: start},
+		}, false)
+		if len(x.runs) != 1 || len(x.runs[0]) != 3 {
+			t.Fatalf("trusted %v: runs %v", trusted, x.runs)
+		}
+		run := x.runs[0]
+		if pw, _ := run[0].User.Password(); run[0].User.Username() != "cli" || pw != "clipw" || run[0].Foreign {
+			t.Errorf("trusted %v: the start's origin got %v, foreign %v", trusted, run[0].User, run[0].Foreign)
+		}
+		for _, r := range run[1:] {
+			switch {
+			case !trusted && (r.User != nil || !r.Foreign):
+				t.Errorf("%s: told ahead with %v, foreign %v: credentials left their origin", r.URL, r.User, r.Foreign)
+			case trusted && (r.User.Username() != "cli" || r.Foreign):
+				t.Errorf("%s with --location-trusted: %v, foreign %v", r.URL, r.User, r.Foreign)
+			}
+		}
+	}
+}
