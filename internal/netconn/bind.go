@@ -57,7 +57,7 @@ func bind(ctx context.Context, c net.Conn, onDone func(), closing bool) Binding 
 			}
 		}),
 		c:        c,
-		deadline: hasDeadline,
+		deadline: d,
 	}
 }
 
@@ -66,7 +66,7 @@ func bind(ctx context.Context, c net.Conn, onDone func(), closing bool) Binding 
 type Binding struct {
 	stop     func() bool
 	c        net.Conn
-	deadline bool // Bind gave c ctx's deadline
+	deadline time.Time // ctx's deadline, which Bind gave c; zero if none
 }
 
 // Stop ends the binding. It reports false when ctx ended first: c's
@@ -81,7 +81,14 @@ func (b Binding) Stop() bool {
 	if !b.stop() {
 		return false
 	}
-	if b.deadline {
+	if !b.deadline.IsZero() {
+		// ctx's done channel closes before its AfterFunc is told, so
+		// stop can win just after the deadline; c's own deadline, which
+		// Bind set, may already have cut a read short. Past the
+		// deadline the exchange is not whole, whoever won.
+		if !time.Now().Before(b.deadline) {
+			return false
+		}
 		_ = b.c.SetDeadline(time.Time{})
 	}
 	return true
