@@ -222,6 +222,13 @@ type options struct {
 	parallel     bool
 	parallelMax  int
 	parallelHost int
+
+	// The flags of one concern each, in its own file.
+	httpReq   httpReqOptions
+	httpState httpStateOptions
+	conn      connOptions
+	ftpX      ftpXOptions
+	out       outOptions
 }
 
 const usageText = `Usage: urlget [options] URL...
@@ -298,6 +305,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
 	addRecursionFlags(fs, o)
+	addHttpReqFlags(fs, o)
+	addHttpStateFlags(fs, o)
+	addConnFlags(fs, o)
+	addFtpXFlags(fs, o)
+	addOutFlags(fs, o)
 	fs.Usage = func() { writeHelp(stderr, stderr, fs, nil) }
 	args, code := withConfig(fs, args, stderr)
 	if code != 0 {
@@ -370,6 +382,21 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return usage("%v", err)
 	}
 	if err := checkRecursionFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkHttpReqFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkHttpStateFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkConnFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkFtpXFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkOutFlags(fs, o); err != nil {
 		return usage("%v", err)
 	}
 	if o.http.UserAgent == "" {
@@ -462,6 +489,21 @@ func (c *command) newClient() (*fetch.Client, error) {
 	}
 	cl.TLSConfig = tlsConf
 	if err := o.proxyOpts.configure(cl); err != nil {
+		return nil, err
+	}
+	if err := o.httpReq.configure(o, cl); err != nil {
+		return nil, err
+	}
+	if err := o.httpState.configure(o, cl); err != nil {
+		return nil, err
+	}
+	if err := o.conn.configure(o, cl); err != nil {
+		return nil, err
+	}
+	if err := o.ftpX.configure(o, cl); err != nil {
+		return nil, err
+	}
+	if err := o.out.configure(o, cl); err != nil {
 		return nil, err
 	}
 	if o.hasSearch {

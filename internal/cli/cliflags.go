@@ -33,3 +33,9 @@ func (v rateValue) Set(s string) error {
 	*v.n = n
 	return nil
 }
+
+// curlNote records how flag name differs from curl's option of the same
+// name, for the table of curl's options in docs/usage.md.
+func curlNote(fs *pflag.FlagSet, name, note string) {
+	_ = fs.SetAnnotation(name, "curl", []string{note})
+}
