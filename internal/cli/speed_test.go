@@ -36,8 +36,23 @@ type trickler struct {
 	end    bool
 	until  time.Time
 
-	sent atomic.Int64
-	wg   sync.WaitGroup
+	sent  atomic.Int64
+	wg    sync.WaitGroup
+	conns sync.WaitGroup // the connections being served
+}
+
+// sentAll is what the server sent, once every connection it served has
+// ended: a client that read the last bytes can finish before the
+// server's goroutine counts them. A connection the client left open
+// still ends the wait after a bound.
+func (s *trickler) sentAll() int64 {
+	done := make(chan struct{})
+	go func() { s.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+	return s.sent.Load()
 }
 
 // body is the byte at offset i of every reply: a pattern that a dropped
@@ -61,8 +76,10 @@ func (s *trickler) start(t *testing.T) string {
 				return
 			}
 			s.wg.Add(1)
+			s.conns.Add(1)
 			go func() {
 				defer s.wg.Done()
+				defer s.conns.Done()
 				defer c.Close()
 				stop := make(chan struct{})
 				defer close(stop)
@@ -196,7 +213,7 @@ func TestSlowSteadyTransferCompletes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					wantBody(t, url, b, srv.sent.Load())
+					wantBody(t, url, b, srv.sentAll())
 				}
 			})
 		}
@@ -269,11 +286,11 @@ func TestTimeoutKeepsEveryByte(t *testing.T) {
 					r.Close()
 				}
 				// curl's words, with the count of what arrived.
-				want := fmt.Sprintf("operation timed out after 3000 milliseconds with %d bytes received", srv.sent.Load())
+				want := fmt.Sprintf("operation timed out after 3000 milliseconds with %d bytes received", srv.sentAll())
 				if code != exitTimeout || !strings.Contains(errOut, want) {
 					t.Errorf("exit %d, want %d and %q: %s", code, exitTimeout, want, errOut)
 				}
-				wantBody(t, url+" to "+to, got, srv.sent.Load())
+				wantBody(t, url+" to "+to, got, srv.sentAll())
 			})
 		}
 	}
@@ -341,7 +358,7 @@ func TestInterruptKeepsEveryByte(t *testing.T) {
 				t.Errorf("stderr %q, want it to say interrupted", s)
 			}
 			got, _ := os.ReadFile(target)
-			wantBody(t, url, got, srv.sent.Load())
+			wantBody(t, url, got, srv.sentAll())
 		})
 	}
 }
