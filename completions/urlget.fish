@@ -59,6 +59,7 @@ complete -c urlget -l parallel -s Z -d 'transfer several URLs at once (--paralle
 complete -c urlget -l parallel-max -x -d 'with -Z or -r, at most n transfers at once (default 4, at most 64; curl\'s default, 50, is a heavy load for one server)'
 complete -c urlget -l parallel-host -x -d 'with -Z or -r, at most n transfers at once to one scheme, host and port (default: as --parallel-max)'
 complete -c urlget -l parallel-max-host -x -d 'curl\'s name for --parallel-host n'
+complete -c urlget -l next -s : -d 'start another operation: options hold for the URLs of their own operation only, but for curl\'s global ones (-v, -s, -S, -Z, --trace…)'
 complete -c urlget -l help -s h -d 'show this help'
 complete -c urlget -l version -s V -d 'show the version'
 complete -c urlget -l globoff -s g -d 'take {} and [] in URLs literally, not as sets and ranges'

@@ -64,10 +64,18 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			return runEqual(args[1:], stdout, stderr)
 		}
 	}
-	o, urls, code := parseFlags(args, stdout, stderr)
-	if o == nil {
+	ops, code := parseCommandLine(args, stdout, stderr)
+	if ops == nil {
 		return code
 	}
+	return runOperations(ops, stdin, stdout, stderr)
+}
+
+// runOperation fetches the URLs of one operation of the command line and
+// returns its exit status. shared says the operation's fetchers may serve
+// a later operation: the caller closes them.
+func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.Writer) int {
+	o, urls := op.opts, op.urls
 	for i := range o.urlArgs {
 		a := &o.urlArgs[i]
 		if !a.isList() {
@@ -99,7 +107,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
+	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel, sharedFetchers: shared}
 	if o.rec.recursive {
 		return c.runRecursive(ctx, q)
 	}
@@ -190,10 +198,12 @@ type options struct {
 
 	// Each protocol's fetcher, its flags set on it as they are parsed;
 	// newClient registers them. Nil ones are made with their defaults.
-	ftp    *ftp.Fetcher
-	news   *news.Fetcher
-	gopher *gopher.Fetcher
-	http   *httpscheme.Fetcher
+	ftp  *ftp.Fetcher
+	news *news.Fetcher
+	// registry is every scheme's fetcher, made once (fetchers).
+	registry map[string]schemes.Fetcher
+	gopher   *gopher.Fetcher
+	http     *httpscheme.Fetcher
 
 	// locationTrusted: --location-trusted.
 	locationTrusted bool
@@ -301,6 +311,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	addHTTPFlags(fs, o)
 	addResolveFlags(fs, o)
 	addParallelFlags(fs, o)
+	fs.BoolP("next", ":", false, "start another operation: options hold for the URLs of their own operation only, but for curl's global ones (-v, -s, -S, -Z, --trace…)")
+	curlNote(fs, "next", "operations run one after another, with -Z too (where curl runs them all at once); an operation reuses an earlier one's connections when its options for that protocol are the same")
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
@@ -442,6 +454,9 @@ func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Se
 // registry for the rest). Schemes of one protocol share its fetcher, and
 // so its connections.
 func (o *options) fetchers() map[string]schemes.Fetcher {
+	if o.registry != nil {
+		return o.registry
+	}
 	if o.ftp == nil {
 		o.ftp = &ftp.Fetcher{}
 	}
@@ -461,6 +476,7 @@ func (o *options) fetchers() map[string]schemes.Fetcher {
 	for _, s := range news.Schemes {
 		r[s] = o.news
 	}
+	o.registry = r
 	return r
 }
 

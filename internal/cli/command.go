@@ -163,6 +163,10 @@ type command struct {
 
 	progress *progress.Bar
 	headers  *headerDump // -D and -i, nil without them
+
+	// sharedFetchers: the options' fetchers may serve a later operation
+	// of the command line (--next), which closes them.
+	sharedFetchers bool
 }
 
 // transfer holds what -w reports about one URL.
@@ -188,11 +192,16 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		return exitUsage
 	}
 	c.client = cl
-	defer cl.Close()
+	if !c.sharedFetchers {
+		defer cl.Close()
+	}
 	if c.headers, err = newHeaderDump(c.opts, c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
 		return exitWrite
 	}
+	// Set whether or not there is a dump: an http fetcher shared with
+	// an earlier operation (--next) may carry its function.
+	c.opts.http.OnResponse = nil
 	if c.headers != nil {
 		c.opts.http.OnResponse = c.headers.response
 		defer c.headers.close()

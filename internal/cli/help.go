@@ -50,6 +50,7 @@ var flagCategories = map[string]string{
 	"version": "important urlget",
 	"globoff": "urlget",
 	"config":  "urlget",
+	"next":    "urlget",
 	"disable": "urlget",
 
 	// output

@@ -289,7 +289,9 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		return exitUsage
 	}
 	c.client = cl
-	defer cl.Close()
+	if !c.sharedFetchers {
+		defer cl.Close()
+	}
 	if c.cancel != nil {
 		defer c.catchInterrupts()()
 	}

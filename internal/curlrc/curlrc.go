@@ -10,7 +10,10 @@
 //	silent
 //	url = "http://example.com/a file"
 //
-// The leading -- of a long option may be left out; a value with blanks is
+// The leading -- of a long option may be left out. Long options, in
+// files as on the command line, may be shortened to a prefix that names
+// one option, and a switch is turned off by --no- before its name, as in
+// curl (Resolve). A value with blanks is
 // quoted, and in quotes \" \\ \t \n \r and \v are escapes. A line whose
 // first non-blank character is # is a comment. url lines add URLs as
 // --url does. The options become arguments for the same flag set as the
@@ -120,8 +123,11 @@ func (x *expander) expand(args []string, depth int) ([]string, error) {
 		case a == "--":
 			return append(out, args[i:]...), nil
 		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			f := fs.Lookup(name)
+			a, takes, err := canonical(fs, a)
+			if err != nil {
+				return nil, err
+			}
+			name, _, _ := strings.Cut(a[2:], "=")
 			if name == "config" {
 				file, ok := strings.CutPrefix(a, "--config=")
 				if !ok {
@@ -135,7 +141,7 @@ func (x *expander) expand(args []string, depth int) ([]string, error) {
 				continue
 			}
 			out = append(out, a)
-			if f != nil && f.NoOptDefVal == "" && !hasValue {
+			if takes {
 				if v, ok := next(); ok {
 					out = append(out, v)
 				}
@@ -223,8 +229,13 @@ func (x *expander) read(name string, r io.Reader, depth int) ([]string, error) {
 			continue
 		}
 		var f *pflag.Flag
+		forced, set := "", false
 		if long, ok := strings.CutPrefix(opt, "--"); ok {
-			f = fs.Lookup(long)
+			var flag string
+			if flag, forced, set, err = Resolve(fs, long); err != nil {
+				return nil, &Error{Name: name, Line: n, Err: err}
+			}
+			f = fs.Lookup(flag)
 		} else if len(opt) == 2 && opt[0] == '-' {
 			f = fs.ShorthandLookup(opt[1:])
 		}
@@ -233,6 +244,10 @@ func (x *expander) read(name string, r io.Reader, depth int) ([]string, error) {
 		}
 		takes := f.NoOptDefVal == ""
 		switch {
+		case set && hasValue:
+			return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s takes no value", opt)}
+		case set:
+			out = append(out, "--"+f.Name+"="+forced)
 		case takes && !hasValue:
 			return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s needs a value", opt)}
 		case !takes && hasValue:
