@@ -69,3 +69,42 @@ func mainCategory(name string) string {
 	}
 	return "urlget"
 }
+
+// CurlRow is one row of the table of curl's options in docs/usage.md.
+type CurlRow struct {
+	Option string // curl's letter, long name and value, as curl --help lists them
+	Taken  bool   // urlget takes the option
+	Status string // what urlget does with it: a difference from curl, or why it is out of scope
+}
+
+// CurlTable returns a row for each option of curl 7.88, in curl's order:
+// whether urlget takes it, with the difference its flag records
+// (curlNote), or why it is out of scope; "not taken" for an option in
+// neither list, which the tests do not let stand.
+func CurlTable() []CurlRow {
+	fs := flagSet()
+	rows := make([]CurlRow, 0, len(curlOptions))
+	for _, c := range curlOptions {
+		opt := "--" + c.Name
+		if c.Short != "" {
+			opt = "-" + c.Short + ", " + opt
+		}
+		if c.Arg != "" {
+			opt += " " + c.Arg
+		}
+		r := CurlRow{Option: opt}
+		switch f := fs.Lookup(c.Name); {
+		case f != nil:
+			r.Taken = true
+			if note := f.Annotations["curl"]; len(note) > 0 {
+				r.Status = note[0]
+			}
+		case outOfScope[c.Name] != "":
+			r.Status = "out of scope: " + outOfScope[c.Name]
+		default:
+			r.Status = "not taken"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}

@@ -51,6 +51,9 @@ func generate(root string) error {
 	if err != nil {
 		return err
 	}
+	if err := writeCurlSection(root); err != nil {
+		return err
+	}
 	flags := cli.Flags()
 	for kind, path := range generatedFiles {
 		var b bytes.Buffer
@@ -60,6 +63,52 @@ func generate(root string) error {
 		}
 	}
 	return nil
+}
+
+// curlSection is the file that holds the table of curl's options, and
+// the lines its generated part starts and ends with.
+const (
+	curlSection      = "docs/usage.md"
+	curlSectionStart = "<!-- The table below is made by go generate (internal/cli/gendoc) from the flags; do not edit it. -->"
+	curlSectionEnd   = "<!-- End of the table of curl's options. -->"
+)
+
+// writeCurlSection writes the table of curl's options (cli.CurlTable)
+// into curlSection, between its marker lines.
+func writeCurlSection(root string) error {
+	path := filepath.Join(root, curlSection)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(b)
+	start := strings.Index(text, curlSectionStart)
+	end := strings.Index(text, curlSectionEnd)
+	if start < 0 || end < start {
+		return fmt.Errorf("%s: the marker lines of the table of curl's options are missing", curlSection)
+	}
+	var t strings.Builder
+	t.WriteString(curlSectionStart + "\n\n")
+	writeCurlTable(&t, cli.CurlTable())
+	t.WriteString("\n")
+	text = text[:start] + t.String() + text[end:]
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// writeCurlTable writes rows as a Markdown table.
+func writeCurlTable(w io.Writer, rows []cli.CurlRow) {
+	fmt.Fprintln(w, "| curl 7.88 | urlget |")
+	fmt.Fprintln(w, "|---|---|")
+	for _, r := range rows {
+		status := "yes"
+		switch {
+		case r.Taken && r.Status != "":
+			status = "yes; " + r.Status
+		case !r.Taken:
+			status = r.Status
+		}
+		fmt.Fprintf(w, "| `%s` | %s |\n", strings.ReplaceAll(r.Option, "|", "\\|"), strings.ReplaceAll(status, "|", "\\|"))
+	}
 }
 
 // roff escapes text for a man page: backslashes, hyphens (which roff

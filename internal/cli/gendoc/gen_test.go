@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,10 +40,17 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	usage, err := os.ReadFile(filepath.Join(root, curlSection))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, curlSection), usage, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := generate(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range generatedFiles {
+	for _, path := range append(slices.Sorted(maps.Values(generatedFiles)), curlSection) {
 		made, err := os.ReadFile(filepath.Join(dir, path))
 		if err != nil {
 			t.Fatal(err)
