@@ -4,7 +4,7 @@ _urlget() {
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	case $prev in
-	--output|-o|--output-dir|--netrc-file|--cacert|--dump-header|-D|--config|-K)
+	--output|-o|--output-dir|--netrc-file|--cacert|--dump-header|-D|--config|-K|--hsts)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -13,7 +13,7 @@ _urlget() {
 		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '--url --output --remote-name --remote-name-all --output-dir --create-dirs --silent --show-error --verbose --user --netrc --netrc-optional --netrc-file --location-trusted --continue-at --max-time --connect-timeout --speed-limit --speed-time --retry --retry-delay --retry-max-time --max-filesize --head --write-out --json --raw --insecure --cacert --search --ftp-method --ssl-reqd --ftp-port --ftp-anon-pass --ftp-sync --nntp-server --max-articles --user-agent --max-redirs --proxy --noproxy --proxy-user --proxytunnel --location --fail --fail-with-body --header --referer --compressed --include --dump-header --remote-header-name --resolve --ipv4 --ipv6 --parallel --parallel-max --parallel-host --parallel-max-host --next --help --version --globoff --config --disable --limit-rate --recursive --mirror --level --no-parent --accept --reject --accept-regex --reject-regex --span-hosts --domains --schemes --no-host-directories --cut-dirs --timestamping --delete --delete-emptied --max-delete --dry-run --convert-links --execute --wait --random-wait --max-entries -o -O -s -S -v -u -n -C -m -Y -y -I -w -k -P -A -x -U -p -L -f -H -e -i -D -J -4 -6 -Z -: -h -V -g -K -q -r -N' -- "$cur"))
+		COMPREPLY=($(compgen -W '--url --output --remote-name --remote-name-all --output-dir --create-dirs --silent --show-error --verbose --user --netrc --netrc-optional --netrc-file --location-trusted --continue-at --max-time --connect-timeout --speed-limit --speed-time --retry --retry-delay --retry-max-time --max-filesize --head --write-out --json --raw --insecure --cacert --search --ftp-method --ssl-reqd --ftp-port --ftp-anon-pass --ftp-sync --nntp-server --max-articles --user-agent --max-redirs --proxy --noproxy --proxy-user --proxytunnel --location --fail --fail-with-body --header --referer --compressed --include --dump-header --remote-header-name --resolve --ipv4 --ipv6 --parallel --parallel-max --parallel-host --parallel-max-host --next --help --version --globoff --config --disable --limit-rate --hsts --recursive --mirror --level --no-parent --accept --reject --accept-regex --reject-regex --span-hosts --domains --schemes --no-host-directories --cut-dirs --timestamping --delete --delete-emptied --max-delete --dry-run --convert-links --execute --wait --random-wait --max-entries -o -O -s -S -v -u -n -C -m -Y -y -I -w -k -P -A -x -U -p -L -f -H -e -i -D -J -4 -6 -Z -: -h -V -g -K -q -r -N' -- "$cur"))
 		return
 	fi
 	if [[ $COMP_CWORD == 1 ]]; then

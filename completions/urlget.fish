@@ -66,6 +66,7 @@ complete -c urlget -l globoff -s g -d 'take {} and [] in URLs literally, not as 
 complete -c urlget -l config -s K -r -F -d 'read options from file in curl\'s config syntax (\'-\' is standard input)'
 complete -c urlget -l disable -s q -d 'as the first option: do not read ~/.urlgetrc'
 complete -c urlget -l limit-rate -x -d 'receive at most speed bytes a second, all transfers together (suffixes k, M, G)'
+complete -c urlget -l hsts -r -F -d 'keep the hosts that ask for https only in file (curl\'s format): http to them goes over https'
 complete -c urlget -l recursive -s r -d 'fetch the URL and everything its listings and pages link to, into --output-dir'
 complete -c urlget -l mirror -d '-r --level inf -N: keep a local copy up to date'
 complete -c urlget -l level -x -d 'with -r, follow links n deep at most (\'inf\': no limit)'

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/hsts"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/schemes/ftp"
 	"github.com/urlget/urlget/schemes/gopher"
@@ -108,6 +109,11 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel, sharedFetchers: shared}
+	if err := o.loadHSTS(); err != nil {
+		fmt.Fprintf(stderr, "urlget: %v\n", err)
+		return exitRead
+	}
+	defer o.saveHSTS(stderr)
 	if o.rec.recursive {
 		return c.runRecursive(ctx, q)
 	}
@@ -204,6 +210,10 @@ type options struct {
 	registry map[string]schemes.Fetcher
 	gopher   *gopher.Fetcher
 	http     *httpscheme.Fetcher
+
+	// --hsts: the file and the cache read from it (hstsflags.go).
+	hstsFile string
+	hsts     *hsts.Cache
 
 	// locationTrusted: --location-trusted.
 	locationTrusted bool
@@ -316,6 +326,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&help, "help", "h", false, "show this help")
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
+	addHSTSFlag(fs, o)
 	addRecursionFlags(fs, o)
 	addHttpReqFlags(fs, o)
 	addHttpStateFlags(fs, o)

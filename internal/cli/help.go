@@ -90,6 +90,7 @@ var flagCategories = map[string]string{
 	"retry-max-time":    "connection",
 	"max-filesize":      "connection",
 	"limit-rate":        "connection",
+	"hsts":              "http",
 	"parallel":          "connection urlget",
 	"parallel-max":      "connection urlget",
 	"parallel-host":     "connection urlget",

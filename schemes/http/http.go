@@ -133,6 +133,12 @@ type Fetcher struct {
 	// HTTP1Only.
 	Recorder Recorder
 
+	// HSTS, when not nil, holds the known HSTS hosts (RFC 6797): an
+	// http request to one goes over https instead, redirects included,
+	// and each https response's Strict-Transport-Security field updates
+	// it (curl's --hsts).
+	HSTS HSTS
+
 	mu      sync.Mutex
 	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
@@ -205,9 +211,13 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 	case maxRedirects < 0:
 		maxRedirects = 0
 	}
+	f.upgradeHSTS(req, r)
 	first := r.clone()
 	dialer := req.Dialer
 	for hops := 0; ; hops++ {
+		if hops > 0 {
+			f.upgradeHSTS(req, r)
+		}
 		d, p, err := hopRoute(req, r.url)
 		if err != nil {
 			return nil, err
@@ -229,6 +239,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			return nil, err
 		}
 		traceResponse(req.Trace, resp)
+		f.observeHSTS(r, resp)
 		if f.OnResponse != nil {
 			f.OnResponse(responseHead(resp))
 		}
