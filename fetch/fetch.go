@@ -193,7 +193,7 @@ type Request struct {
 	Head    bool // metadata only (curl's -I)
 	Raw     bool // a listing as the server's own bytes (--raw)
 
-	// IfModifiedSince and IfNoneMatch make the request conditional (-N):
+	// IfModifiedSince and IfNoneMatch make the request conditional (--timestamping):
 	// an http(s) server that finds the resource unchanged answers with a
 	// Resource whose NotModified is set and that has neither Body nor
 	// Listing. The zero values send no condition; other schemes ignore

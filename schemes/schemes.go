@@ -116,7 +116,7 @@ type Request struct {
 	Raw bool
 
 	// IfModifiedSince and IfNoneMatch make the request conditional, for an
-	// incremental mirror (-N): http: and https: send them as the
+	// incremental mirror (--timestamping): http: and https: send them as the
 	// If-Modified-Since (RFC 9110 §13.1.3, in the IMF-fixdate form of
 	// http.TimeFormat, to the second) and If-None-Match (§13.1.2, an
 	// entity-tag list such as `"abc"` or `W/"abc"`, sent as given) fields,

@@ -1,6 +1,6 @@
 // Package cli is the urlget command: its flags (curl's names and
 // meanings), the runs of URLs one at a time, in parallel (-Z) and
-// recursively (-r), the toolkit subcommands (`urlget
+// recursively (--recursive), the toolkit subcommands (`urlget
 // parse|resolve|normalize|equal`), and what the command prints. The
 // program's main calls Main.
 package cli
@@ -215,13 +215,18 @@ type options struct {
 	globOff   bool
 	limitRate int64
 
-	// Recursion (recurse.go): -r, --mirror and their flags.
+	// Recursion (recurse.go): --recursive, --mirror and their flags.
 	rec recursionOptions
 	// Parallel transfers (parallel.go): -Z, --parallel-max and
 	// --parallel-host.
 	parallel     bool
 	parallelMax  int
 	parallelHost int
+
+	// curl's letters and names that urlget once gave other meanings
+	// (lettersflags.go): -r/--range, -N/--no-buffer.
+	rangeSpec string // -r, checked (checkRange); "" for the whole resource
+	noBuffer  bool   // -N; --buffer takes it back
 
 	// The flags of one concern each, in its own file.
 	httpReq   httpReqOptions
@@ -270,7 +275,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&o.netrc, "netrc", "n", false, "read credentials from ~/.netrc")
 	fs.BoolVar(&o.netrcOptional, "netrc-optional", false, "read ~/.netrc when it exists")
 	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `file`")
-	fs.BoolVar(&o.locationTrusted, "location-trusted", false, "send credentials to other hosts too (redirects, -r links)")
+	fs.BoolVar(&o.locationTrusted, "location-trusted", false, "send credentials to other hosts too (redirects, --recursive links)")
 	fs.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at `offset`; '-' resumes where the output file ends")
 	fs.Float64VarP(&o.maxTime, "max-time", "m", 0, "give up on a transfer after `seconds`")
 	fs.Float64Var(&o.connectTime, "connect-timeout", 0, "give up after `seconds` without the first byte of a reply (default 120)")
@@ -305,6 +310,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
 	addRecursionFlags(fs, o)
+	addLettersFlags(fs, o)
 	addHttpReqFlags(fs, o)
 	addHttpStateFlags(fs, o)
 	addConnFlags(fs, o)
@@ -384,6 +390,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	if err := checkRecursionFlags(fs, o); err != nil {
 		return usage("%v", err)
 	}
+	if err := checkLettersFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
 	if err := checkHttpReqFlags(fs, o); err != nil {
 		return usage("%v", err)
 	}
@@ -407,8 +416,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	if maxRedirs == 0 {
 		o.http.MaxRedirects = httpscheme.NoRedirects
 	}
-	// A menu's items' sizes and times (Gopher+ attributes) are what -N
-	// compares; without it they are not asked for.
+	// A menu's items' sizes and times (Gopher+ attributes) are what
+	// --timestamping compares; without it they are not asked for.
 	o.gopher.Attributes = o.rec.timestamping
 	return o, urls, 0
 }

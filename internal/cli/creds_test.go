@@ -153,7 +153,7 @@ func (cs *credSites) run(t *testing.T, dir string, args ...string) string {
 	}
 	// robots.txt is asked for on every http server the walk meets: it
 	// must carry no credentials either.
-	args = append(append([]string{"-r", "--span-hosts", "--schemes", schemes, "--json",
+	args = append(append([]string{"--recursive", "--span-hosts", "--schemes", schemes, "--json",
 		"--resolve", "other.test:" + port + ":127.0.0.1", "--output-dir", dir}, args...), start)
 	code, out, errOut := runCmd(t, args...)
 	if code != 0 {

@@ -74,14 +74,14 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 			t.Errorf("%q:\n got %+v %+v %+v\nwant %+v %+v %+v", c.args, o.ftp, o.news, o.http, c.ftp, c.news, c.http)
 		}
 		if o.gopher.Attributes {
-			t.Errorf("%q: Gopher+ attributes asked for without -N", c.args)
+			t.Errorf("%q: Gopher+ attributes asked for without --timestamping", c.args)
 		}
 	}
-	// -N compares a gopher menu's sizes and times: its fetcher asks for
-	// them.
+	// --timestamping compares a gopher menu's sizes and times: its
+	// fetcher asks for them.
 	var out, errOut strings.Builder
-	if o, _, _ := parseFlags([]string{"-r", "-N", "gopher://h/"}, &out, &errOut); o == nil || !o.gopher.Attributes {
-		t.Errorf("-r -N: gopher fetcher without Attributes: %s", errOut.String())
+	if o, _, _ := parseFlags([]string{"--recursive", "--timestamping", "gopher://h/"}, &out, &errOut); o == nil || !o.gopher.Attributes {
+		t.Errorf("--recursive --timestamping: gopher fetcher without Attributes: %s", errOut.String())
 	}
 }
 

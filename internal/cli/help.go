@@ -33,7 +33,7 @@ var categories = []category{
 	{"news", "news: and nntp: URLs"},
 	{"output", "where bodies and listings go, and how they look"},
 	{"proxy", "proxies, for every scheme"},
-	{"recursive", "-r and --mirror: whole trees into a local directory"},
+	{"recursive", "--recursive and --mirror: whole trees into a local directory"},
 	{"tls", "certificates and TLS"},
 	{"urlget", "the command itself: URLs, globbing, config files, help"},
 	{"verbose", "what a run tells on stderr"},
@@ -113,6 +113,11 @@ var flagCategories = map[string]string{
 	"header":         "important http",
 	"referer":        "http",
 	"compressed":     "http",
+
+	// curl's letters: -r, -N
+	"range":     "connection http ftp",
+	"no-buffer": "output",
+	"buffer":    "output",
 
 	// recursive
 	"recursive":           "important recursive",

@@ -71,9 +71,9 @@ func addParallelFlags(fs *pflag.FlagSet, o *options) {
 	o.parallelMax = defaultParallelMax
 	fs.BoolVarP(&o.parallel, "parallel", "Z", false, "transfer several URLs at once (--parallel-max)")
 	fs.Var(boundedInt{&o.parallelMax, 1, maxParallel}, "parallel-max",
-		"with -Z or -r, at most `n` transfers at once (default 4, at most 64; curl's default, 50, is a heavy load for one server)")
+		"with -Z or --recursive, at most `n` transfers at once (default 4, at most 64; curl's default, 50, is a heavy load for one server)")
 	fs.Var(boundedInt{&o.parallelHost, 1, maxParallel}, "parallel-host",
-		"with -Z or -r, at most `n` transfers at once to one scheme, host and port (default: as --parallel-max)")
+		"with -Z or --recursive, at most `n` transfers at once to one scheme, host and port (default: as --parallel-max)")
 	fs.Var(boundedInt{&o.parallelHost, 1, maxParallel}, "parallel-max-host",
 		"curl's name for --parallel-host `n`")
 }

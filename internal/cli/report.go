@@ -18,15 +18,15 @@ import (
 // The statuses of a jobReport.
 const (
 	reportFetched   = "fetched"   // the body was written whole
-	reportUnchanged = "unchanged" // the local file is the remote one already (-N)
+	reportUnchanged = "unchanged" // the local file is the remote one already (--timestamping)
 	reportSkipped   = "skipped"   // not fetched by choice (a filter, robots.txt)
 	reportFailed    = "failed"    // the transfer or the writing failed; see exit and error
 	reportDeleted   = "deleted"   // removed locally, gone remotely (--delete)
-	reportLinked    = "linked"    // a remote symbolic link, made again locally (-r)
-	// reportInterrupted: in flight when a signal stopped the run (-r);
+	reportLinked    = "linked"    // a remote symbolic link, made again locally (--recursive)
+	// reportInterrupted: in flight when a signal stopped the run (--recursive);
 	// its exit is the signal's status (130 for SIGINT).
 	reportInterrupted = "interrupted"
-	// reportSummary is the last object of a recursion (-r): its counts,
+	// reportSummary is the last object of a recursion (--recursive): its counts,
 	// bytes, seconds and exit status, with no url.
 	reportSummary = "summary"
 )

@@ -553,7 +553,7 @@ func conditional(req *schemes.Request) bool {
 	return !req.IfModifiedSince.IsZero() || req.IfNoneMatch != ""
 }
 
-// conditions sets the fields of a conditional request (-N): If-None-Match
+// conditions sets the fields of a conditional request (--timestamping): If-None-Match
 // as given (RFC 9110 §13.1.2), If-Modified-Since as an IMF-fixdate (§13.1.3,
 // §5.6.7). A server that honours If-None-Match ignores If-Modified-Since
 // (§13.2.2), so sending both costs nothing. A redirected request carries
