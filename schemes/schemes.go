@@ -312,6 +312,20 @@ type Resource struct {
 	// none (only http: and https: fill it).
 	ETag string
 
+	// Location is, for a redirect the fetcher returned rather than
+	// followed (http.Fetcher's NoFollow, curl without -L), the absolute
+	// URL it names, password masked: what curl's -w %{redirect_url}
+	// shows. "" otherwise.
+	Location string
+
+	// StatusError is, for a response whose status is an error the
+	// fetcher returned as a Resource rather than failing (http.Fetcher's
+	// NoFail and FailWithBody: the Body is the server's error page), the
+	// error of this package's taxonomy the status is; nil otherwise.
+	// fetch.Client retries a temporary one (IsTemporary) as it retries a
+	// failed fetch, as curl's --retry retries an HTTP 5xx, -f or not.
+	StatusError error
+
 	// Validator is a strong validator of the representation, to resume it
 	// with later (Request.IfRange): for http: and https: a strong ETag, or
 	// a Last-Modified at least a second before the response's Date (RFC

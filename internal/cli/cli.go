@@ -195,7 +195,9 @@ type options struct {
 	gopher *gopher.Fetcher
 	http   *httpscheme.Fetcher
 
-	// locationTrusted: --location-trusted.
+	// location: -L; locationTrusted: --location-trusted, which implies
+	// -L.
+	location        bool
 	locationTrusted bool
 
 	// Proxies: -x, --noproxy, --proxy-user, -p (proxyflags.go).
@@ -301,7 +303,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&o.news.Server, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
 	fs.IntVar(&o.news.MaxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
 	fs.StringVarP(&o.http.UserAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
-	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
+	fs.IntVar(&maxRedirs, "max-redirs", 50, "with -L, follow at most `n` http(s) redirects (-1: no limit)")
 	addProxyFlags(fs, o)
 	addHTTPFlags(fs, o)
 	addResolveFlags(fs, o)
@@ -375,8 +377,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	default:
 		return usage("--ftp-method must be multicwd, singlecwd or nocwd, not %q", ftpMethod)
 	}
-	if maxRedirs < 0 {
-		return usage("--max-redirs must not be negative")
+	if maxRedirs < -1 {
+		return usage("--max-redirs takes a number of at least -1 (no limit), not %d", maxRedirs)
 	}
 	if o.news.MaxArticles < 1 {
 		return usage("--max-articles must be at least 1")
@@ -412,10 +414,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		// -A "" sends no User-Agent at all; a -H one still goes.
 		o.http.RemoveHeader = append(o.http.RemoveHeader, "User-Agent")
 	}
-	o.http.MaxRedirects = maxRedirs
-	if maxRedirs == 0 {
-		o.http.MaxRedirects = httpscheme.NoRedirects
-	}
+	followRedirects(fs, o, maxRedirs)
 	// A menu's items' sizes and times (Gopher+ attributes) are what
 	// --timestamping compares; without it they are not asked for.
 	o.gopher.Attributes = o.rec.timestamping

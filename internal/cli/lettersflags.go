@@ -3,16 +3,19 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	httpscheme "github.com/urlget/urlget/schemes/http"
 )
 
-// The letters and names urlget shares with curl and once gave other
-// meanings: -r is curl's --range and -N curl's --no-buffer, where wget
-// has them for --recursive and --timestamping, which keep their long
-// names only (recurse.go).
+// The letters, names and defaults urlget shares with curl and once gave
+// other meanings: -r is curl's --range and -N curl's --no-buffer, where
+// wget has them for --recursive and --timestamping, which keep their
+// long names only (recurse.go); -L and -f are off unless given.
 
 // addLettersFlags defines -r/--range and -N/--no-buffer with curl's
 // letters. What a range fetches and how output is flushed are the
@@ -112,4 +115,39 @@ func (v negatedBool) Set(s string) error {
 	}
 	*v.b = !on
 	return nil
+}
+
+// followRedirects sets the http fetcher's redirect and error policy from
+// -L, --location-trusted, --max-redirs, -f and --fail-with-body, as curl
+// reads them for a single transfer: without -L (or --location-trusted,
+// which implies it) a 3xx response is the answer, its body written and
+// its Location kept for -w, and --max-redirs does not count; with -L at
+// most maxRedirs are followed (-1: no limit, 0: a redirect is exit 47).
+// Without -f or --fail-with-body an HTTP error's page is written and the
+// transfer succeeds (curl exits 0); with -f it is exit 22 and no body.
+//
+// A recursion (--recursive, --mirror) keeps wget's behaviour whatever
+// these say: it follows redirects (at most --max-redirs when given, else
+// wget's 20) and reports an error status as a failed URL it skips.
+func followRedirects(fs *pflag.FlagSet, o *options, maxRedirs int) {
+	follow := o.location || o.locationTrusted
+	switch {
+	case o.rec.recursive:
+		if !fs.Changed("max-redirs") {
+			maxRedirs = httpscheme.MaxRedirects
+		}
+	case !follow:
+		o.http.NoFollow = true
+	}
+	if !o.http.NoFollow {
+		switch maxRedirs {
+		case 0:
+			o.http.MaxRedirects = httpscheme.NoRedirects
+		case -1:
+			o.http.MaxRedirects = math.MaxInt
+		default:
+			o.http.MaxRedirects = maxRedirs
+		}
+	}
+	o.http.NoFail = !o.rec.recursive && !o.fail && !o.http.FailWithBody
 }

@@ -35,7 +35,7 @@ func TestJobReport(t *testing.T) {
 
 	for _, mode := range [][]string{{"-Z"}, nil} {
 		dir := t.TempDir()
-		args := append(mode, "--json", "--output-dir", dir,
+		args := append(mode, "-f", "--json", "--output-dir", dir,
 			"-o", "a", srv.URL+"/missing", "-o", "b", refused, "-o", "c", ok)
 		var out, errOut bytes.Buffer
 		code := run(args, nil, &out, &errOut)
