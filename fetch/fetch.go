@@ -191,7 +191,7 @@ type Request struct {
 	// schemes.Request.IfRange.
 	IfRange string
 	Head    bool // metadata only (curl's -I)
-	Raw     bool // a listing as the server's own bytes (--raw)
+	Raw     bool // a listing as the server's own bytes (--raw-listing)
 
 	// IfModifiedSince and IfNoneMatch make the request conditional (--timestamping):
 	// an http(s) server that finds the resource unchanged answers with a

@@ -181,8 +181,8 @@ type options struct {
 	maxFilesize   int64
 	head          bool
 	writeOut      string
-	json          bool
-	raw           bool
+	jsonLines     bool // --json-lines
+	rawListing    bool // --raw-listing
 	insecure      bool
 	cacert        string
 	search        string
@@ -226,9 +226,10 @@ type options struct {
 	parallelHost int
 
 	// curl's letters and names that urlget once gave other meanings
-	// (lettersflags.go): -r/--range, -N/--no-buffer.
+	// (lettersflags.go): -r/--range, -N/--no-buffer, --raw, --json.
 	rangeSpec string // -r, checked (checkRange); "" for the whole resource
 	noBuffer  bool   // -N; --buffer takes it back
+	curlRaw   bool   // --raw: no HTTP content or transfer decoding
 
 	// The flags of one concern each, in its own file.
 	httpReq   httpReqOptions
@@ -248,7 +249,7 @@ const usageText = `Usage: urlget [options] URL...
 Retrieves each URL (ftp, ftps, http, https, gopher, gophers, news, nntp, nntps,
 wais, file) and writes it to standard output, or to the files -o and -O name.
 Listings (directories, menus, newsgroups, search results) are printed one entry
-a line, each with its own URL; --json prints JSON lines instead.
+a line, each with its own URL; --json-lines prints JSON lines instead.
 
 Options:
 `
@@ -290,8 +291,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&maxFilesize, "max-filesize", "", "refuse bodies larger than `bytes` (suffixes k, M, G)")
 	fs.BoolVarP(&o.head, "head", "I", false, "show size, type and time, not the body")
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `format` after each transfer (%{url}, %{size_download}, …)")
-	fs.BoolVar(&o.json, "json", false, "print listings as JSON lines, and one JSON line for each URL written to a file")
-	fs.BoolVar(&o.raw, "raw", false, "print listings as the server's own bytes")
+	fs.BoolVar(&o.jsonLines, "json-lines", false, "print listings as JSON lines, and one JSON line for each URL written to a file")
+	fs.BoolVar(&o.rawListing, "raw-listing", false, "print listings as the server's own bytes")
 	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `file`")
 	fs.StringVar(&o.search, "search", "", "search `terms` for gopher type-7 items and WAIS databases")
@@ -383,8 +384,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	if o.news.MaxArticles < 1 {
 		return usage("--max-articles must be at least 1")
 	}
-	if o.json && o.raw {
-		return usage("--json and --raw exclude each other")
+	if o.jsonLines && o.rawListing {
+		return usage("--json-lines and --raw-listing exclude each other")
 	}
 	if err := checkHTTPFlags(o); err != nil {
 		return usage("%v", err)

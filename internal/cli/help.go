@@ -58,8 +58,8 @@ var flagCategories = map[string]string{
 	"remote-name-all":    "output",
 	"output-dir":         "output",
 	"create-dirs":        "output",
-	"json":               "output",
-	"raw":                "output",
+	"json-lines":         "output",
+	"raw-listing":        "output",
 	"include":            "http output",
 	"dump-header":        "http output",
 	"remote-header-name": "http output",
@@ -118,6 +118,8 @@ var flagCategories = map[string]string{
 	"range":     "connection http ftp",
 	"no-buffer": "output",
 	"buffer":    "output",
+	"raw":       "http",
+	"json":      "http",
 
 	// recursive
 	"recursive":           "important recursive",

@@ -27,7 +27,26 @@ func addLettersFlags(fs *pflag.FlagSet, o *options) {
 	// curl's negation of --no-buffer is --buffer.
 	buf := fs.VarPF(negatedBool{&o.noBuffer}, "buffer", "", "take -N back")
 	buf.NoOptDefVal = "true"
+	// curl's --raw and --json: urlget's own listing formats are
+	// --raw-listing and --json-lines.
+	fs.BoolVar(&o.curlRaw, "raw", false, "http(s): pass the body on without undoing its content or transfer coding")
+	fs.Var(refusedValue{errJSON}, "json", "curl's: send `data` as JSON; refused, urlget sends no data (listings as JSON: --json-lines)")
+	curlNote(fs, "json", "refused: urlget sends no data")
 }
+
+// errJSON refuses curl's --json, which posts data; a listing as JSON
+// lines, this option's meaning here once, is --json-lines. It is told
+// as the value is read, so that "--json URL", which takes the URL for
+// the data, says so rather than that no URL was given.
+var errJSON = errors.New("--json sends data (curl's meaning), and urlget sends none; for listings and reports as JSON lines use --json-lines")
+
+// refusedValue is the value of an option urlget refuses whatever it is:
+// setting it returns err.
+type refusedValue struct{ err error }
+
+func (v refusedValue) String() string   { return "" }
+func (v refusedValue) Type() string     { return "data" }
+func (v refusedValue) Set(string) error { return v.err }
 
 // checkLettersFlags checks the letters' flags once parsed: a range is
 // part of one resource, which a recursion does not fetch.

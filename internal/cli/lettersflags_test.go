@@ -95,3 +95,37 @@ func FuzzCheckRange(f *testing.F) {
 		}
 	})
 }
+
+// TestRawJSONAreCurls checks that --raw and --json are curl's options:
+// --raw is a switch of its own, not the listing as the server's bytes
+// (--raw-listing), and --json, which sends data in curl, is refused with
+// a line naming --json-lines, whatever its value (a URL after it too).
+func TestRawJSONAreCurls(t *testing.T) {
+	o, _, _ := parseFlags([]string{"--raw", "http://127.0.0.1/"}, io.Discard, io.Discard)
+	if o == nil || !o.curlRaw || o.rawListing || o.jsonLines {
+		t.Errorf("--raw: %+v", o)
+	}
+	o, _, _ = parseFlags([]string{"--raw-listing", "--json-lines=false", "ftp://127.0.0.1/"}, io.Discard, io.Discard)
+	if o == nil || o.curlRaw || !o.rawListing {
+		t.Errorf("--raw-listing: %+v", o)
+	}
+	o, _, _ = parseFlags([]string{"--json-lines", "ftp://127.0.0.1/"}, io.Discard, io.Discard)
+	if o == nil || !o.jsonLines || o.rawListing {
+		t.Errorf("--json-lines: %+v", o)
+	}
+	for _, args := range [][]string{
+		{"--json", "http://127.0.0.1:1/"},
+		{"--json", `{"a":1}`, "http://127.0.0.1:1/"},
+		{"--json=@file", "http://127.0.0.1:1/"},
+	} {
+		var out, errOut strings.Builder
+		code := run(args, nil, &out, &errOut)
+		if code != exitUsage || out.Len() != 0 || !strings.Contains(errOut.String(), "--json sends data") || !strings.Contains(errOut.String(), "--json-lines") {
+			t.Errorf("%q: exit %d, %q", args, code, errOut.String())
+		}
+	}
+	var errOut strings.Builder
+	if code := run([]string{"--json-lines", "--raw-listing", "ftp://127.0.0.1:1/"}, nil, io.Discard, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "--json-lines and --raw-listing exclude each other") {
+		t.Errorf("--json-lines --raw-listing: exit %d, %q", code, errOut.String())
+	}
+}

@@ -153,8 +153,8 @@ func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
 	if o.continueAt != "" {
 		return errors.New("--recursive resumes partial files by itself; leave -C out")
 	}
-	if o.head || o.raw {
-		return errors.New("--recursive fetches bodies and listings; leave -I and --raw out")
+	if o.head || o.rawListing {
+		return errors.New("--recursive fetches bodies and listings; leave -I and --raw-listing out")
 	}
 	for _, x := range []string{r.acceptRegex, r.rejectRegex} {
 		if _, err := regexp.Compile(x); err != nil {
@@ -317,7 +317,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 			// signal's status, rather than as the error the cut-off
 			// transfer ended with.
 			err = errInterrupted
-			if c.opts.json {
+			if c.opts.jsonLines {
 				writeJobReport(c.stdout, jobReport{URL: r.URL, Path: r.Path, Status: reportInterrupted, Exit: c.interruptedStatus(), Err: err})
 			}
 			if !c.opts.silent || c.opts.showError {
@@ -329,7 +329,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 			}
 			return
 		}
-		if c.opts.json {
+		if c.opts.jsonLines {
 			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
 			switch {
 			case deleteStatus(r.Status):
@@ -350,11 +350,11 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		case mirror.Kept:
 			c.printError(fmt.Errorf("kept %s (%s): %s", r.Path, r.URL, r.Reason))
 		case mirror.WouldDelete:
-			if !c.opts.json {
+			if !c.opts.jsonLines {
 				fmt.Fprintf(c.stdout, "would delete %s (%s): %s\n", r.Path, maskedText(r.URL), r.Reason)
 			}
 		case mirror.Fetched, mirror.Skipped:
-			if !c.opts.json && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
+			if !c.opts.jsonLines && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
 				// A file fetched again because it changed, a remote
 				// name refused: said once, as a failure is.
 				fmt.Fprintf(c.stderr, "urlget: %s: %s\n", maskedText(r.URL), r.Reason)
@@ -474,14 +474,14 @@ func plural(n int64) string {
 }
 
 // summarize ends a recursion with its summary: one line on stderr
-// (none with -s), and with --json a last object of status "summary"
+// (none with -s), and with --json-lines a last object of status "summary"
 // holding the counts, the bytes, the seconds and the run's exit status.
 func (c *command) summarize(s *mirrorSummary, code int) {
 	elapsed := time.Since(s.start)
 	if !c.opts.silent {
 		fmt.Fprintln(c.stderr, s.text(elapsed))
 	}
-	if !c.opts.json {
+	if !c.opts.jsonLines {
 		return
 	}
 	var o jsonObject

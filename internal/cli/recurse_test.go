@@ -82,7 +82,7 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 	})
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"--recursive", "-nH", "--json", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
+	code := run([]string{"--recursive", "-nH", "--json-lines", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
 	if code != exitHTTP {
 		t.Errorf("exit %d, want %d (the 404's): %s", code, exitHTTP, errOut.String())
 	}
@@ -133,7 +133,7 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 // A disk that fills up mid-run ends the run with curl's write error, and
 // leaves every file it wrote whole: the one being written stays a part.
 // --mirror --delete from the command: the first run in a tree with no
-// manifest deletes nothing and says so on stderr and in --json; the next
+// manifest deletes nothing and says so on stderr and in --json-lines; the next
 // reports each deletion with its URL and reason, --dry-run prints what it
 // would delete, and --max-delete ends the run with 25.
 func TestRecursiveDelete(t *testing.T) {
@@ -150,7 +150,7 @@ func TestRecursiveDelete(t *testing.T) {
 		code := run(append(args, base+"/"), nil, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
-	code, out, errOut := mirror("--json")
+	code, out, errOut := mirror("--json-lines")
 	if code != exitOK || !strings.Contains(errOut, "no manifest") || !strings.Contains(out, `"status":"notice"`) {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -159,7 +159,7 @@ func TestRecursiveDelete(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "would delete b.txt ("+base+"/b.txt): no page") || !strings.Contains(out, "would delete c.txt") {
 		t.Errorf("--dry-run: exit %d, %q", code, out)
 	}
-	code, out, errOut = mirror("--json", "--max-delete", "1")
+	code, out, errOut = mirror("--json-lines", "--max-delete", "1")
 	if code != exitMaxDelete || !strings.Contains(errOut, "--max-delete") {
 		t.Errorf("--max-delete 1: exit %d, %q", code, errOut)
 	}
