@@ -542,6 +542,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	} else {
 		closeRes(res)
 	}
+	if err == nil && res.StatusError != nil && c.opts.head && (c.opts.fail || c.opts.http.FailWithBody) {
+		// -I shows an error's headers and -f still fails it, as curl
+		// (followRedirects has the fetcher return them).
+		err = res.StatusError
+	}
 	t.size = n
 	if c.progress != nil {
 		c.progress.Finish()

@@ -66,6 +66,10 @@ var lettersCases = []struct {
 	{"-s -o /dev/null -w %{http_code} /missing", "404", 0},
 	{"-s -o /dev/null -w %{http_code} -L /moved", "200", 0},
 	{"-s -o /dev/null -w %{http_code} -f /missing", "404", 22},
+	{"-s -I /moved", "HTTP/1.1 301 Moved Permanently\r\nContent-Type: text/plain\r\nLocation: hello.txt\r\nContent-Length: 19\r\n\r\n", 0},
+	{"-s -I /missing", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n", 0},
+	{"-s -I -f /missing", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n", 22},
+	{"-s -I --fail-with-body /missing", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n", 22},
 	// --max-redirs counts only with -L.
 	{"-s --max-redirs 0 /moved", "moved to hello.txt\n", 0},
 	{"-s -L --max-redirs 0 /moved", "", 47},

@@ -143,7 +143,8 @@ func (v negatedBool) Set(s string) error {
 // its Location kept for -w, and --max-redirs does not count; with -L at
 // most maxRedirs are followed (-1: no limit, 0: a redirect is exit 47).
 // Without -f or --fail-with-body an HTTP error's page is written and the
-// transfer succeeds (curl exits 0); with -f it is exit 22 and no body.
+// transfer succeeds (curl exits 0); with -f it is exit 22 and no body,
+// with -I its headers shown.
 //
 // A recursion (--recursive, --mirror) keeps wget's behaviour whatever
 // these say: it follows redirects (at most --max-redirs when given, else
@@ -168,5 +169,7 @@ func followRedirects(fs *pflag.FlagSet, o *options, maxRedirs int) {
 			o.http.MaxRedirects = maxRedirs
 		}
 	}
-	o.http.NoFail = !o.rec.recursive && !o.fail && !o.http.FailWithBody
+	// With -I an error's headers are written whatever -f says, and the
+	// command then fails the transfer under -f (finish).
+	o.http.NoFail = !o.rec.recursive && (o.head || !o.fail && !o.http.FailWithBody)
 }
