@@ -2,9 +2,9 @@
 # mirror: benchmark rows for bench/run, recursive retrieval of one tree of
 # ${BENCH_MIRROR_FILES:-10000} files of 4 KiB in 100 directories:
 #
-#   http (nginx autoindex): urlget -r --no-parent against wget -r -np and
+#   http (nginx autoindex): urlget --recursive --no-parent against wget -r -np and
 #        wget2 --max-threads=4 -r -np;
-#   ftp (vsftpd, LIST): urlget -r --no-parent against wget -r -np and
+#   ftp (vsftpd, LIST): urlget --recursive --no-parent against wget -r -np and
 #        lftp's mirror --parallel=4;
 #
 # each over loopback and from a server 10 ms away (bench/delayproxy, 5 ms
@@ -180,10 +180,10 @@ for where in loopback "10 ms"; do
 	else
 		http="http://$http_far/bench/mirror/" ftp="$ftp_far" sfx=", 10 ms"
 	fi
-	first "mirror http $n (B: wget)$sfx" "-r --no-parent $http" "wget -q -r -np -P $b $http"
-	first "mirror http $n (B: wget2 x4)$sfx" "-r --no-parent $http" "wget2 -q --max-threads=4 -r -np -P $b $http"
-	first "mirror ftp $n (B: wget)$sfx" "-r --no-parent ftp://$ftp/bench/mirror/" "wget -q -r -np -P $b ftp://$ftp/bench/mirror/"
-	first "mirror ftp $n (B: lftp x4)$sfx" "-r --no-parent ftp://$ftp/bench/mirror/" "$(lftp_mirror "$ftp" "")"
+	first "mirror http $n (B: wget)$sfx" "--recursive --no-parent $http" "wget -q -r -np -P $b $http"
+	first "mirror http $n (B: wget2 x4)$sfx" "--recursive --no-parent $http" "wget2 -q --max-threads=4 -r -np -P $b $http"
+	first "mirror ftp $n (B: wget)$sfx" "--recursive --no-parent ftp://$ftp/bench/mirror/" "wget -q -r -np -P $b ftp://$ftp/bench/mirror/"
+	first "mirror ftp $n (B: lftp x4)$sfx" "--recursive --no-parent ftp://$ftp/bench/mirror/" "$(lftp_mirror "$ftp" "")"
 	again "mirror http $n unchanged (B: wget -N)$sfx" "--mirror --no-parent $http" "wget -q -N -r -np -P $b $http"
 	again "mirror http $n unchanged (B: wget2 -N)$sfx" "--mirror --no-parent $http" "wget2 -q -N --max-threads=4 -r -np -P $b $http"
 	again "mirror ftp $n unchanged (B: wget -N)$sfx" "--mirror --no-parent ftp://$ftp/bench/mirror/" "wget -q -N -r -np -P $b ftp://$ftp/bench/mirror/"

@@ -191,9 +191,9 @@ type Request struct {
 	// schemes.Request.IfRange.
 	IfRange string
 	Head    bool // metadata only (curl's -I)
-	Raw     bool // a listing as the server's own bytes (--raw)
+	Raw     bool // a listing as the server's own bytes (--raw-listing)
 
-	// IfModifiedSince and IfNoneMatch make the request conditional (-N):
+	// IfModifiedSince and IfNoneMatch make the request conditional (--timestamping):
 	// an http(s) server that finds the resource unchanged answers with a
 	// Resource whose NotModified is set and that has neither Body nor
 	// Listing. The zero values send no condition; other schemes ignore
@@ -347,30 +347,47 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	}
 
 	start := time.Now()
-	var lastErr error
 	for attempt := 0; ; attempt++ {
 		res, err := c.once1(ctx, f, req)
+		cause := err
 		if err == nil {
-			return res, nil
+			// An error status returned as a Resource (the server's
+			// error page, http.Fetcher's NoFail or FailWithBody) is
+			// retried as a failure is, while tries remain; the last
+			// try's page is the answer.
+			cause = res.StatusError
 		}
-		lastErr = err
-		if attempt >= c.Retries || !schemes.IsTemporary(err) || ctx.Err() != nil {
-			break
+		wait, again := c.retryAfter(ctx, cause, attempt, start)
+		if !again {
+			return res, err
 		}
-		wait := c.retryWait(attempt)
-		if c.RetryMaxTime > 0 && time.Since(start)+wait > c.RetryMaxTime {
-			break
+		if res != nil {
+			closeResource(res)
 		}
-		c.Trace.TraceLine(schemes.Info, fmt.Sprintf("transient failure, retrying in %s (%d of %d): %v", wait, attempt+1, c.Retries, err))
+		c.Trace.TraceLine(schemes.Info, fmt.Sprintf("transient failure, retrying in %s (%d of %d): %v", wait, attempt+1, c.Retries, cause))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, lastErr
+			return nil, cause
 		case <-t.C:
 		}
 	}
-	return nil, lastErr
+}
+
+// retryAfter reports whether the attempt numbered attempt, which ended
+// with cause (nil for none), is tried again, and after how long: while
+// tries remain (Retries), for a temporary failure, within RetryMaxTime
+// of start.
+func (c *Client) retryAfter(ctx context.Context, cause error, attempt int, start time.Time) (time.Duration, bool) {
+	if attempt >= c.Retries || !schemes.IsTemporary(cause) || ctx.Err() != nil {
+		return 0, false
+	}
+	wait := c.retryWait(attempt)
+	if c.RetryMaxTime > 0 && time.Since(start)+wait > c.RetryMaxTime {
+		return 0, false
+	}
+	return wait, true
 }
 
 func (c *Client) retryWait(attempt int) time.Duration {

@@ -164,7 +164,7 @@ func TestGatewaySiteCredentials(t *testing.T) {
 
 // squid's listing of a directory (testdata: squid 5.7's page for a vsftpd
 // directory holding a.txt, sub/ and "we ird&.html") becomes entries with
-// absolute ftp: URLs; --raw keeps the page.
+// absolute ftp: URLs; --raw-listing keeps the page.
 func TestGatewayListing(t *testing.T) {
 	page, err := os.ReadFile("../schemes/http/testdata/squid-ftp-listing.html")
 	if err != nil {
@@ -216,7 +216,7 @@ func TestGatewayListing(t *testing.T) {
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if string(b) != string(page) {
-		t.Errorf("--raw: got %d bytes, want the page's %d", len(b), len(page))
+		t.Errorf("--raw-listing: got %d bytes, want the page's %d", len(b), len(page))
 	}
 }
 

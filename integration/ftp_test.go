@@ -409,7 +409,7 @@ func TestFTPEPSVAhead(t *testing.T) {
 }
 
 // TestFTPListingFormats checks that every LIST format is parsed, that
-// lines no parser reads are kept, and that --raw returns the server's bytes.
+// lines no parser reads are kept, and that --raw-listing returns the server's bytes.
 func TestFTPListingFormats(t *testing.T) {
 	for _, format := range []string{"unix", "dos", "eplf", "mlsd"} {
 		t.Run(format, func(t *testing.T) {

@@ -115,7 +115,7 @@ func TestGophernicusMenu(t *testing.T) {
 		t.Errorf("generated menu = %q", names)
 	}
 
-	// --raw: the menu as gophernicus sent it.
+	// --raw-listing: the menu as gophernicus sent it.
 	req := gopherRequest(t, tr.base+"/1"+tr.sel+"/")
 	req.Raw = true
 	raw := readBody(t, mustFetch(t, &f, req))

@@ -253,7 +253,7 @@ func TestGopherNotFound(t *testing.T) {
 			t.Errorf("%s: error %q lacks the server's message", path, err)
 		}
 	}
-	// With --raw the not-found is still an error, not the menu's bytes.
+	// With --raw-listing the not-found is still an error, not the menu's bytes.
 	req := gopherRequest(t, s.URL+"/1/gone")
 	req.Raw = true
 	if _, err := f.Fetch(testCtx(t), req); !errors.Is(err, schemes.ErrNotFound) {

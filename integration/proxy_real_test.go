@@ -397,7 +397,7 @@ func TestSquidFTPGatewayRaw(t *testing.T) {
 	}
 	page := readBody(t, res)
 	if !strings.Contains(string(page), "<html") || !strings.Contains(string(page), "a%20file.txt") {
-		t.Errorf("--raw: not squid's page:\n%.400s", page)
+		t.Errorf("--raw-listing: not squid's page:\n%.400s", page)
 	}
 	_, err = p.c.Fetch(testCtx(t), dirURL+"nowhere/")
 	if !errors.Is(err, schemes.ErrNotFound) {

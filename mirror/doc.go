@@ -1,5 +1,5 @@
 // Package mirror copies a remote tree to a local directory and keeps the
-// copy up to date: urlget's recursive retrieval (-r, --mirror), as wget's.
+// copy up to date: urlget's recursive retrieval (--recursive, --mirror), as wget's.
 //
 // Run takes start URLs of any scheme a fetch.Client fetches (ftp, http(s),
 // gopher, news and nntp, wais, file) and walks breadth first from them:

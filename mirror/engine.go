@@ -459,8 +459,8 @@ func (e *engine) batchSize() int {
 
 // expect tells the client the requests of a batch, in the order they
 // will be made, so that the fetcher sends them ahead: each as process will
-// make it, under -N with its local copy's validators, worked out now and
-// kept for its turn (sentValidators). Under -N an item whose listing gave
+// make it, under --timestamping with its local copy's validators, worked out now and
+// kept for its turn (sentValidators). Under --timestamping an item whose listing gave
 // its size and time is left out: upToDate most often finds it unchanged
 // without a request, and its local file is not looked at here for one
 // that may never be made. A part to resume is not looked at either: its
@@ -795,7 +795,7 @@ func namesListing(u uri.URL, kind schemes.Kind) bool {
 	return dir || kind == schemes.KindDirectory
 }
 
-// validators returns the conditions of a request for u under -N: its
+// validators returns the conditions of a request for u under --timestamping: its
 // local copy's time and entity tag, for a request told ahead (expect).
 func (e *engine) validators(u uri.URL) (time.Time, string) {
 	var c validator
@@ -810,13 +810,13 @@ func (e *engine) validators(u uri.URL) (time.Time, string) {
 	return c.mod, c.etag
 }
 
-// validator is what -N sends for a URL: its local copy's time and tag.
+// validator is what --timestamping sends for a URL: its local copy's time and tag.
 type validator struct {
 	mod  time.Time
 	etag string
 }
 
-// upToDate reports whether -N may skip the fetch: the listing gave the
+// upToDate reports whether --timestamping may skip the fetch: the listing gave the
 // remote file's size and time and the local copy has the same size and is
 // not older (wget's rule), or the item is a news article, which never
 // changes once posted (RFC 5536 §3.1.3), or a file of a plain gopher
@@ -942,7 +942,7 @@ func (e *engine) save(ctx context.Context, it item, u uri.URL, rel string, res *
 		mod = res.ModTime
 	}
 	if etag := res.ETag; etag != "" {
-		// Best effort: without user extended attributes, -N still has
+		// Best effort: without user extended attributes, --timestamping still has
 		// the file's time for If-Modified-Since.
 		_ = f.SetETag(etag)
 	}

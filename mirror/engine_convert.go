@@ -15,7 +15,7 @@ import (
 // (--convert-links), once the whole tree is there: a link to a URL whose
 // copy is in the tree becomes a relative path to it, any other an
 // absolute URL, as wget does. A page keeps its modification time, so
-// that -N still compares it with the remote one.
+// that --timestamping still compares it with the remote one.
 func (e *engine) convertAll() {
 	if _, err := e.pages.Seek(0, io.SeekStart); err != nil {
 		return

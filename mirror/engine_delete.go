@@ -116,7 +116,7 @@ func (e *engine) startDeleter(start []uri.URL) {
 }
 
 // recording reports whether the run keeps the manifest: a --mirror (or
-// -N) run does, so that a later --delete knows what it wrote; a dry run
+// --timestamping) run does, so that a later --delete knows what it wrote; a dry run
 // changes nothing.
 func (e *engine) recording() bool {
 	return (e.o.Delete || e.o.Timestamping) && !e.o.DryRun
@@ -160,7 +160,7 @@ func (e *engine) recordFile(it item, final uri.URL, rel, etag string, mod time.T
 }
 
 // etagOf returns the entity tag the local copy rel (fi) came with, for
-// -N's If-None-Match: from the file's user.etag extended attribute, or,
+// --timestamping's If-None-Match: from the file's user.etag extended attribute, or,
 // where the file system keeps none, from the manifest, when the file is
 // still the one recorded there. A file system that keeps them and has
 // none for the file (a page that came with no ETag) is not asked past:

@@ -14,7 +14,7 @@ import (
 // rather than walked or fetched: a link to "." or ".." would lead a walk
 // round without end, one to a directory would store that directory twice,
 // and an FTP link's own size and time (all a listing tells of it) say
-// nothing of its target's, so -N could never find its copy up to date.
+// nothing of its target's, so --timestamping could never find its copy up to date.
 //
 // The local link leads to where the copy of its target goes (Layout),
 // written relative to the link: it stays inside the output directory

@@ -152,7 +152,7 @@ func TestMirrorFTPListedThenRefused(t *testing.T) {
 		t.Errorf("a.txt's time: %v %v", fi.ModTime(), err)
 	}
 
-	// -N: nothing changed, no file is retrieved again.
+	// --timestamping: nothing changed, no file is retrieved again.
 	srv.ResetCommands()
 	_, rec, _ = run(t, Options{Dir: out, Level: -1, Timestamping: true, Layout: Layout{NoHostDirs: true}}, srv.URL+"/pub/")
 	for _, c := range srv.Commands() {

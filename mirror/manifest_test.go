@@ -293,7 +293,7 @@ func TestManifestUnchangedRun(t *testing.T) {
 	}
 }
 
-// -N's If-None-Match comes from the manifest where the file has no
+// --timestamping's If-None-Match comes from the manifest where the file has no
 // user.etag extended attribute (a file system without them), and only
 // while the file is the one recorded.
 func TestManifestETag(t *testing.T) {
@@ -492,7 +492,7 @@ func FuzzManifest(f *testing.F) {
 	})
 }
 
-// A run that only adds to the manifest (-N without --delete) copies the
+// A run that only adds to the manifest (--timestamping without --delete) copies the
 // earlier lines through instead of reading them all: each file is still
 // recorded once, what it fetched again with its new record; a line whose
 // path leads outside the tree is left out; two lines of one path are

@@ -36,9 +36,9 @@ type Options struct {
 	Schemes []string
 
 	// Timestamping fetches a file only when the remote one is newer or of
-	// another size than the local copy (-N). A gopher menu gives sizes
+	// another size than the local copy (--timestamping). A gopher menu gives sizes
 	// and times only when the client's gopher fetcher asks for its items'
-	// Gopher+ attributes (gopher.Fetcher.Attributes), as the command's -N
+	// Gopher+ attributes (gopher.Fetcher.Attributes), as the command's --timestamping
 	// sets it.
 	Timestamping bool
 	// Delete removes local files the remote no longer has (--delete; the
@@ -97,7 +97,7 @@ type Status string
 // The statuses a Report carries.
 const (
 	Fetched   Status = "fetched"   // transferred and saved (or listed)
-	Unchanged Status = "unchanged" // -N: the local copy is up to date
+	Unchanged Status = "unchanged" // --timestamping: the local copy is up to date
 	Skipped   Status = "skipped"   // robots.txt or a filter kept it out
 	Failed    Status = "failed"    // the fetch or the write failed: Err says why
 	Deleted   Status = "deleted"   // --delete removed the local copy

@@ -13,7 +13,7 @@ import (
 )
 
 // item is one URL waiting in a run's queue, with what its listing said of
-// it (for -N) and where the recursion stands.
+// it (for --timestamping) and where the recursion stands.
 type item struct {
 	url   string       // absolute, without fragment
 	depth int          // links followed from the start URL

@@ -16,7 +16,7 @@ import (
 // A server that serves the empty selector and "/" as one menu, as
 // gophernicus does, and links to both: the two URLs map to one gophermap,
 // and since the same bytes arrive it is one resource, saved once, not a
-// failure. The second run (-N) is the same.
+// failure. The second run (--timestamping) is the same.
 func TestMirrorGopherRootTwins(t *testing.T) {
 	mux := gophertest.NewMux()
 	srv := gophertest.NewServer(mux)

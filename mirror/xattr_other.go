@@ -8,7 +8,7 @@ import (
 )
 
 // errNoXattrs stands for the platform's lack of user extended attributes:
-// the entity tag is not kept, and -N compares dates and sizes alone.
+// the entity tag is not kept, and --timestamping compares dates and sizes alone.
 var errNoXattrs = errors.New("no user extended attributes")
 
 var errNoAttr = errors.New("no such attribute")

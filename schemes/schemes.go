@@ -116,7 +116,7 @@ type Request struct {
 	Raw bool
 
 	// IfModifiedSince and IfNoneMatch make the request conditional, for an
-	// incremental mirror (-N): http: and https: send them as the
+	// incremental mirror (--timestamping): http: and https: send them as the
 	// If-Modified-Since (RFC 9110 §13.1.3, in the IMF-fixdate form of
 	// http.TimeFormat, to the second) and If-None-Match (§13.1.2, an
 	// entity-tag list such as `"abc"` or `W/"abc"`, sent as given) fields,
@@ -311,6 +311,20 @@ type Resource struct {
 	// as Request.IfNoneMatch; "" when it gave none or the protocol has
 	// none (only http: and https: fill it).
 	ETag string
+
+	// Location is, for a redirect the fetcher returned rather than
+	// followed (http.Fetcher's NoFollow, curl without -L), the absolute
+	// URL it names, password masked: what curl's -w %{redirect_url}
+	// shows. "" otherwise.
+	Location string
+
+	// StatusError is, for a response whose status is an error the
+	// fetcher returned as a Resource rather than failing (http.Fetcher's
+	// NoFail and FailWithBody: the Body is the server's error page), the
+	// error of this package's taxonomy the status is; nil otherwise.
+	// fetch.Client retries a temporary one (IsTemporary) as it retries a
+	// failed fetch, as curl's --retry retries an HTTP 5xx, -f or not.
+	StatusError error
 
 	// Validator is a strong validator of the representation, to resume it
 	// with later (Request.IfRange): for http: and https: a strong ETag, or

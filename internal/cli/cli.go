@@ -1,6 +1,6 @@
 // Package cli is the urlget command: its flags (curl's names and
 // meanings), the runs of URLs one at a time, in parallel (-Z) and
-// recursively (-r), the toolkit subcommands (`urlget
+// recursively (--recursive), the toolkit subcommands (`urlget
 // parse|resolve|normalize|equal`), and what the command prints. The
 // program's main calls Main.
 package cli
@@ -195,8 +195,8 @@ type options struct {
 	maxFilesize   int64
 	head          bool
 	writeOut      string
-	json          bool
-	raw           bool
+	jsonLines     bool // --json-lines
+	rawListing    bool // --raw-listing
 	insecure      bool
 	cacert        string
 	search        string
@@ -215,7 +215,9 @@ type options struct {
 	hstsFile string
 	hsts     *hsts.Cache
 
-	// locationTrusted: --location-trusted.
+	// location: -L; locationTrusted: --location-trusted, which implies
+	// -L.
+	location        bool
 	locationTrusted bool
 
 	// Proxies: -x, --noproxy, --proxy-user, -p (proxyflags.go).
@@ -235,13 +237,19 @@ type options struct {
 	globOff   bool
 	limitRate int64
 
-	// Recursion (recurse.go): -r, --mirror and their flags.
+	// Recursion (recurse.go): --recursive, --mirror and their flags.
 	rec recursionOptions
 	// Parallel transfers (parallel.go): -Z, --parallel-max and
 	// --parallel-host.
 	parallel     bool
 	parallelMax  int
 	parallelHost int
+
+	// curl's letters and names that urlget once gave other meanings
+	// (lettersflags.go): -r/--range, -N/--no-buffer, --raw, --json.
+	rangeSpec string // -r, checked (checkRange); "" for the whole resource
+	noBuffer  bool   // -N; --buffer takes it back
+	curlRaw   bool   // --raw: no HTTP content or transfer decoding
 
 	// The flags of one concern each, in its own file.
 	httpReq   httpReqOptions
@@ -261,7 +269,7 @@ const usageText = `Usage: urlget [options] URL...
 Retrieves each URL (ftp, ftps, http, https, gopher, gophers, news, nntp, nntps,
 wais, file) and writes it to standard output, or to the files -o and -O name.
 Listings (directories, menus, newsgroups, search results) are printed one entry
-a line, each with its own URL; --json prints JSON lines instead.
+a line, each with its own URL; --json-lines prints JSON lines instead.
 
 Options:
 `
@@ -290,7 +298,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&o.netrc, "netrc", "n", false, "read credentials from ~/.netrc")
 	fs.BoolVar(&o.netrcOptional, "netrc-optional", false, "read ~/.netrc when it exists")
 	fs.StringVar(&o.netrcFile, "netrc-file", "", "read credentials from `file`")
-	fs.BoolVar(&o.locationTrusted, "location-trusted", false, "send credentials to other hosts too (redirects, -r links)")
+	fs.BoolVar(&o.locationTrusted, "location-trusted", false, "send credentials to other hosts too (redirects, --recursive links)")
 	fs.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at `offset`; '-' resumes where the output file ends")
 	fs.Float64VarP(&o.maxTime, "max-time", "m", 0, "give up on a transfer after `seconds`")
 	fs.Float64Var(&o.connectTime, "connect-timeout", 0, "give up after `seconds` without the first byte of a reply (default 120)")
@@ -303,8 +311,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&maxFilesize, "max-filesize", "", "refuse bodies larger than `bytes` (suffixes k, M, G)")
 	fs.BoolVarP(&o.head, "head", "I", false, "show size, type and time, not the body")
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `format` after each transfer (%{url}, %{size_download}, …)")
-	fs.BoolVar(&o.json, "json", false, "print listings as JSON lines, and one JSON line for each URL written to a file")
-	fs.BoolVar(&o.raw, "raw", false, "print listings as the server's own bytes")
+	fs.BoolVar(&o.jsonLines, "json-lines", false, "print listings as JSON lines, and one JSON line for each URL written to a file")
+	fs.BoolVar(&o.rawListing, "raw-listing", false, "print listings as the server's own bytes")
 	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `file`")
 	fs.StringVar(&o.search, "search", "", "search `terms` for gopher type-7 items and WAIS databases")
@@ -316,7 +324,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.StringVar(&o.news.Server, "nntp-server", "", "news server `host[:port]` for news: URLs (default: $NNTPSERVER)")
 	fs.IntVar(&o.news.MaxArticles, "max-articles", 100, "how many of a newsgroup's newest articles to list")
 	fs.StringVarP(&o.http.UserAgent, "user-agent", "A", "urlget", "the User-Agent header sent with http(s) requests")
-	fs.IntVar(&maxRedirs, "max-redirs", 20, "follow at most `n` http(s) redirects")
+	fs.IntVar(&maxRedirs, "max-redirs", 50, "with -L, follow at most `n` http(s) redirects (-1: no limit)")
 	addProxyFlags(fs, o)
 	addHTTPFlags(fs, o)
 	addResolveFlags(fs, o)
@@ -328,6 +336,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	addCLIFlags(fs, o)
 	addHSTSFlag(fs, o)
 	addRecursionFlags(fs, o)
+	addLettersFlags(fs, o)
 	addHttpReqFlags(fs, o)
 	addHttpStateFlags(fs, o)
 	addConnFlags(fs, o)
@@ -392,19 +401,22 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	default:
 		return usage("--ftp-method must be multicwd, singlecwd or nocwd, not %q", ftpMethod)
 	}
-	if maxRedirs < 0 {
-		return usage("--max-redirs must not be negative")
+	if maxRedirs < -1 {
+		return usage("--max-redirs takes a number of at least -1 (no limit), not %d", maxRedirs)
 	}
 	if o.news.MaxArticles < 1 {
 		return usage("--max-articles must be at least 1")
 	}
-	if o.json && o.raw {
-		return usage("--json and --raw exclude each other")
+	if o.jsonLines && o.rawListing {
+		return usage("--json-lines and --raw-listing exclude each other")
 	}
 	if err := checkHTTPFlags(o); err != nil {
 		return usage("%v", err)
 	}
 	if err := checkRecursionFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkLettersFlags(fs, o); err != nil {
 		return usage("%v", err)
 	}
 	if err := checkHttpReqFlags(fs, o); err != nil {
@@ -426,12 +438,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		// -A "" sends no User-Agent at all; a -H one still goes.
 		o.http.RemoveHeader = append(o.http.RemoveHeader, "User-Agent")
 	}
-	o.http.MaxRedirects = maxRedirs
-	if maxRedirs == 0 {
-		o.http.MaxRedirects = httpscheme.NoRedirects
-	}
-	// A menu's items' sizes and times (Gopher+ attributes) are what -N
-	// compares; without it they are not asked for.
+	followRedirects(fs, o, maxRedirs)
+	// A menu's items' sizes and times (Gopher+ attributes) are what
+	// --timestamping compares; without it they are not asked for.
 	o.gopher.Attributes = o.rec.timestamping
 	return o, urls, 0
 }

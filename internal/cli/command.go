@@ -181,7 +181,7 @@ type transfer struct {
 	start       time.Time
 	end         time.Time
 	httpCode    int
-	toFile      bool // the body was for a file (-o, -O): --json reports it
+	toFile      bool // the body was for a file (-o, -O): --json-lines reports it
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -455,7 +455,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 		st.offset, _ = strconv.ParseInt(c.opts.continueAt, 10, 64)
 	}
 
-	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw}
+	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.rawListing}
 	c.expect(req, ahead, last)
 	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()
@@ -550,6 +550,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		n, err = c.emit(res, out)
 	} else {
 		closeRes(res)
+	}
+	if err == nil && res.StatusError != nil && c.opts.head && (c.opts.fail || c.opts.http.FailWithBody) {
+		// -I shows an error's headers and -f still fails it, as curl
+		// (followRedirects has the fetcher return them).
+		err = res.StatusError
 	}
 	t.size = n
 	if c.progress != nil {
@@ -649,7 +654,7 @@ func renderHead(res *schemes.Resource, w io.Writer) {
 	fmt.Fprint(w, "\r\n")
 }
 
-// renderListing prints a listing: one JSON object a line with --json; one
+// renderListing prints a listing: one JSON object a line with --json-lines; one
 // name a line when the fetcher asks for exactly the server's names (FTP
 // ;type=d); else a table of kind, size, time, name and URL.
 func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, error) {
@@ -664,7 +669,7 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 		}
 		count++
 		switch {
-		case c.opts.json:
+		case c.opts.jsonLines:
 			w.Write(listingJSON(e))
 			if err := w.WriteByte('\n'); err != nil {
 				return count, err

@@ -153,7 +153,7 @@ func (cs *credSites) run(t *testing.T, dir string, args ...string) string {
 	}
 	// robots.txt is asked for on every http server the walk meets: it
 	// must carry no credentials either.
-	args = append(append([]string{"-r", "--span-hosts", "--schemes", schemes, "--json",
+	args = append(append([]string{"--recursive", "--span-hosts", "--schemes", schemes, "--json-lines",
 		"--resolve", "other.test:" + port + ":127.0.0.1", "--output-dir", dir}, args...), start)
 	code, out, errOut := runCmd(t, args...)
 	if code != 0 {
@@ -420,7 +420,7 @@ func TestCredentialsProxy(t *testing.T) {
 }
 
 // TestCredentialsNotShown: no password in -w's %{url} and %{url_effective}
-// (curl prints %{url} as given; urlget masks it), in --json, in messages
+// (curl prints %{url} as given; urlget masks it), in --json-lines, in messages
 // or in the -v trace, however the URL was written: blanks or tabs around
 // it, a <URL:…> wrapper, a port that does not parse, a server that is not
 // there.
@@ -449,7 +449,7 @@ func TestCredentialsNotShown(t *testing.T) {
 		" http://u:" + pw + "@" + web.hostPort + "/r ",
 	} {
 		out := filepath.Join(t.TempDir(), "out")
-		for _, extra := range [][]string{{"--json", "-o", out}, {"-v", "-o", out}, {"-o", out}, {}} {
+		for _, extra := range [][]string{{"--json-lines", "-o", out}, {"-v", "-o", out}, {"-o", out}, {}} {
 			args := append([]string{"-w", "%{url} %{url_effective} %{errormsg}\n"}, extra...)
 			args = append(args, raw)
 			code, stdout, stderr := runCmd(t, args...)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,30 +31,46 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 		{args: []string{"u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
+			http: &httpscheme.Fetcher{NoFollow: true, NoFail: true, UserAgent: "urlget"}},
 		{args: []string{"--ftp-method", "nocwd", "--ssl-reqd", "-P", "-", "--ftp-sync", "--ftp-anon-pass", "me@", "u"},
 			ftp:  &ftp.Fetcher{Method: ftp.NoCWD, RequireTLS: true, ActiveAddr: "-", Sync: true, AnonymousPassword: "me@"},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
+			http: &httpscheme.Fetcher{NoFollow: true, NoFail: true, UserAgent: "urlget"}},
 		{args: []string{"--ftp-method", "singlecwd", "--nntp-server", "news.example:119", "--max-articles", "5", "u"},
 			ftp:  &ftp.Fetcher{Method: ftp.SingleCWD},
 			news: &news.Fetcher{Server: "news.example:119", MaxArticles: 5},
-			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
-		// --max-redirs 0 follows none, where 0 in the Fetcher is the
-		// default; -A '' sends no User-Agent, where "" is the default.
-		{args: []string{"--max-redirs", "0", "-A", "", "u"},
+			http: &httpscheme.Fetcher{NoFollow: true, NoFail: true, UserAgent: "urlget"}},
+		// With -L, --max-redirs 0 follows none, where 0 in the Fetcher
+		// is the default, and -1 has no limit; -A '' sends no
+		// User-Agent, where "" is the default.
+		{args: []string{"-L", "--max-redirs", "0", "-A", "", "u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: httpscheme.NoRedirects, RemoveHeader: []string{"User-Agent"}}},
+			http: &httpscheme.Fetcher{MaxRedirects: httpscheme.NoRedirects, NoFail: true, RemoveHeader: []string{"User-Agent"}}},
+		{args: []string{"-fL", "--max-redirs", "-1", "u"},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: math.MaxInt, UserAgent: "urlget"}},
+		// Without -L, --max-redirs does not count (curl).
 		{args: []string{"--max-redirs", "3", "-A", "a/1", "u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: 3, UserAgent: "a/1"}},
-		// -L states the default; the other http flags fill theirs.
+			http: &httpscheme.Fetcher{NoFollow: true, NoFail: true, UserAgent: "a/1"}},
+		// --location-trusted implies -L, with curl's 50 redirects.
+		{args: []string{"--location-trusted", "-f", "u"},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 50, UserAgent: "urlget"}},
+		// A recursion follows redirects (wget's 20) and fails on errors
+		// whatever -L and -f say.
+		{args: []string{"--recursive", "u"},
+			ftp:  &ftp.Fetcher{},
+			news: &news.Fetcher{MaxArticles: 100},
+			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget"}},
 		{args: []string{"-sSL", "-H", "X-A: 1", "-H", "Accept:", "-e", "http://r/;auto", "--compressed", "--fail-with-body", "u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget", Header: http.Header{"X-A": {"1"}}, RemoveHeader: []string{"Accept"},
+			http: &httpscheme.Fetcher{MaxRedirects: 50, UserAgent: "urlget", Header: http.Header{"X-A": {"1"}}, RemoveHeader: []string{"Accept"},
 				Referer: "http://r/", AutoReferer: true, Compressed: true, FailWithBody: true}},
 		// -H's forms in curl's order: a field given again adds to the
 		// first, "Name:" drops what came before it, "Name;" is sent
@@ -61,7 +78,7 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 		{args: []string{"-H", "X-B: 1", "-H", "x-b: 2", "-H", "X-C: 1", "-H", "X-C:", "-H", "X-C: 3", "-H", "X-D;", "-H", "Host: a", "-H", "Host: b", "-H", "Host:", "u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: 20, UserAgent: "urlget",
+			http: &httpscheme.Fetcher{NoFollow: true, NoFail: true, UserAgent: "urlget",
 				Header: http.Header{"X-B": {"1", "2"}, "X-C": {"3"}, "X-D": {""}, "Host": {"b"}}, RemoveHeader: []string{"X-C"}}},
 	} {
 		var out, errOut strings.Builder
@@ -74,14 +91,14 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 			t.Errorf("%q:\n got %+v %+v %+v\nwant %+v %+v %+v", c.args, o.ftp, o.news, o.http, c.ftp, c.news, c.http)
 		}
 		if o.gopher.Attributes {
-			t.Errorf("%q: Gopher+ attributes asked for without -N", c.args)
+			t.Errorf("%q: Gopher+ attributes asked for without --timestamping", c.args)
 		}
 	}
-	// -N compares a gopher menu's sizes and times: its fetcher asks for
-	// them.
+	// --timestamping compares a gopher menu's sizes and times: its
+	// fetcher asks for them.
 	var out, errOut strings.Builder
-	if o, _, _ := parseFlags([]string{"-r", "-N", "gopher://h/"}, &out, &errOut); o == nil || !o.gopher.Attributes {
-		t.Errorf("-r -N: gopher fetcher without Attributes: %s", errOut.String())
+	if o, _, _ := parseFlags([]string{"--recursive", "--timestamping", "gopher://h/"}, &out, &errOut); o == nil || !o.gopher.Attributes {
+		t.Errorf("--recursive --timestamping: gopher fetcher without Attributes: %s", errOut.String())
 	}
 }
 

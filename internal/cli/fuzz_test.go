@@ -117,7 +117,7 @@ func FuzzWriteOut(f *testing.F) {
 }
 
 // FuzzMaskedText checks the masking of a URL argument that need not parse
-// (--json's "url", a list's bad line): however it is written — with
+// (--json-lines's "url", a list's bad line): however it is written — with
 // blanks around it, in <URL:…>, or not parsing at all — a
 // "scheme://user:password@host" text shows no password.
 func FuzzMaskedText(f *testing.F) {

@@ -33,7 +33,7 @@ var categories = []category{
 	{"news", "news: and nntp: URLs"},
 	{"output", "where bodies and listings go, and how they look"},
 	{"proxy", "proxies, for every scheme"},
-	{"recursive", "-r and --mirror: whole trees into a local directory"},
+	{"recursive", "--recursive and --mirror: whole trees into a local directory"},
 	{"tls", "certificates and TLS"},
 	{"urlget", "the command itself: URLs, globbing, config files, help"},
 	{"verbose", "what a run tells on stderr"},
@@ -59,8 +59,8 @@ var flagCategories = map[string]string{
 	"remote-name-all":    "output",
 	"output-dir":         "output",
 	"create-dirs":        "output",
-	"json":               "output",
-	"raw":                "output",
+	"json-lines":         "output",
+	"raw-listing":        "output",
 	"include":            "http output",
 	"dump-header":        "http output",
 	"remote-header-name": "http output",
@@ -115,6 +115,13 @@ var flagCategories = map[string]string{
 	"header":         "important http",
 	"referer":        "http",
 	"compressed":     "http",
+
+	// curl's letters: -r, -N
+	"range":     "connection http ftp",
+	"no-buffer": "output",
+	"buffer":    "output",
+	"raw":       "http",
+	"json":      "http",
 
 	// recursive
 	"recursive":           "important recursive",

@@ -18,15 +18,13 @@ import (
 )
 
 // addHTTPFlags defines the http(s) flags curl users type without thinking:
-// -L and -f, which state urlget's defaults, --fail-with-body, -H, -e,
-// --compressed, -i, -D and -J.
+// -L, -f, --fail-with-body, -H, -e, --compressed, -i, -D and -J. Without
+// -L a redirect is the answer, and without -f an HTTP error's page is
+// written and the run goes on as for any page, as in curl
+// (followRedirects).
 func addHTTPFlags(fs *pflag.FlagSet, o *options) {
-	// Redirects are followed and an HTTP error fails with exit 22 without
-	// writing the body, whether or not these are given: they are
-	// accepted so that curl's habitual -fsSL means the same here.
-	var location bool
-	fs.BoolVarP(&location, "location", "L", false, "follow redirects (always on)")
-	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
+	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (without it a 3xx response is the answer)")
+	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (without it the error page is written, exit 0)")
 	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
 	fs.VarP(headerList{o.http}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
 	fs.VarP(refererFlag{o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")

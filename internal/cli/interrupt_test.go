@@ -289,7 +289,7 @@ func TestParallelSignal(t *testing.T) {
 }
 
 // TestMirrorSignal: Ctrl-C during a mirror ends it with 130, and with
-// --json each file in flight says "interrupted" (exit 130), not a write
+// --json-lines each file in flight says "interrupted" (exit 130), not a write
 // error; what arrived stays as the file's part, and the next run resumes
 // it and ends whole.
 // partsOf returns what the parts in dir's state directory hold, those
@@ -339,7 +339,7 @@ func TestMirrorSignal(t *testing.T) {
 	t.Cleanup(func() { close(stop) })
 
 	dir := t.TempDir()
-	cmd, errOut := startCommand(t, dir, "--mirror", "--json", "-nH", srv.URL+"/")
+	cmd, errOut := startCommand(t, dir, "--mirror", "--json-lines", "-nH", srv.URL+"/")
 	out := cmd.Stdout.(*bytes.Buffer)
 	for range 3 {
 		waitFor(t, sent)
@@ -372,7 +372,7 @@ func TestMirrorSignal(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `{"status":"summary","fetched":1,"unchanged":0,"failed":0,"skipped":0,"deleted":0,"linked":0,"interrupted":3,`) ||
 		!strings.Contains(out.String(), `"exit":130}`) {
-		t.Errorf("--json: no summary object: %s", out.String())
+		t.Errorf("--json-lines: no summary object: %s", out.String())
 	}
 	if parts := partsOf(t, dir); len(parts) != 3 {
 		t.Errorf("parts %q, want 3", parts)

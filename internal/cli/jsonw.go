@@ -9,7 +9,7 @@ import (
 	"github.com/urlget/urlget/schemes"
 )
 
-// The command's JSON output (--json listings, urlget parse) is written
+// The command's JSON output (--json-lines listings, urlget parse) is written
 // here rather than with encoding/json: a few flat objects of strings and
 // numbers, for which that package would add 150 KB to the program that
 // every process maps (resident memory counts it), and with reflection
@@ -135,7 +135,7 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// listingJSON is the --json form of a listing entry, one object: url,
+// listingJSON is the --json-lines form of a listing entry, one object: url,
 // name, kind, size, time (RFC 3339, UTC), description, fields (keys in
 // byte order) and raw, the empty or unknown ones left out except name and
 // kind.

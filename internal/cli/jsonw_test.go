@@ -41,7 +41,7 @@ func FuzzAppendJSONString(f *testing.F) {
 }
 
 func TestListingJSON(t *testing.T) {
-	// The form --json had when encoding/json wrote it.
+	// The form --json-lines had when encoding/json wrote it.
 	type jsonEntry struct {
 		URL         string            `json:"url,omitempty"`
 		Name        string            `json:"name"`

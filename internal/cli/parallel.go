@@ -28,9 +28,9 @@ import (
 //   - bodies for standard output are transferred one at a time, in the
 //     command line's order, while transfers into files go on beside them:
 //     each body is whole and in its place;
-//   - each transfer's error, -w output and --json line are written as it
+//   - each transfer's error, -w output and --json-lines line are written as it
 //     ends, one line each, in the order the transfers end; the -w and
-//     --json lines a transfer to a file makes while a body is being
+//     --json-lines lines a transfer to a file makes while a body is being
 //     written to standard output wait until that body is whole;
 //   - one line for the whole job on a terminal (progress.Jobs) takes the
 //     place of the per-transfer bar.
@@ -58,7 +58,7 @@ const (
 	// before they can start, so that a URL waiting for its host's cap
 	// does not hold back those to other hosts behind it.
 	readAheadPerSlot = 4
-	// maxHeldReports bounds the transfers whose -w and --json lines wait
+	// maxHeldReports bounds the transfers whose -w and --json-lines lines wait
 	// for a body going to standard output; at the bound no transfer
 	// starts until that body is whole.
 	maxHeldReports = 1024
@@ -71,9 +71,9 @@ func addParallelFlags(fs *pflag.FlagSet, o *options) {
 	o.parallelMax = defaultParallelMax
 	fs.BoolVarP(&o.parallel, "parallel", "Z", false, "transfer several URLs at once (--parallel-max)")
 	fs.Var(boundedInt{&o.parallelMax, 1, maxParallel}, "parallel-max",
-		"with -Z or -r, at most `n` transfers at once (default 4, at most 64; curl's default, 50, is a heavy load for one server)")
+		"with -Z or --recursive, at most `n` transfers at once (default 4, at most 64; curl's default, 50, is a heavy load for one server)")
 	fs.Var(boundedInt{&o.parallelHost, 1, maxParallel}, "parallel-host",
-		"with -Z or -r, at most `n` transfers at once to one scheme, host and port (default: as --parallel-max)")
+		"with -Z or --recursive, at most `n` transfers at once to one scheme, host and port (default: as --parallel-max)")
 	fs.Var(boundedInt{&o.parallelHost, 1, maxParallel}, "parallel-max-host",
 		"curl's name for --parallel-host `n`")
 }
@@ -277,7 +277,7 @@ func (r *parallelRun) start(j pjob) {
 }
 
 // ended takes a transfer that ended: its error is told at once, its -w
-// and --json lines once no body is being written to standard output.
+// and --json-lines lines once no body is being written to standard output.
 func (r *parallelRun) ended(d pdone) {
 	r.running--
 	if d.j.host != "" {

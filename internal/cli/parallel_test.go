@@ -130,7 +130,7 @@ func orderServer(t *testing.T) *httptest.Server {
 }
 
 // TestParallelStdoutOrder: bodies for standard output come whole and in
-// the command line's order; a --json line of a file fetched meanwhile
+// the command line's order; a --json-lines line of a file fetched meanwhile
 // lands between two bodies, never inside one.
 func TestParallelStdoutOrder(t *testing.T) {
 	srv := orderServer(t)
@@ -150,7 +150,7 @@ func TestParallelStdoutOrder(t *testing.T) {
 
 	dir := t.TempDir()
 	out.Reset()
-	args = []string{"-Z", "--json", "-o", filepath.Join(dir, "f"), srv.URL + "/o/0", srv.URL + "/o/2", srv.URL + "/o/3"}
+	args = []string{"-Z", "--json-lines", "-o", filepath.Join(dir, "f"), srv.URL + "/o/0", srv.URL + "/o/2", srv.URL + "/o/3"}
 	if code := run(args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("mixed: exit %d: %s", code, errOut.String())
 	}

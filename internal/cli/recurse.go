@@ -18,10 +18,10 @@ import (
 	"github.com/urlget/urlget/uri"
 )
 
-// recursionOptions are the flags of a recursive retrieval (-r, --mirror),
-// named as wget names them; where curl gives wget's short letter another
-// meaning (-A, -R, -H, -D, -k, -m, -l, -np's -n) only the long name is
-// there.
+// recursionOptions are the flags of a recursive retrieval (--recursive,
+// --mirror), named as wget names them; where curl gives wget's short
+// letter another meaning (-r, -N, -A, -R, -H, -D, -k, -m, -l, -np's -n)
+// only the long name is there.
 type recursionOptions struct {
 	recursive    bool
 	mirror       bool
@@ -50,29 +50,29 @@ type recursionOptions struct {
 
 func addRecursionFlags(fs *pflag.FlagSet, o *options) {
 	r := &o.rec
-	fs.BoolVarP(&r.recursive, "recursive", "r", false, "fetch the URL and everything its listings and pages link to, into --output-dir")
-	fs.BoolVar(&r.mirror, "mirror", false, "-r --level inf -N: keep a local copy up to date")
-	fs.StringVar(&r.level, "level", "5", "with -r, follow links `n` deep at most ('inf': no limit)")
-	fs.BoolVar(&r.noParent, "no-parent", false, "with -r, never go above the start URL's directory (also -np)")
-	fs.StringSliceVar(&r.accept, "accept", nil, "with -r, fetch only files whose names match `list` (globs or suffixes)")
-	fs.StringSliceVar(&r.reject, "reject", nil, "with -r, skip files whose names match `list` (globs or suffixes)")
-	fs.StringVar(&r.acceptRegex, "accept-regex", "", "with -r, follow only URLs matching `regex`")
-	fs.StringVar(&r.rejectRegex, "reject-regex", "", "with -r, skip URLs matching `regex`")
-	fs.BoolVar(&r.spanHosts, "span-hosts", false, "with -r, follow links to other hosts")
+	fs.BoolVar(&r.recursive, "recursive", false, "fetch the URL and everything its listings and pages link to, into --output-dir")
+	fs.BoolVar(&r.mirror, "mirror", false, "--recursive --level inf --timestamping: keep a local copy up to date")
+	fs.StringVar(&r.level, "level", "5", "with --recursive, follow links `n` deep at most ('inf': no limit)")
+	fs.BoolVar(&r.noParent, "no-parent", false, "with --recursive, never go above the start URL's directory (also -np)")
+	fs.StringSliceVar(&r.accept, "accept", nil, "with --recursive, fetch only files whose names match `list` (globs or suffixes)")
+	fs.StringSliceVar(&r.reject, "reject", nil, "with --recursive, skip files whose names match `list` (globs or suffixes)")
+	fs.StringVar(&r.acceptRegex, "accept-regex", "", "with --recursive, follow only URLs matching `regex`")
+	fs.StringVar(&r.rejectRegex, "reject-regex", "", "with --recursive, skip URLs matching `regex`")
+	fs.BoolVar(&r.spanHosts, "span-hosts", false, "with --recursive, follow links to other hosts")
 	fs.StringSliceVar(&r.domains, "domains", nil, "with --span-hosts, only to hosts in `list`")
-	fs.StringSliceVar(&r.schemes, "schemes", nil, "with -r, follow links into the schemes in `list` (default: the start URL's and its TLS twin)")
-	fs.BoolVar(&r.noHostDirs, "no-host-directories", false, "with -r, no HOST[:PORT] directory (also -nH)")
-	fs.IntVar(&r.cutDirs, "cut-dirs", 0, "with -r, leave out the first `n` directories of each path")
-	fs.BoolVarP(&r.timestamping, "timestamping", "N", false, "with -r, fetch a file only when the remote one is newer or of another size")
+	fs.StringSliceVar(&r.schemes, "schemes", nil, "with --recursive, follow links into the schemes in `list` (default: the start URL's and its TLS twin)")
+	fs.BoolVar(&r.noHostDirs, "no-host-directories", false, "with --recursive, no HOST[:PORT] directory (also -nH)")
+	fs.IntVar(&r.cutDirs, "cut-dirs", 0, "with --recursive, leave out the first `n` directories of each path")
+	fs.BoolVar(&r.timestamping, "timestamping", false, "with --recursive, fetch a file only when the remote one is newer or of another size")
 	fs.BoolVar(&r.delete, "delete", false, "with --mirror, remove the files an earlier run wrote that the remote no longer has")
 	fs.BoolVar(&r.deleteEmpty, "delete-emptied", false, "with --delete, empty a local directory whose listing came back empty")
 	fs.StringVar(&r.maxDelete, "max-delete", strconv.Itoa(mirror.DefaultMaxDelete), "with --delete, delete at most `n` files in one run ('inf': no bound)")
-	fs.BoolVar(&r.dryRun, "dry-run", false, "with -r, transfer nothing and print what --delete would remove")
-	fs.BoolVar(&r.convertLinks, "convert-links", false, "with -r, point the saved pages' and menus' links at the local copies")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "with --recursive, transfer nothing and print what --delete would remove")
+	fs.BoolVar(&r.convertLinks, "convert-links", false, "with --recursive, point the saved pages' and menus' links at the local copies")
 	fs.StringArrayVar(&r.execute, "execute", nil, "wget's `command`: robots=off ignores robots.txt (also -e robots=off)")
-	fs.Float64Var(&r.wait, "wait", 0, "with -r, wait `seconds` between requests to one host")
+	fs.Float64Var(&r.wait, "wait", 0, "with --recursive, wait `seconds` between requests to one host")
 	fs.BoolVar(&r.randomWait, "random-wait", false, "with --wait, vary the wait between 0.5 and 1.5 times")
-	fs.IntVar(&r.maxEntries, "max-entries", mirror.DefaultMaxEntries, "with -r, take at most `n` links from one listing or page")
+	fs.IntVar(&r.maxEntries, "max-entries", mirror.DefaultMaxEntries, "with --recursive, take at most `n` links from one listing or page")
 }
 
 // wgetArgs rewrites wget's two-letter options, which no flag parser
@@ -121,11 +121,11 @@ func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
 	for _, name := range []string{"level", "no-parent", "accept", "reject", "accept-regex", "reject-regex", "span-hosts", "domains", "schemes",
 		"no-host-directories", "cut-dirs", "convert-links", "execute", "wait", "random-wait", "max-entries"} {
 		if fs.Changed(name) && !r.recursive {
-			return fmt.Errorf("--%s works with -r or --mirror", name)
+			return fmt.Errorf("--%s works with --recursive or --mirror", name)
 		}
 	}
 	if r.timestamping && !r.recursive {
-		return errors.New("-N (--timestamping) works with -r or --mirror; urlget writes output as it arrives, so curl's -N (--no-buffer) is not needed")
+		return errors.New("--timestamping works with --recursive or --mirror")
 	}
 	if r.delete && !r.mirror {
 		return errors.New("--delete works with --mirror only")
@@ -136,7 +136,7 @@ func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
 		}
 	}
 	if r.dryRun && !r.recursive {
-		return errors.New("--dry-run works with -r or --mirror")
+		return errors.New("--dry-run works with --recursive or --mirror")
 	}
 	if _, err := r.maxDeleteValue(); err != nil {
 		return err
@@ -148,13 +148,13 @@ func checkRecursionFlags(fs *pflag.FlagSet, o *options) error {
 		return err
 	}
 	if len(o.outputs) > 0 || o.remoteNameAll {
-		return errors.New("-r saves under --output-dir; -o and -O do not apply")
+		return errors.New("--recursive saves under --output-dir; -o and -O do not apply")
 	}
 	if o.continueAt != "" {
-		return errors.New("-r resumes partial files by itself; leave -C out")
+		return errors.New("--recursive resumes partial files by itself; leave -C out")
 	}
-	if o.head || o.raw {
-		return errors.New("-r fetches bodies and listings; leave -I and --raw out")
+	if o.head || o.rawListing {
+		return errors.New("--recursive fetches bodies and listings; leave -I and --raw-listing out")
 	}
 	for _, x := range []string{r.acceptRegex, r.rejectRegex} {
 		if _, err := regexp.Compile(x); err != nil {
@@ -262,7 +262,7 @@ func (c *command) mirrorOptions() mirror.Options {
 	return mo
 }
 
-// runRecursive is the run of -r and --mirror: every URL of the command
+// runRecursive is the run of --recursive and --mirror: every URL of the command
 // line is a start of one recursion into --output-dir.
 func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	defer q.close()
@@ -319,7 +319,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 			// signal's status, rather than as the error the cut-off
 			// transfer ended with.
 			err = errInterrupted
-			if c.opts.json {
+			if c.opts.jsonLines {
 				writeJobReport(c.stdout, jobReport{URL: r.URL, Path: r.Path, Status: reportInterrupted, Exit: c.interruptedStatus(), Err: err})
 			}
 			if !c.opts.silent || c.opts.showError {
@@ -331,7 +331,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 			}
 			return
 		}
-		if c.opts.json {
+		if c.opts.jsonLines {
 			jr := jobReport{URL: r.URL, Path: r.Path, Size: r.Size, Status: string(r.Status), Err: err}
 			switch {
 			case deleteStatus(r.Status):
@@ -352,11 +352,11 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		case mirror.Kept:
 			c.printError(fmt.Errorf("kept %s (%s): %s", r.Path, r.URL, r.Reason))
 		case mirror.WouldDelete:
-			if !c.opts.json {
+			if !c.opts.jsonLines {
 				fmt.Fprintf(c.stdout, "would delete %s (%s): %s\n", r.Path, maskedText(r.URL), r.Reason)
 			}
 		case mirror.Fetched, mirror.Skipped:
-			if !c.opts.json && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
+			if !c.opts.jsonLines && !c.opts.silent && (r.Status == mirror.Fetched && r.Reason != "" || r.Status == mirror.Skipped && strings.HasPrefix(r.Reason, "refused:")) {
 				// A file fetched again because it changed, a remote
 				// name refused: said once, as a failure is.
 				fmt.Fprintf(c.stderr, "urlget: %s: %s\n", maskedText(r.URL), r.Reason)
@@ -476,14 +476,14 @@ func plural(n int64) string {
 }
 
 // summarize ends a recursion with its summary: one line on stderr
-// (none with -s), and with --json a last object of status "summary"
+// (none with -s), and with --json-lines a last object of status "summary"
 // holding the counts, the bytes, the seconds and the run's exit status.
 func (c *command) summarize(s *mirrorSummary, code int) {
 	elapsed := time.Since(s.start)
 	if !c.opts.silent {
 		fmt.Fprintln(c.stderr, s.text(elapsed))
 	}
-	if !c.opts.json {
+	if !c.opts.jsonLines {
 		return
 	}
 	var o jsonObject

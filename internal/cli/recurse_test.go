@@ -20,8 +20,8 @@ import (
 
 func TestWgetArgs(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"-r -nH -np URL", "-r --no-host-directories --no-parent URL"},
-		{"-e robots=off -r URL", "--execute=robots=off -r URL"},
+		{"--recursive -nH -np URL", "--recursive --no-host-directories --no-parent URL"},
+		{"-e robots=off --recursive URL", "--execute=robots=off --recursive URL"},
 		{"-erobots=on URL", "--execute=robots=on URL"},
 		{"-e http://ref/ URL", "-e http://ref/ URL"},
 		{"-- -nH", "-- -nH"},
@@ -36,17 +36,17 @@ func TestRecursionFlagErrors(t *testing.T) {
 	for _, c := range []struct {
 		args, msg string
 	}{
-		{"-N http://h/", "-N (--timestamping) works with -r or --mirror"},
-		{"--delete -r http://h/", "--delete works with --mirror only"},
-		{"--level 3 http://h/", "--level works with -r or --mirror"},
-		{"-r -o f http://h/", "-o and -O do not apply"},
-		{"-r --level x http://h/", "--level takes a number or 'inf'"},
-		{"-r --accept-regex ( http://h/", "bad regular expression"},
-		{"-r -C - http://h/", "leave -C out"},
+		{"--timestamping http://h/", "--timestamping works with --recursive or --mirror"},
+		{"--delete --recursive http://h/", "--delete works with --mirror only"},
+		{"--level 3 http://h/", "--level works with --recursive or --mirror"},
+		{"--recursive -o f http://h/", "-o and -O do not apply"},
+		{"--recursive --level x http://h/", "--level takes a number or 'inf'"},
+		{"--recursive --accept-regex ( http://h/", "bad regular expression"},
+		{"--recursive -C - http://h/", "leave -C out"},
 		{"--mirror --delete-emptied http://h/", "--delete-emptied works with --delete"},
 		{"--mirror --max-delete 5 http://h/", "--max-delete works with --delete"},
 		{"--mirror --delete --max-delete 0 http://h/", "--max-delete takes a number of at least 1 or 'inf'"},
-		{"--dry-run http://h/", "--dry-run works with -r or --mirror"},
+		{"--dry-run http://h/", "--dry-run works with --recursive or --mirror"},
 	} {
 		var errOut bytes.Buffer
 		code := run(strings.Fields(c.args), nil, io.Discard, &errOut)
@@ -82,7 +82,7 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 	})
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"-r", "-nH", "--json", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
+	code := run([]string{"--recursive", "-nH", "--json-lines", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
 	if code != exitHTTP {
 		t.Errorf("exit %d, want %d (the 404's): %s", code, exitHTTP, errOut.String())
 	}
@@ -133,7 +133,7 @@ func TestRecursiveJSONAndExitStatus(t *testing.T) {
 // A disk that fills up mid-run ends the run with curl's write error, and
 // leaves every file it wrote whole: the one being written stays a part.
 // --mirror --delete from the command: the first run in a tree with no
-// manifest deletes nothing and says so on stderr and in --json; the next
+// manifest deletes nothing and says so on stderr and in --json-lines; the next
 // reports each deletion with its URL and reason, --dry-run prints what it
 // would delete, and --max-delete ends the run with 25.
 func TestRecursiveDelete(t *testing.T) {
@@ -150,7 +150,7 @@ func TestRecursiveDelete(t *testing.T) {
 		code := run(append(args, base+"/"), nil, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
-	code, out, errOut := mirror("--json")
+	code, out, errOut := mirror("--json-lines")
 	if code != exitOK || !strings.Contains(errOut, "no manifest") || !strings.Contains(out, `"status":"notice"`) {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -159,7 +159,7 @@ func TestRecursiveDelete(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "would delete b.txt ("+base+"/b.txt): no page") || !strings.Contains(out, "would delete c.txt") {
 		t.Errorf("--dry-run: exit %d, %q", code, out)
 	}
-	code, out, errOut = mirror("--json", "--max-delete", "1")
+	code, out, errOut = mirror("--json-lines", "--max-delete", "1")
 	if code != exitMaxDelete || !strings.Contains(errOut, "--max-delete") {
 		t.Errorf("--max-delete 1: exit %d, %q", code, errOut)
 	}
@@ -203,7 +203,7 @@ func TestRecursiveDiskFull(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// ulimit -f counts 1024-byte blocks: 16 KiB fits small.txt, not big.bin.
-	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 16 && exec urlget -r -nH --parallel-max 1 --output-dir "$1" "$2"`, "bash", dir, base+"/")
+	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 16 && exec urlget --recursive -nH --parallel-max 1 --output-dir "$1" "$2"`, "bash", dir, base+"/")
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	err := cmd.Run()
@@ -256,7 +256,7 @@ func TestRecursiveQueueFails(t *testing.T) {
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"-r", "-nH", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
+	code := run([]string{"--recursive", "-nH", "--output-dir", dir, base + "/"}, nil, &out, &errOut)
 	if code != exitWrite {
 		t.Errorf("exit %d, want %d: %s", code, exitWrite, errOut.String())
 	}
@@ -318,7 +318,7 @@ func TestRecursiveProgressBytes(t *testing.T) {
 	done := make(chan int, 1)
 	dir := t.TempDir()
 	go func() {
-		done <- run([]string{"-r", "-nH", "--output-dir", dir, srv.URL + "/"}, nil, io.Discard, &errOut)
+		done <- run([]string{"--recursive", "-nH", "--output-dir", dir, srv.URL + "/"}, nil, io.Discard, &errOut)
 	}()
 	seen := false
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !seen; time.Sleep(20 * time.Millisecond) {
@@ -342,7 +342,7 @@ func TestRecursiveProgressBytes(t *testing.T) {
 	}
 
 	var quiet bytes.Buffer
-	if code := run([]string{"-r", "-s", "-nH", "--output-dir", t.TempDir(), srv.URL + "/"}, nil, io.Discard, &quiet); code != 0 || quiet.Len() != 0 {
+	if code := run([]string{"--recursive", "-s", "-nH", "--output-dir", t.TempDir(), srv.URL + "/"}, nil, io.Discard, &quiet); code != 0 || quiet.Len() != 0 {
 		t.Errorf("-s: exit %d, stderr %q", code, quiet.String())
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"io"
 )
 
-// With --json, every URL whose body goes to a file (-o, -O, --output-dir,
+// With --json-lines, every URL whose body goes to a file (-o, -O, --output-dir,
 // a URL list, a recursion) is reported on standard output by one JSON
 // line once its transfer ends, for scripts to follow a run of many files:
 //
@@ -18,20 +18,20 @@ import (
 // The statuses of a jobReport.
 const (
 	reportFetched   = "fetched"   // the body was written whole
-	reportUnchanged = "unchanged" // the local file is the remote one already (-N)
+	reportUnchanged = "unchanged" // the local file is the remote one already (--timestamping)
 	reportSkipped   = "skipped"   // not fetched by choice (a filter, robots.txt)
 	reportFailed    = "failed"    // the transfer or the writing failed; see exit and error
 	reportDeleted   = "deleted"   // removed locally, gone remotely (--delete)
-	reportLinked    = "linked"    // a remote symbolic link, made again locally (-r)
-	// reportInterrupted: in flight when a signal stopped the run (-r);
+	reportLinked    = "linked"    // a remote symbolic link, made again locally (--recursive)
+	// reportInterrupted: in flight when a signal stopped the run (--recursive);
 	// its exit is the signal's status (130 for SIGINT).
 	reportInterrupted = "interrupted"
-	// reportSummary is the last object of a recursion (-r): its counts,
+	// reportSummary is the last object of a recursion (--recursive): its counts,
 	// bytes, seconds and exit status, with no url.
 	reportSummary = "summary"
 )
 
-// jobReport is what --json tells of one URL written to a file.
+// jobReport is what --json-lines tells of one URL written to a file.
 type jobReport struct {
 	URL    string // as given; its password is masked when written
 	Path   string // the local file, "" when none was chosen
@@ -68,14 +68,14 @@ func writeJobReport(w io.Writer, r jobReport) error {
 	return err
 }
 
-// report tells what -w and --json say of a transfer that ended: -w's
-// format, and with --json the transfer's JSON line when its body was for
+// report tells what -w and --json-lines say of a transfer that ended: -w's
+// format, and with --json-lines the transfer's JSON line when its body was for
 // a file.
 func (c *command) report(t transfer) {
 	if c.opts.writeOut != "" {
 		c.writeOut(t)
 	}
-	if !c.opts.json || !t.toFile {
+	if !c.opts.jsonLines || !t.toFile {
 		return
 	}
 	r := jobReport{URL: t.url, Path: t.filename, Size: t.size, Status: reportFetched, Exit: t.code, Err: t.err}

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// TestJobReport: with --json, each URL written to a file has its line:
+// TestJobReport: with --json-lines, each URL written to a file has its line:
 // the exit codes of a 404 (22) and of a refused connection (7), size and
 // path of what came, the password masked; with and without -Z. The run's
 // status is that of a failed transfer.
@@ -35,7 +35,7 @@ func TestJobReport(t *testing.T) {
 
 	for _, mode := range [][]string{{"-Z"}, nil} {
 		dir := t.TempDir()
-		args := append(mode, "--json", "--output-dir", dir,
+		args := append(mode, "-f", "--json-lines", "--output-dir", dir,
 			"-o", "a", srv.URL+"/missing", "-o", "b", refused, "-o", "c", ok)
 		var out, errOut bytes.Buffer
 		code := run(args, nil, &out, &errOut)

@@ -436,7 +436,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	return f.retr(ctx, c, req, p, res, fi)
 }
 
-// list sends MLSD where the server offers it (RFC 3659 §7), else LIST; --raw
+// list sends MLSD where the server offers it (RFC 3659 §7), else LIST; --raw-listing
 // always asks for LIST, whose bytes are returned as the server sent them.
 func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource) (*schemes.Resource, error) {
 	mlsd := !req.Raw && c.features()["MLST"]

@@ -65,7 +65,7 @@ func (s *session) truncated(got, want int64) error {
 }
 
 // rawBody streams an item's bytes untouched: binary items, and menus asked
-// for with --raw. When the length is known it checks the stream has it all.
+// for with --raw-listing. When the length is known it checks the stream has it all.
 type rawBody struct {
 	s      *session
 	remain int64 // bytes still to come, -1 when the item runs until close

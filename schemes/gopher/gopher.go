@@ -33,7 +33,7 @@ type Fetcher struct {
 	// attributes (Gopher+ §2.6, the "\t$" request) when the menu's item
 	// or the server speaks Gopher+: entries then carry Size from +VIEWS
 	// where the server gives it exactly and ModTime from +ADMIN's
-	// Mod-Date, which an incremental mirror compares (-N). A server that
+	// Mod-Date, which an incremental mirror compares (--timestamping). A server that
 	// does not speak Gopher+ is sent the plain request, and the listing
 	// is the plain menu's. It costs the server more work, so it is off
 	// by default.

@@ -75,7 +75,7 @@ func kindOf(t byte) schemes.Kind {
 	return schemes.KindFile
 }
 
-// menuContentType is the MIME type of a menu's own bytes (--raw); the name
+// menuContentType is the MIME type of a menu's own bytes (--raw-listing); the name
 // pygopherd and the Gopher+ documents use.
 const menuContentType = "application/gopher-menu"
 

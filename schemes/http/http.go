@@ -33,8 +33,9 @@ import (
 )
 
 // MaxRedirects is how many redirects a fetch follows before it gives up,
-// the limit curl's --max-redirs and wget's --max-redirect default to.
-// Fetcher.MaxRedirects overrides it.
+// the limit wget's --max-redirect defaults to (curl's --max-redirs, 50, is
+// the command's for single transfers). Fetcher.MaxRedirects overrides
+// it.
 const MaxRedirects = 20
 
 // NoRedirects is the Fetcher.MaxRedirects that follows no redirect.
@@ -71,10 +72,17 @@ const maxHeaderBytes = 1 << 20
 // must not be changed once it is in use.
 type Fetcher struct {
 	// MaxRedirects is how many redirects a fetch follows before it fails:
-	// 0 means MaxRedirects (20, curl's and wget's default), and
-	// NoRedirects (any negative value) follows none, so that a redirect
-	// fails.
+	// 0 means MaxRedirects (20, wget's default), and NoRedirects (any
+	// negative value) follows none, so that a redirect fails (curl's -L
+	// with --max-redirs 0).
 	MaxRedirects int
+
+	// NoFollow makes a redirect the answer: a 3xx response with a
+	// Location field is returned as any other, its body as the
+	// Resource's Body and the URL it names as Resource.Location, and
+	// MaxRedirects does not count (curl without -L). The zero value
+	// follows redirects, as net/http's Client does.
+	NoFollow bool
 
 	// UserAgent is the User-Agent field sent (RFC 9110 §10.1.5); empty
 	// means "urlget". RemoveHeader sends none.
@@ -114,6 +122,14 @@ type Fetcher struct {
 	// returns the status error in place of io.EOF (curl's
 	// --fail-with-body).
 	FailWithBody bool
+
+	// NoFail returns a response whose status is 400 or above as any
+	// other, with no error: its body (the server's error page) reads to
+	// io.EOF, Resource.StatusCode tells the status, and
+	// Resource.StatusError holds the error the status would have been
+	// (curl without -f, which writes the page and exits 0). The zero
+	// value fails on such a status, with neither body nor Resource.
+	NoFail bool
 
 	// OnResponse, when not nil, receives the status and header fields of
 	// every response of a fetch as they arrive, redirects and error
@@ -244,7 +260,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			f.OnResponse(responseHead(resp))
 		}
 		loc := resp.Header.Get("Location")
-		if !isRedirect(resp.StatusCode) || loc == "" {
+		if !isRedirect(resp.StatusCode) || loc == "" || f.NoFollow {
 			return resp, nil
 		}
 		next, err := r.url.Parse(loc)
@@ -421,6 +437,10 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 		res.ModTime = t
 	}
 	res.Validator = strongValidator(resp.Header)
+	if isRedirect(resp.StatusCode) {
+		// Only a redirect not followed (NoFollow) gets here.
+		res.Location = location(resp.Response)
+	}
 
 	if resp.StatusCode < 200 {
 		// Only a 101 gets here (interim responses are skipped), and
@@ -444,9 +464,15 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 			}
 		}
 		serr := statusError(req, resp.Response)
-		if f.FailWithBody && !req.Head {
+		switch {
+		case f.NoFail:
+			// The error page is the body, as any other (curl
+			// without -f).
+			res.StatusError = serr
+		case f.FailWithBody && !req.Head:
 			// The error page goes where the body would, and the
 			// status error ends it (curl's --fail-with-body).
+			res.StatusError = serr
 			if len(cs) == 0 && resp.ContentLength >= 0 {
 				res.Size = resp.ContentLength
 			}
@@ -455,9 +481,10 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 			}
 			res.Body = wrapBody(req, &body{rc: resp.Body, ctx: ctx, req: req}, cs, serr)
 			return res, nil
+		default:
+			discard(resp.Body)
+			return nil, serr
 		}
-		discard(resp.Body)
-		return nil, serr
 	}
 
 	if resp.StatusCode == http.StatusNotModified && conditional(req) {
@@ -564,7 +591,7 @@ func conditional(req *schemes.Request) bool {
 	return !req.IfModifiedSince.IsZero() || req.IfNoneMatch != ""
 }
 
-// conditions sets the fields of a conditional request (-N): If-None-Match
+// conditions sets the fields of a conditional request (--timestamping): If-None-Match
 // as given (RFC 9110 §13.1.2), If-Modified-Since as an IMF-fixdate (§13.1.3,
 // §5.6.7). A server that honours If-None-Match ignores If-Modified-Since
 // (§13.2.2), so sending both costs nothing. A redirected request carries
@@ -739,6 +766,22 @@ func statusError(req *schemes.Request, resp *http.Response) error {
 	}
 	e.Temporary = temp
 	return e
+}
+
+// location is the URL a redirect response's Location field names,
+// resolved against the request's URL (RFC 9110 §10.2.2: a relative
+// reference), password masked; "" when there is none or it does not
+// parse. It is what curl's -w %{redirect_url} shows.
+func location(resp *http.Response) string {
+	loc := resp.Header.Get("Location")
+	if loc == "" || resp.Request == nil || resp.Request.URL == nil {
+		return ""
+	}
+	u, err := resp.Request.URL.Parse(loc)
+	if err != nil {
+		return ""
+	}
+	return u.Redacted()
 }
 
 // discard reads and drops at most drainLimit bytes of a body we do not

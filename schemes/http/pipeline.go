@@ -142,10 +142,11 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 	x := p.sent[0].x
 	p.sent = p.sent[1:]
 	switch {
-	case isRedirect(resp.StatusCode), resp.StatusCode == http.StatusUnauthorized:
-		// Redirects and challenges are the ordinary path's: this answer
-		// is dropped and the request made again there. A 304 is no
-		// redirect (RFC 9110 §15.4.5): it is the answer.
+	case isRedirect(resp.StatusCode) && !f.NoFollow, resp.StatusCode == http.StatusUnauthorized:
+		// Redirects to follow and challenges are the ordinary path's:
+		// this answer is dropped and the request made again there. A
+		// 304 is no redirect (RFC 9110 §15.4.5): it is the answer, as a
+		// redirect is under NoFollow.
 		if !p.drain(resp, x) {
 			return fail()
 		}

@@ -243,7 +243,7 @@ func writeMan(w io.Writer, flags []cli.Flag, readme string) {
 		{"urlget -O ftp://ftp.example.org/pub/file.tar.gz", "save a file under its own name"},
 		{"urlget -C - -o big.iso https://example.org/big.iso", "resume where big.iso ends"},
 		{"urlget -o 'page_#1.html' 'https://example.org/page[1-10].html'", "ten pages, ten files"},
-		{"urlget --json ftp://ftp.example.org/pub/", "a directory listing as JSON lines"},
+		{"urlget --json-lines ftp://ftp.example.org/pub/", "a directory listing as JSON lines"},
 		{"urlget --url @urls.txt --output-dir dl", "every URL of a list, each into its own file"},
 		{"urlget --limit-rate 100k -O https://example.org/big.iso", "at most 100 KiB a second"},
 	} {
