@@ -228,6 +228,17 @@ func (x *expander) read(name string, r io.Reader, depth int) ([]string, error) {
 		if opt == "" {
 			continue
 		}
+		if len(opt) > 2 && opt[0] == '-' && opt[1] != '-' {
+			// Letters together (-fL), as curl reads them in a file too:
+			// each a switch but the last, which may take the value.
+			for _, l := range opt[1 : len(opt)-1] {
+				if f := fs.ShorthandLookup(string(l)); f == nil || f.NoOptDefVal == "" {
+					return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s: -%c is no switch, so it cannot stand before other letters", opt, l)}
+				}
+				out = append(out, "-"+string(l))
+			}
+			opt = "-" + opt[len(opt)-1:]
+		}
 		var f *pflag.Flag
 		forced, set := "", false
 		if long, ok := strings.CutPrefix(opt, "--"); ok {

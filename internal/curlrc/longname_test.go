@@ -18,6 +18,8 @@ func nameSet() *pflag.FlagSet {
 	fs.Int("retry", 0, "")
 	fs.Float64("retry-delay", 0, "")
 	fs.StringP("output", "o", "", "")
+	fs.BoolP("fail", "f", false, "")
+	fs.BoolP("location", "L", false, "")
 	fs.String("header", "", "")
 	fs.Bool("head", false, "")
 	return fs
@@ -68,7 +70,7 @@ func TestResolve(t *testing.T) {
 func TestExpandResolvesNames(t *testing.T) {
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "rc")
-	if err := os.WriteFile(rc, []byte("compr\nbuf\nretry-d = 2\nno-remote\n"), 0o600); err != nil {
+	if err := os.WriteFile(rc, []byte("compr\nbuf\nretry-d = 2\nno-remote\n-fL\n-fo = out\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Expand(nameSet(), []string{"--outp", "--head", "--retry-d=3", "--no-buf", "-K", rc, "--", "--compr"}, "", nil)
@@ -76,7 +78,7 @@ func TestExpandResolvesNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"--output", "--head", "--retry-delay=3", "--no-buffer=true",
-		"--compressed", "--no-buffer=false", "--retry-delay=2", "--remote-name-all=false", "--", "--compr"}
+		"--compressed", "--no-buffer=false", "--retry-delay=2", "--remote-name-all=false", "-f", "--location", "-f", "--output=out", "--", "--compr"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
@@ -84,6 +86,12 @@ func TestExpandResolvesNames(t *testing.T) {
 		if _, err := Expand(nameSet(), args, "", nil); err == nil {
 			t.Errorf("%q: no error", args)
 		}
+	}
+	if err := os.WriteFile(rc, []byte("-oL x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand(nameSet(), []string{"-K", rc}, "", nil); err == nil || !strings.Contains(err.Error(), "-o is no switch") {
+		t.Errorf("a letter with a value before another: %v", err)
 	}
 	if err := os.WriteFile(rc, []byte("re\n"), 0o600); err != nil {
 		t.Fatal(err)
