@@ -100,10 +100,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &command{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, cancel: cancel}
+	var status int
 	if o.rec.recursive {
-		return c.runRecursive(ctx, q)
+		status = c.runRecursive(ctx, q)
+	} else {
+		status = c.run(ctx, q)
 	}
-	return c.run(ctx, q)
+	o.httpState.saveCookies(stdout, stderr)
+	return status
 }
 
 // urlFlag collects --url values, each with its place among the positional

@@ -73,7 +73,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, mirror.ErrMaxDelete):
 		return exitMaxDelete
-	case errors.Is(err, errRange):
+	case errors.Is(err, errRange), errors.Is(err, schemes.ErrBadRange):
 		return exitRange
 	case errors.Is(err, errList):
 		return exitRead
@@ -366,7 +366,7 @@ const prefetchDepth = 4
 // started ahead. Never with -v, whose trace must not interleave two
 // transfers, nor with -C, whose offset depends on files written in order.
 func (c *command) prefetchable(raw string) bool {
-	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || c.opts.http.Jar != nil {
 		return false
 	}
 	i := strings.Index(raw, ":")
@@ -403,6 +403,7 @@ type started struct {
 	named  bool // the server chose target's name (-O, -J)
 	offset int64
 	head   []byte // the response headers -i writes before the body
+	state  stateResult
 }
 
 // maxAhead is how many of the following URLs the client is told of at
@@ -447,6 +448,9 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	}
 
 	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw}
+	if st.state.skip = c.prepareState(ctx, &req, st); st.state.skip {
+		return st
+	}
 	c.expect(req, ahead, last)
 	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()
@@ -461,6 +465,9 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
+	if c.stateResponse(req, st, res); st.state.skip {
+		return st
+	}
 	if st.offset > 0 && res.Offset != st.offset && res.Body != nil {
 		res.Body.Close()
 		t.err = &schemes.Error{Kind: schemes.ErrProtocol, URL: res.URL, Err: errRange}
@@ -490,6 +497,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 			// curl's -i shows an error response's headers, not its body.
 			c.stdout.Write(st.head)
 		}
+		return t
+	}
+	if st.state.skip {
+		// -z or --etag-compare: the copy held is current; no file is
+		// made or touched, as curl makes none.
 		return t
 	}
 	res, target, offset := st.res, st.target, st.offset
@@ -552,8 +564,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	if file != nil {
 		if err != nil && !c.errorPageKept(err) {
 			file.Abort()
-		} else if cerr := file.Commit(); cerr != nil {
-			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
+		} else {
+			c.stateCommit(file, st)
+			if cerr := file.Commit(); cerr != nil {
+				err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
+			}
 		}
 	}
 	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (xfer.ClassifyWrite(err) != xfer.NotWrite || file != nil && wctx.Err() != nil) {
