@@ -501,7 +501,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	}
 	if st.state.skip {
 		// -z or --etag-compare: the copy held is current; no file is
-		// made or touched, as curl makes none.
+		// made or touched, as curl makes none. -i still shows the
+		// response's head.
+		if st.target == "" {
+			c.stdout.Write(st.head)
+		}
 		return t
 	}
 	res, target, offset := st.res, st.target, st.offset

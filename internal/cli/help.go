@@ -114,6 +114,16 @@ var flagCategories = map[string]string{
 	"referer":        "http",
 	"compressed":     "http",
 
+	// what a transfer carries between runs (stateflags.go)
+	"range":                "http ftp connection",
+	"remote-time":          "output",
+	"time-cond":            "http ftp",
+	"cookie":               "http",
+	"cookie-jar":           "http output",
+	"junk-session-cookies": "http",
+	"etag-save":            "http",
+	"etag-compare":         "http",
+
 	// recursive
 	"recursive":           "important recursive",
 	"mirror":              "important recursive",

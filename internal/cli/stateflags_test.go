@@ -65,6 +65,13 @@ func newStateServer(t *testing.T) *stateServer {
 		w.WriteHeader(http.StatusPartialContent)
 		io.WriteString(w, stateBody[2:12])
 	})
+	mux.HandleFunc("/chunkedpart", func(w http.ResponseWriter, r *http.Request) {
+		// The range asked for, chunked, with more bytes than it holds.
+		w.Header().Set("Content-Range", "bytes 2-5/20")
+		w.WriteHeader(http.StatusPartialContent)
+		w.(http.Flusher).Flush()
+		io.WriteString(w, stateBody[2:12])
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.cookies = append(s.cookies, r.Header.Get("Cookie"))
@@ -159,7 +166,7 @@ func TestRangeHTTP(t *testing.T) {
 func TestRangeHostile206(t *testing.T) {
 	s := newStateServer(t)
 	dir := t.TempDir()
-	for _, path := range []string{"/wrongpart", "/longpart"} {
+	for _, path := range []string{"/wrongpart", "/longpart", "/chunkedpart"} {
 		target := filepath.Join(dir, "out")
 		code, _, errOut := runQ(t, "--range", "2-5", "-o", target, s.URL+path)
 		if code != exitProtocol {
@@ -262,6 +269,9 @@ func TestTimeCondHTTP(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err == nil {
 		t.Error("a 304 made the output file")
+	}
+	if code, out, _ := runQ(t, "-i", "-z", "Jan 3 2024", s.URL+"/f"); code != 0 || !strings.HasPrefix(out, "HTTP/1.1 304 Not Modified\r\n") {
+		t.Errorf("-i with a 304: exit %d, %q; want its head", code, out)
 	}
 	code, out, _ = runQ(t, "-z", "Sun, 01 Jan 2023 00:00:00 GMT", s.URL+"/f")
 	if code != 0 || out != stateBody {

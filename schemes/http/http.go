@@ -526,6 +526,11 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 		b.wire = cb
 	}
 	res.Body = b
+	if resp.StatusCode == http.StatusPartialContent && req.Range != "" && resp.ContentLength < 0 && res.Size > 0 {
+		// A part of no Content-Length (chunked) is held to the length
+		// its Content-Range gives.
+		res.Body = &partBody{rc: b, req: req, left: res.Size - res.Offset}
+	}
 	return res, nil
 }
 

@@ -1,7 +1,9 @@
 package http
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"strconv"
 	"strings"
@@ -62,3 +64,42 @@ func partRange(v string) (first, last, total int64, ok bool) {
 	last, err := strconv.ParseInt(l, 10, 64)
 	return first, last, total, err == nil
 }
+
+// partBody is a 206's part whose length only its Content-Range gives: a
+// byte past it is the server's error, not part of the range, and so is
+// an end before it.
+type partBody struct {
+	rc   io.ReadCloser
+	req  *schemes.Request
+	left int64
+}
+
+// Read reads the part, and fails if the body goes on past it or stops
+// short of it.
+func (p *partBody) Read(b []byte) (int, error) {
+	if p.left <= 0 {
+		// One byte more than the part is enough to know.
+		var one [1]byte
+		if n, _ := io.ReadFull(p.rc, one[:]); n > 0 {
+			return 0, p.req.Fail(schemes.ErrProtocol, "GET", http206, "", errors.New("the 206 body goes on past its Content-Range"))
+		}
+		return 0, io.EOF
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	n, err := p.rc.Read(b)
+	p.left -= int64(n)
+	if err == io.EOF && p.left > 0 {
+		err = p.req.Fail(schemes.ErrTruncated, "GET", http206, "", fmt.Errorf("the 206 body ended %d bytes short of its Content-Range", p.left))
+	} else if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+// Close closes the body.
+func (p *partBody) Close() error { return p.rc.Close() }
+
+// http206 is the status a partBody's errors name.
+const http206 = 206
