@@ -16,9 +16,16 @@ type ByteRange struct {
 	Suffix int64
 }
 
-// ErrBadRange is the kind of a Range no server could serve ("5-3", a
-// number too large, no number at all), curl's exit 33.
-var ErrBadRange = errors.New("bad byte range")
+// Causes of a range a fetcher cannot serve, each under a kind of the
+// taxonomy, for the command's exit codes (curl's 33 and 36).
+var (
+	// ErrBadRange, under ErrBadURL: a Range no server could serve
+	// ("5-3", a number too large, no number at all).
+	ErrBadRange = errors.New("bad byte range")
+	// ErrPastEnd, under ErrNotRetrievable: a range, or a resume offset,
+	// that starts past the resource's end, or a suffix longer than it.
+	ErrPastEnd = errors.New("past the end")
+)
 
 // ParseRanges reads every range of spec, a Request.Range, separated by
 // commas.
@@ -64,6 +71,15 @@ func ParseRange(s string) (ByteRange, error) {
 	return bad()
 }
 
+// RangeErrorKind is the kind of the taxonomy an error of ParseRange or
+// Bounds goes under: ErrBadURL for ErrBadRange, else ErrNotRetrievable.
+func RangeErrorKind(err error) error {
+	if errors.Is(err, ErrBadRange) {
+		return ErrBadURL
+	}
+	return ErrNotRetrievable
+}
+
 // FirstRange returns the first range of a list, the one ftp: and file:
 // serve.
 func FirstRange(spec string) string {
@@ -78,15 +94,15 @@ func FirstRange(spec string) string {
 func (r ByteRange) Bounds(size int64) (start, n int64, err error) {
 	if r.First < 0 {
 		if size < 0 {
-			return 0, 0, errors.New("the size is unknown, so the last " + strconv.FormatInt(r.Suffix, 10) + " bytes cannot be found")
+			return 0, 0, fmt.Errorf("%w: the size is unknown, so the last %d bytes cannot be found", ErrBadRange, r.Suffix)
 		}
 		if r.Suffix > size {
-			return 0, 0, errors.New("the last " + strconv.FormatInt(r.Suffix, 10) + " bytes were asked of a " + strconv.FormatInt(size, 10) + "-byte file")
+			return 0, 0, fmt.Errorf("the last %d bytes reach %w of the %d-byte file", r.Suffix, ErrPastEnd, size)
 		}
 		return size - r.Suffix, r.Suffix, nil
 	}
 	if size >= 0 && r.First > size {
-		return 0, 0, errors.New("range start " + strconv.FormatInt(r.First, 10) + " is beyond the end of the " + strconv.FormatInt(size, 10) + "-byte file")
+		return 0, 0, fmt.Errorf("range start %d is %w of the %d-byte file", r.First, ErrPastEnd, size)
 	}
 	n = -1
 	if r.Last >= 0 {

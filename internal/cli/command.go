@@ -48,7 +48,8 @@ const (
 	exitMaxDelete      = 25  // --delete stopped at --max-delete (rsync's number)
 	exitRead           = 26  // a URL list (--url @FILE) cannot be read
 	exitTimeout        = 28  // a timeout expired
-	exitRange          = 33  // the server cannot resume (-C)
+	exitRange          = 33  // the server cannot resume (-C), or a range no server could serve
+	exitPastEnd        = 36  // a range or -C offset past the end of an ftp: or file: file
 	exitRedirects      = 47  // more redirects than --max-redirs
 	exitProxyTunnel    = 56  // the proxy refused the CONNECT tunnel
 	exitTooLarge       = 63  // larger than --max-filesize
@@ -75,6 +76,8 @@ func exitCode(err error) int {
 		return exitMaxDelete
 	case errors.Is(err, errRange), errors.Is(err, schemes.ErrBadRange):
 		return exitRange
+	case errors.Is(err, schemes.ErrPastEnd):
+		return exitPastEnd
 	case errors.Is(err, errList):
 		return exitRead
 	case errors.Is(err, schemes.ErrWrite), xfer.ClassifyWrite(err) != xfer.NotWrite:

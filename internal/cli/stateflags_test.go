@@ -209,8 +209,8 @@ func TestRangeFTP(t *testing.T) {
 			}
 		}
 	}
-	if code, _, _ := runQ(t, "--range", "30-", srv.URL+"/f"); code == 0 {
-		t.Error("a range past the end succeeded")
+	if code, _, _ := runQ(t, "--range", "30-", srv.URL+"/f"); code != exitPastEnd {
+		t.Errorf("a range past the end: exit %d, want curl's %d", code, exitPastEnd)
 	}
 	if code, _, _ := runQ(t, "--range", "5-3", srv.URL+"/f"); code != exitRange {
 		t.Errorf("--range 5-3: exit %d, want %d", code, exitRange)
@@ -237,8 +237,16 @@ func TestRangeFile(t *testing.T) {
 			}
 		}
 	}
-	if code, _, _ := runQ(t, "--range", "-30", "file://"+name); code == 0 {
-		t.Error("a suffix longer than the file succeeded")
+	for _, rng := range []string{"-30", "30-"} {
+		code, _, _ := runQ(t, "--range", rng, "file://"+name)
+		if code != exitPastEnd {
+			t.Errorf("--range %s past the end: exit %d, want %d", rng, code, exitPastEnd)
+		}
+		if _, err := exec.LookPath("curl"); err == nil {
+			if ccode, _ := runCurl(t, "-r", rng, "file://"+name); ccode != code {
+				t.Errorf("--range %s: curl exit %d, urlget %d", rng, ccode, code)
+			}
+		}
 	}
 }
 
@@ -339,6 +347,14 @@ func TestTimeCondFTPAndFile(t *testing.T) {
 		if code, out, _ := runQ(t, "-z", "-Jan 1 2024", u); code != 0 || out != "" {
 			t.Errorf("%s: -z -DATE before the change: exit %d, %q; want nothing", u, code, out)
 		}
+		if _, err := exec.LookPath("curl"); err == nil {
+			for _, cond := range []string{"Jan 3 2024", "Jan 1 2024", "-Jan 1 2024", "-Jan 3 2024"} {
+				_, out, _ := runQ(t, "-z", cond, u)
+				if ccode, cout := runCurl(t, "-z", cond, u); ccode != 0 || cout != out {
+					t.Errorf("%s -z %q: curl exit %d, %q; urlget %q", u, cond, ccode, cout, out)
+				}
+			}
+		}
 	}
 }
 
@@ -355,6 +371,12 @@ func TestRemoteTime(t *testing.T) {
 		fi, err := os.Stat(target)
 		if err != nil || !fi.ModTime().Equal(stateMod) {
 			t.Errorf("%s: %v, mtime %v; want %v", u, err, fi.ModTime(), stateMod)
+		}
+		if _, err := exec.LookPath("curl"); err == nil {
+			runCurl(t, "-R", "-o", target+".curl", u)
+			if cfi, err := os.Stat(target + ".curl"); err != nil || !cfi.ModTime().Equal(fi.ModTime()) {
+				t.Errorf("%s: curl -R gave %v (%v), urlget %v", u, cfi.ModTime(), err, fi.ModTime())
+			}
 		}
 		plain := target + ".plain"
 		runQ(t, "-o", plain, u)

@@ -131,7 +131,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		if req.Offset > st.Size() {
 			fh.Close()
 			return nil, req.Fail(schemes.ErrNotRetrievable, "seek", 0, "",
-				fmt.Errorf("resume offset %d is past the end of the %d-byte file", req.Offset, st.Size()))
+				fmt.Errorf("resume offset %d is %w of the %d-byte file", req.Offset, schemes.ErrPastEnd, st.Size()))
 		}
 		if _, err := fh.Seek(req.Offset, io.SeekStart); err != nil {
 			fh.Close()
@@ -292,12 +292,12 @@ func fileRange(req *schemes.Request, fh *os.File, size int64, res *schemes.Resou
 	r, err := schemes.ParseRange(schemes.FirstRange(req.Range))
 	if err != nil {
 		fh.Close()
-		return nil, req.Fail(schemes.ErrBadRange, "", 0, "", err)
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
 	start, n, err := r.Bounds(size)
 	if err != nil {
 		fh.Close()
-		return nil, req.Fail(schemes.ErrNotRetrievable, "seek", 0, "", err)
+		return nil, req.Fail(schemes.RangeErrorKind(err), "seek", 0, "", err)
 	}
 	if _, err := fh.Seek(start, io.SeekStart); err != nil {
 		fh.Close()

@@ -479,11 +479,11 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		// its length (a "-suffix" counts back from SIZE's answer).
 		r, err := schemes.ParseRange(schemes.FirstRange(req.Range))
 		if err != nil {
-			return nil, req.Fail(schemes.ErrBadRange, "RETR "+p.arg, 0, "", err)
+			return nil, req.Fail(schemes.ErrBadURL, "RETR "+p.arg, 0, "", err)
 		}
 		offset, part, err = r.Bounds(size)
 		if err != nil {
-			return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", err)
+			return nil, req.Fail(schemes.RangeErrorKind(err), "REST", 0, "", err)
 		}
 		if part == 0 {
 			f.put(c)
@@ -511,7 +511,7 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		res.Size = size
 		if size >= 0 && offset >= size {
 			if offset > size {
-				return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", errors.New("resume offset "+strconv.FormatInt(offset, 10)+" is beyond the end of the file ("+strconv.FormatInt(size, 10)+" bytes)"))
+				return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", fmt.Errorf("resume offset %d is %w of the %d-byte file", offset, schemes.ErrPastEnd, size))
 			}
 			f.put(c)
 			res.Offset = offset
