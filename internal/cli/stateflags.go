@@ -51,7 +51,8 @@ func addHttpStateFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVarP(&x.junk, "junk-session-cookies", "j", false, "leave out the session cookies of the files -b reads")
 	fs.StringVar(&x.etagSave, "etag-save", "", "write the response's ETag to `file`")
 	fs.StringVar(&x.etagCompare, "etag-compare", "", "fetch only if the ETag in `file` no longer matches (If-None-Match)")
-	curlNote(fs, "cookie", "NAME=VALUE data goes only to the origin of the URL given (and with --location-trusted on), as -H Cookie")
+	curlNote(fs, "cookie", "NAME=VALUE data goes only to the origin of the URL given (everywhere with --location-trusted), as -H Cookie; a file's Set-Cookie line without a Domain is skipped, where curl sends it to every host")
+	curlNote(fs, "time-cond", "'=DATE' (curl's Last-Modified condition) is taken as DATE")
 	curlNote(fs, "range", "gopher, news and wais ignore it, as curl does for protocols without ranges; a 206 whose Content-Range is not the range asked for fails (exit 8)")
 }
 
