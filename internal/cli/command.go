@@ -392,7 +392,8 @@ func (c *command) expect(req fetch.Request, ahead []uri.URL, last bool) {
 	reqs := make([]fetch.Request, 0, 1+len(ahead))
 	reqs = append(reqs, req)
 	for _, u := range ahead {
-		reqs = append(reqs, fetch.Request{URL: u, Offset: offset, Head: req.Head, Raw: req.Raw})
+		reqs = append(reqs, fetch.Request{URL: u, Offset: offset, Head: req.Head, Raw: req.Raw,
+			Range: req.Range, IfModifiedSince: req.IfModifiedSince, IfUnmodifiedSince: req.IfUnmodifiedSince, IfNoneMatch: req.IfNoneMatch})
 	}
 	c.client.Expect(reqs, last)
 }

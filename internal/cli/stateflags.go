@@ -286,8 +286,8 @@ func (c *command) meetsTimeCond(mod time.Time) bool {
 // that leaves nothing to write.
 func (c *command) stateResponse(req fetch.Request, st *started, res *schemes.Resource) {
 	x := &c.opts.httpState
-	http := isHTTP(req.URL.Scheme())
-	if http && x.etagSave != "" {
+	web := isHTTP(req.URL.Scheme())
+	if web && x.etagSave != "" {
 		// An empty file when the server sent no ETag, as curl.
 		var line string
 		if res.ETag != "" {
@@ -304,7 +304,7 @@ func (c *command) stateResponse(req fetch.Request, st *started, res *schemes.Res
 		st.state.skip = true
 		return
 	}
-	if http && res.StatusCode/100 == 2 && req.Range == "" && !res.ModTime.IsZero() && !c.meetsTimeCond(res.ModTime) {
+	if web && res.StatusCode/100 == 2 && req.Range == "" && !res.ModTime.IsZero() && !c.meetsTimeCond(res.ModTime) {
 		closeRes(res)
 		st.state.skip = true
 		st.t.httpCode = http304
