@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/outfile"
 	"github.com/urlget/urlget/schemes"
+	"github.com/urlget/urlget/schemes/news"
 )
 
 // httpStateOptions holds the flags of what a transfer carries between runs: cookies, ETags, time conditions, remote times and byte ranges.
@@ -244,8 +246,12 @@ func (c *command) prepareState(ctx context.Context, req *fetch.Request, st *star
 		}
 		return false
 	}
-	ftpOrFile := scheme == "ftp" || scheme == "ftps" || scheme == "file"
-	if !ftpOrFile || c.opts.head || x.cond.IsZero() && !(x.remoteTime && st.target != "") {
+	ftp := scheme == "ftp" || scheme == "ftps"
+	// -z for ftp: and file:, as curl; -R where only a request of the
+	// metadata gives the time: FTP's MDTM, a news article's Date.
+	needCond := !x.cond.IsZero() && (ftp || scheme == "file")
+	needTime := x.remoteTime && st.target != "" && (ftp || slices.Contains(news.Schemes, scheme))
+	if c.opts.head || !needCond && !needTime {
 		return false
 	}
 	res, err := c.client.Do(ctx, fetch.Request{URL: req.URL, Head: true})
@@ -254,7 +260,7 @@ func (c *command) prepareState(ctx context.Context, req *fetch.Request, st *star
 		return false
 	}
 	st.state.modTime = res.ModTime
-	return !c.meetsTimeCond(res.ModTime)
+	return needCond && !c.meetsTimeCond(res.ModTime)
 }
 
 // meetsTimeCond reports whether a resource changed at mod meets -z's

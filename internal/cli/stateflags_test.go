@@ -19,6 +19,7 @@ import (
 
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/gophertest"
+	"github.com/urlget/urlget/integration/nntptest"
 )
 
 // stateBody is the resource the state flags' tests fetch, and stateMod
@@ -383,6 +384,21 @@ func TestRemoteTime(t *testing.T) {
 		if fi, _ := os.Stat(plain); fi.ModTime().Equal(stateMod) {
 			t.Errorf("%s: without -R the remote time was given", u)
 		}
+	}
+}
+
+// TestRemoteTimeNews: a news article's Date is its time, for -R too.
+func TestRemoteTimeNews(t *testing.T) {
+	srv := nntptest.NewServer(nntptest.Config{Groups: []nntptest.Group{{Name: "test.group", Articles: []nntptest.Article{{
+		MessageID: "a1@example", Header: [][2]string{{"Subject", "hi"}, {"Date", stateMod.Format(time.RFC1123Z)}}, Body: "hello\n",
+	}}}}})
+	t.Cleanup(srv.Close)
+	target := filepath.Join(t.TempDir(), "article")
+	if code, _, errOut := runQ(t, "-R", "-o", target, srv.URL+"/test.group/1"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.ModTime().Equal(stateMod) {
+		t.Errorf("mtime %v (%v), want %v", fi.ModTime(), err, stateMod)
 	}
 }
 
