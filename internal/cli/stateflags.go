@@ -123,9 +123,7 @@ func (x *httpStateOptions) configure(o *options, cl *fetch.Client) error {
 		if v == "" {
 			continue
 		}
-		if err := x.loadCookies(v); err != nil {
-			return err
-		}
+		x.loadCookies(v)
 	}
 	x.cookieStr = strings.Join(strs, "; ")
 	if x.cookieStr != "" {
@@ -154,9 +152,10 @@ func (x *httpStateOptions) configure(o *options, cl *fetch.Client) error {
 }
 
 // loadCookies reads a cookie file of -b into the jar ("-" is standard
-// input). A file that cannot be opened is left out, as curl leaves it:
-// the usual `-b jar -c jar` finds none on the first run.
-func (x *httpStateOptions) loadCookies(name string) error {
+// input). A file that cannot be read is left out (what was read of it
+// kept), as curl leaves it: the usual `-b jar -c jar` finds none on the
+// first run.
+func (x *httpStateOptions) loadCookies(name string) {
 	if x.jar == nil {
 		x.jar = &cookies.Jar{}
 	}
@@ -166,15 +165,12 @@ func (x *httpStateOptions) loadCookies(name string) error {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil
+			return
 		}
 		defer f.Close()
 		r = f
 	}
-	if err := x.jar.Load(r, x.junk); err != nil {
-		return fmt.Errorf("--cookie %s: %w", name, err)
-	}
-	return nil
+	x.jar.Load(r, x.junk)
 }
 
 // saveCookies writes the jar to -c's file at the end of the run, as curl
