@@ -2,6 +2,7 @@ package cookies
 
 import (
 	"bytes"
+	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -254,3 +255,26 @@ func TestParseDate(t *testing.T) {
 }
 
 func parseTestURL(s string) (*url.URL, error) { return url.Parse(s) }
+
+// TestConcurrent: a jar serves parallel transfers (-Z) at once.
+func TestConcurrent(t *testing.T) {
+	j := newJar()
+	u := mustURL(t, "http://h.example/")
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				j.SetCookies(u, []string{"c" + strconv.Itoa(i%60) + "=v"})
+				j.Cookies(u)
+				j.WriteTo(io.Discard)
+			}
+			done <- true
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	if n := len(j.All()); n == 0 || n > MaxPerDomain {
+		t.Errorf("%d cookies", n)
+	}
+}
