@@ -181,6 +181,7 @@ type transfer struct {
 	end         time.Time
 	httpCode    int
 	toFile      bool // the body was for a file (-o, -O): --json reports it
+	unchanged   bool // -z or --etag-compare found the copy held current
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -510,6 +511,7 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		if st.target == "" {
 			c.stdout.Write(st.head)
 		}
+		t.unchanged = true
 		return t
 	}
 	res, target, offset := st.res, st.target, st.offset

@@ -279,6 +279,9 @@ func TestTimeCondHTTP(t *testing.T) {
 	if _, err := os.Stat(target); err == nil {
 		t.Error("a 304 made the output file")
 	}
+	if _, out, _ := runQ(t, "--json", "-z", "Jan 3 2024", "-o", target, s.URL+"/f"); !strings.Contains(out, `"status":"unchanged"`) {
+		t.Errorf("--json of a 304: %s", out)
+	}
 	if code, out, _ := runQ(t, "-i", "-z", "Jan 3 2024", s.URL+"/f"); code != 0 || !strings.HasPrefix(out, "HTTP/1.1 304 Not Modified\r\n") {
 		t.Errorf("-i with a 304: exit %d, %q; want its head", code, out)
 	}
