@@ -20,7 +20,9 @@ type ByteRange struct {
 // taxonomy, for the command's exit codes (curl's 33 and 36).
 var (
 	// ErrBadRange, under ErrBadURL: a Range no server could serve
-	// ("5-3", a number too large, no number at all).
+	// ("5-3", a number too large, no number at all); under
+	// ErrNotRetrievable, one the server does not serve (an FTP server
+	// that refuses REST). curl's exit 33 for both.
 	ErrBadRange = errors.New("bad byte range")
 	// ErrPastEnd, under ErrNotRetrievable: a range, or a resume offset,
 	// that starts past the resource's end, or a suffix longer than it.

@@ -216,6 +216,12 @@ func TestRangeFTP(t *testing.T) {
 	if code, _, _ := runQ(t, "--range", "5-3", srv.URL+"/f"); code != exitRange {
 		t.Errorf("--range 5-3: exit %d, want %d", code, exitRange)
 	}
+	// A server that refuses REST cannot serve the range: not the file's
+	// first bytes in its place.
+	srv.ReplyOnce("REST", "502 REST not implemented.")
+	if code, out, _ := runQ(t, "--range", "2-5", srv.URL+"/f"); code != exitRange || out != "" {
+		t.Errorf("REST refused: exit %d, %q; want %d and nothing", code, out, exitRange)
+	}
 }
 
 // TestRangeFile: a seek to the start and no more than the range.

@@ -529,7 +529,7 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 			// RFC 3659 §5.3: no 350 to REST; curl fails (its exit 31)
 			// rather than pass the file's start for the range.
 			t.Close()
-			return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", errors.New("the server refused REST "+strconv.FormatInt(offset, 10)+", so the range cannot be served"))
+			return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", fmt.Errorf("%w: the server refused REST %d", schemes.ErrBadRange, offset))
 		}
 		if part >= 0 && (size < 0 || offset+part < size) {
 			res.Size = offset + part
