@@ -471,6 +471,10 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
 	if c.stateResponse(req, st, res); st.state.skip {
+		if c.opts.head {
+			// -I shows the 304's head.
+			st.res = res
+		}
 		return st
 	}
 	if st.offset > 0 && res.Offset != st.offset && res.Body != nil {
@@ -508,7 +512,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		// -z or --etag-compare: the copy held is current; no file is
 		// made or touched, as curl makes none. -i still shows the
 		// response's head.
-		if st.target == "" {
+		switch {
+		case st.target != "":
+		case c.opts.head && st.res != nil:
+			renderHead(st.res, c.stdout)
+		default:
 			c.stdout.Write(st.head)
 		}
 		t.unchanged = true

@@ -288,8 +288,10 @@ func TestTimeCondHTTP(t *testing.T) {
 	if _, out, _ := runQ(t, "--json", "-z", "Jan 3 2024", "-o", target, s.URL+"/f"); !strings.Contains(out, `"status":"unchanged"`) {
 		t.Errorf("--json of a 304: %s", out)
 	}
-	if code, out, _ := runQ(t, "-i", "-z", "Jan 3 2024", s.URL+"/f"); code != 0 || !strings.HasPrefix(out, "HTTP/1.1 304 Not Modified\r\n") {
-		t.Errorf("-i with a 304: exit %d, %q; want its head", code, out)
+	for _, flag := range []string{"-i", "-I"} {
+		if code, out, _ := runQ(t, flag, "-z", "Jan 3 2024", s.URL+"/f"); code != 0 || !strings.HasPrefix(out, "HTTP/1.1 304 Not Modified\r\n") {
+			t.Errorf("%s with a 304: exit %d, %q; want its head", flag, code, out)
+		}
 	}
 	code, out, _ = runQ(t, "-z", "Sun, 01 Jan 2023 00:00:00 GMT", s.URL+"/f")
 	if code != 0 || out != stateBody {
