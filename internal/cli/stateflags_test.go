@@ -210,6 +210,10 @@ func TestRangeFTP(t *testing.T) {
 			}
 		}
 	}
+	// The connection a range cut short is not the next URL's.
+	if code, out, errOut := runQ(t, "--range", "0-3", srv.URL+"/f", srv.URL+"/f", srv.URL+"/f"); code != 0 || out != "012301230123" {
+		t.Errorf("three ranges in one run: exit %d, %q (%s)", code, out, errOut)
+	}
 	if code, _, _ := runQ(t, "--range", "30-", srv.URL+"/f"); code != exitPastEnd {
 		t.Errorf("a range past the end: exit %d, want curl's %d", code, exitPastEnd)
 	}
@@ -496,6 +500,15 @@ func TestCookies(t *testing.T) {
 	if got := s.sent(); !slices.Equal(got, []string{"", "r=1", "r=1"}) {
 		t.Errorf("across a redirect and URLs: %q", got)
 	}
+	// Parallel transfers share the jar.
+	var many []string
+	for i := 0; i < 8; i++ {
+		many = append(many, setURL(s.URL, "/p", fmt.Sprintf("p%d=%d", i, i)))
+	}
+	if code, out, _ := runQ(t, append([]string{"-Z", "-b", jar, "-c", "-"}, many...)...); code != 0 || !strings.Contains(out, "\tp7\t7\n") || !strings.Contains(out, "\tp0\t0\n") {
+		t.Errorf("-Z: exit %d, jar %q", code, out)
+	}
+	s.sent()
 	// -b with no file still turns the cookie engine on.
 	if code, out, _ := runQ(t, "-b", "", "-c", "-", setURL(s.URL, "/", "z=9")); code != 0 || !strings.Contains(out, "127.0.0.1\tFALSE\t/\tFALSE\t0\tz\t9\n") {
 		t.Errorf("-c -: exit %d, %q", code, out)
