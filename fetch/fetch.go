@@ -200,6 +200,11 @@ type Request struct {
 	// them. See schemes.Request.IfModifiedSince.
 	IfModifiedSince time.Time
 	IfNoneMatch     string
+
+	// IfUnmodifiedSince and Range are curl's -z with a leading '-' and
+	// -r; see schemes.Request.IfUnmodifiedSince and Range.
+	IfUnmodifiedSince time.Time
+	Range             string
 }
 
 // Progress reports a body's transfer so far.
@@ -548,6 +553,9 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 
 		IfModifiedSince: r.IfModifiedSince,
 		IfNoneMatch:     r.IfNoneMatch,
+
+		IfUnmodifiedSince: r.IfUnmodifiedSince,
+		Range:             r.Range,
 	}
 	start := u
 	if r.Start.IsAbs() {

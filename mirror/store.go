@@ -273,8 +273,7 @@ func (f *storeFile) Commit(mod time.Time) error {
 	}
 	pd := &f.s.parts
 	if !mod.IsZero() {
-		// The zero access time leaves the access time as it is.
-		if err := pd.d.Root.Chtimes(f.part, time.Time{}, mod); err != nil {
+		if err := pd.d.Chtimes(f.part, mod); err != nil {
 			return err
 		}
 	}

@@ -127,6 +127,26 @@ type Request struct {
 	IfModifiedSince time.Time
 	IfNoneMatch     string
 
+	// IfUnmodifiedSince makes the request conditional the other way
+	// (curl's -z with a leading '-'): http: and https: send it as the
+	// If-Unmodified-Since field (RFC 9110 §13.1.4, IMF-fixdate); a
+	// server whose resource changed since answers 412 Precondition
+	// Failed. The zero time sends nothing; other schemes ignore it.
+	IfUnmodifiedSince time.Time
+
+	// Range asks for a part of the resource, as curl's -r/--range gives
+	// it: "first-last", "first-" or "-suffix" byte positions (RFC 9110
+	// §14.1.2), and for http: and https: also several of them separated
+	// by commas, sent as given in a Range field ("bytes=" + Range). ftp:
+	// and file: read the first range only: REST or a seek to its start,
+	// and no more than its length (a "-suffix" counts from the size SIZE
+	// or stat gives). The Resource then has Offset at the first byte and
+	// Size one past the last byte its Body carries. A server that
+	// ignores the range sends the whole resource (Offset 0), as curl
+	// writes it. Offset, when not 0, wins over it, as curl's -C does
+	// over -r. "" asks for the whole resource; other schemes ignore it.
+	Range string
+
 	// Search holds search terms given apart from the URL (--search), for
 	// gopher type-7 items and WAIS databases; nil when none were given
 	// (an empty string is terms given empty).

@@ -114,10 +114,14 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 		return exitRead
 	}
 	defer o.saveHSTS(stderr)
+	var status int
 	if o.rec.recursive {
-		return c.runRecursive(ctx, q)
+		status = c.runRecursive(ctx, q)
+	} else {
+		status = c.run(ctx, q)
 	}
-	return c.run(ctx, q)
+	o.httpState.saveCookies(stdout, stderr)
+	return status
 }
 
 // urlFlag collects --url values, each with its place among the positional

@@ -48,7 +48,8 @@ const (
 	exitMaxDelete      = 25  // --delete stopped at --max-delete (rsync's number)
 	exitRead           = 26  // a URL list (--url @FILE) cannot be read
 	exitTimeout        = 28  // a timeout expired
-	exitRange          = 33  // the server cannot resume (-C)
+	exitRange          = 33  // the server cannot resume (-C), or a range no server could serve
+	exitPastEnd        = 36  // a range or -C offset past the end of an ftp: or file: file
 	exitRedirects      = 47  // more redirects than --max-redirs
 	exitProxyTunnel    = 56  // the proxy refused the CONNECT tunnel
 	exitTooLarge       = 63  // larger than --max-filesize
@@ -73,8 +74,10 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, mirror.ErrMaxDelete):
 		return exitMaxDelete
-	case errors.Is(err, errRange):
+	case errors.Is(err, errRange), errors.Is(err, schemes.ErrBadRange):
 		return exitRange
+	case errors.Is(err, schemes.ErrPastEnd):
+		return exitPastEnd
 	case errors.Is(err, errList):
 		return exitRead
 	case errors.Is(err, schemes.ErrWrite), xfer.ClassifyWrite(err) != xfer.NotWrite:
@@ -182,6 +185,7 @@ type transfer struct {
 	end         time.Time
 	httpCode    int
 	toFile      bool // the body was for a file (-o, -O): --json-lines reports it
+	unchanged   bool // -z or --etag-compare found the copy held current
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -375,7 +379,7 @@ const prefetchDepth = 4
 // started ahead. Never with -v, whose trace must not interleave two
 // transfers, nor with -C, whose offset depends on files written in order.
 func (c *command) prefetchable(raw string) bool {
-	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || c.opts.http.Jar != nil {
 		return false
 	}
 	i := strings.Index(raw, ":")
@@ -398,7 +402,8 @@ func (c *command) expect(req fetch.Request, ahead []uri.URL, last bool) {
 	reqs := make([]fetch.Request, 0, 1+len(ahead))
 	reqs = append(reqs, req)
 	for _, u := range ahead {
-		reqs = append(reqs, fetch.Request{URL: u, Offset: offset, Head: req.Head, Raw: req.Raw})
+		reqs = append(reqs, fetch.Request{URL: u, Offset: offset, Head: req.Head, Raw: req.Raw,
+			Range: req.Range, IfModifiedSince: req.IfModifiedSince, IfUnmodifiedSince: req.IfUnmodifiedSince, IfNoneMatch: req.IfNoneMatch})
 	}
 	c.client.Expect(reqs, last)
 }
@@ -412,6 +417,7 @@ type started struct {
 	named  bool // the server chose target's name (-O, -J)
 	offset int64
 	head   []byte // the response headers -i writes before the body
+	state  stateResult
 }
 
 // maxAhead is how many of the following URLs the client is told of at
@@ -456,6 +462,9 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	}
 
 	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.rawListing}
+	if st.state.skip = c.prepareState(ctx, &req, st); st.state.skip {
+		return st
+	}
 	c.expect(req, ahead, last)
 	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()
@@ -470,6 +479,13 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
+	if c.stateResponse(req, st, res); st.state.skip {
+		if c.opts.head {
+			// -I shows the 304's head.
+			st.res = res
+		}
+		return st
+	}
 	if st.offset > 0 && res.Offset != st.offset && res.Body != nil {
 		res.Body.Close()
 		t.err = &schemes.Error{Kind: schemes.ErrProtocol, URL: res.URL, Err: errRange}
@@ -499,6 +515,20 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 			// curl's -i shows an error response's headers, not its body.
 			c.stdout.Write(st.head)
 		}
+		return t
+	}
+	if st.state.skip {
+		// -z or --etag-compare: the copy held is current; no file is
+		// made or touched, as curl makes none. -i still shows the
+		// response's head.
+		switch {
+		case st.target != "":
+		case c.opts.head && st.res != nil:
+			renderHead(st.res, c.stdout)
+		default:
+			c.stdout.Write(st.head)
+		}
+		t.unchanged = true
 		return t
 	}
 	res, target, offset := st.res, st.target, st.offset
@@ -566,8 +596,11 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	if file != nil {
 		if err != nil && !c.errorPageKept(err) {
 			file.Abort()
-		} else if cerr := file.Commit(); cerr != nil {
-			err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
+		} else {
+			c.stateCommit(file, st)
+			if cerr := file.Commit(); cerr != nil {
+				err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
+			}
 		}
 	}
 	if err != nil && !errors.Is(err, schemes.ErrTimeout) && (xfer.ClassifyWrite(err) != xfer.NotWrite || file != nil && wctx.Err() != nil) {

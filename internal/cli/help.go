@@ -122,6 +122,14 @@ var flagCategories = map[string]string{
 	"buffer":    "output",
 	"raw":       "http",
 	"json":      "http",
+	// what a transfer carries between runs (stateflags.go)
+	"remote-time":          "output",
+	"time-cond":            "http ftp",
+	"cookie":               "http",
+	"cookie-jar":           "http output",
+	"junk-session-cookies": "http",
+	"etag-save":            "http",
+	"etag-compare":         "http",
 
 	// recursive
 	"recursive":           "important recursive",

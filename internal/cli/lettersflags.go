@@ -22,7 +22,7 @@ import (
 // transfer's concern; these define the flags and check their values.
 func addLettersFlags(fs *pflag.FlagSet, o *options) {
 	fs.VarP(rangeValue{&o.rangeSpec}, "range", "r", "fetch only the bytes of `range`: N-M, N- or -N (the last N bytes); N-M,P-Q… for http(s)")
-	curlNote(fs, "range", "a range of other characters than digits, '-' and ',' is refused (curl warns and sends it)")
+	curlNote(fs, "range", "a range of other characters than digits, '-' and ',' is refused (curl warns and sends it); gopher, news and wais ignore it, as curl does for protocols without ranges; a 206 whose Content-Range is not the range asked for fails (exit 8)")
 	fs.BoolVarP(&o.noBuffer, "no-buffer", "N", false, "write each piece of a body as soon as it arrives")
 	// curl's negation of --no-buffer is --buffer.
 	buf := fs.VarPF(negatedBool{&o.noBuffer}, "buffer", "", "take -N back")
@@ -73,7 +73,7 @@ func (v rangeValue) Set(s string) error {
 }
 
 // checkRange checks a byte range as curl's -r takes it: "N-M" (bytes N
-// to M, both included, N <= M), "N-" (from N to the end), "-N" (the last
+// to M, both included), "N-" (from N to the end), "-N" (the last
 // N bytes), or several of these separated by commas, which only an HTTP
 // server answers (RFC 9110 §14.1.2's ranges, a multipart/byteranges
 // response). A bare number N reads as "N-", as curl reads it after
@@ -96,13 +96,13 @@ func checkRange(s string) (string, error) {
 		case first != "" && !isDigits(first), last != "" && !isDigits(last):
 			return "", fmt.Errorf("not a range: %q; only digits may stand before and after the dash", s)
 		}
-		a, aerr := parseOffset(first)
-		b, berr := parseOffset(last)
+		// A range that ends before it starts (3-1) is sent as curl
+		// sends it: an HTTP server ignores it (RFC 9110 §14.2), and
+		// ftp and file fail on it with curl's exit 33.
+		_, aerr := parseOffset(first)
+		_, berr := parseOffset(last)
 		if aerr != nil || berr != nil {
 			return "", fmt.Errorf("not a range: %q; a number is too large", s)
-		}
-		if first != "" && last != "" && b < a {
-			return "", fmt.Errorf("not a range: %q; %d-%d ends before it starts", s, a, b)
 		}
 	}
 	return s, nil

@@ -53,7 +53,7 @@ func TestCurlLetters(t *testing.T) {
 // TestRangeRefused checks that a value no server could read as a byte
 // range is a usage error naming it, before any URL is fetched.
 func TestRangeRefused(t *testing.T) {
-	for _, r := range []string{"abc", "1-2-3", "-", "3-1", "0x10-", "1 -2", "1-2,", ",1-2", "+1-2", "99999999999999999999-", "1-2,x"} {
+	for _, r := range []string{"abc", "1-2-3", "-", "0x10-", "1 -2", "1-2,", ",1-2", "+1-2", "99999999999999999999-", "1-2,x"} {
 		var errOut strings.Builder
 		code := run([]string{"-r", r, "http://127.0.0.1:1/f"}, nil, io.Discard, &errOut)
 		if code != exitUsage || !strings.Contains(errOut.String(), "not a range") || !strings.Contains(errOut.String(), r) {

@@ -79,6 +79,9 @@ func (c *command) report(t transfer) {
 		return
 	}
 	r := jobReport{URL: t.url, Path: t.filename, Size: t.size, Status: reportFetched, Exit: t.code, Err: t.err}
+	if t.unchanged {
+		r.Status = reportUnchanged
+	}
 	if t.err != nil {
 		r.Status = reportFailed
 	}

@@ -48,7 +48,13 @@ type File struct {
 	inPlace  bool   // the target itself is written: nothing to rename or remove
 	replaces bool   // a file is there to be replaced, with permissions perm
 	perm     os.FileMode
+	mod      time.Time // SetModTime's, zero for none
 }
+
+// SetModTime asks Commit to give the file this modification time (curl's
+// -R): before the rename, so that the file never shows under its name
+// with another; written in place, once closed.
+func (f *File) SetModTime(t time.Time) { f.mod = t }
 
 // Create opens target for a body written from its start. A regular
 // file, or none yet, is written atomically (createAtomic); through a
@@ -239,7 +245,20 @@ func (f *File) ReadFrom(r io.Reader) (int64, error) { return f.File.ReadFrom(r) 
 // Commit makes the file visible under its target name.
 func (f *File) Commit() error {
 	if f.inPlace {
-		return f.File.Close()
+		err := f.File.Close()
+		if err == nil && !f.mod.IsZero() {
+			if fi, serr := os.Stat(f.target); serr == nil && fi.Mode().IsRegular() {
+				// The zero access time leaves it as it is.
+				err = os.Chtimes(f.target, time.Time{}, f.mod)
+			}
+		}
+		return err
+	}
+	if !f.mod.IsZero() {
+		if err := f.part.Chtimes(f.mod); err != nil {
+			f.part.Abort()
+			return err
+		}
 	}
 	// A new file has its mode since createAtomic; one that replaces
 	// another takes that one's.

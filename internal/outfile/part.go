@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Dir is the directory a Part is made in and renamed to, in one of two
@@ -205,6 +206,19 @@ func (p *Part) Commit(to *Dir, final string, how Rename) error {
 		return err
 	}
 	return p.Rename(to, final, how)
+}
+
+// Chtimes sets the part's modification time, its access time left as it
+// is, as the mirror's store and -R give a file the remote one's.
+func (p *Part) Chtimes(mod time.Time) error { return p.dir.Chtimes(p.name, mod) }
+
+// Chtimes sets the modification time of name in the directory, its
+// access time left as it is.
+func (d *Dir) Chtimes(name string, mod time.Time) error {
+	if d.Root == nil {
+		return os.Chtimes(filepath.Join(d.path, name), time.Time{}, mod)
+	}
+	return d.Root.Chtimes(name, time.Time{}, mod)
 }
 
 // Abort closes the part, if it is still open, and removes it: a body

@@ -131,13 +131,18 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		if req.Offset > st.Size() {
 			fh.Close()
 			return nil, req.Fail(schemes.ErrNotRetrievable, "seek", 0, "",
-				fmt.Errorf("resume offset %d is past the end of the %d-byte file", req.Offset, st.Size()))
+				fmt.Errorf("resume offset %d is %w of the %d-byte file", req.Offset, schemes.ErrPastEnd, st.Size()))
 		}
 		if _, err := fh.Seek(req.Offset, io.SeekStart); err != nil {
 			fh.Close()
 			return nil, fsError(req, "seek", err)
 		}
 		res.Offset = req.Offset
+	}
+	if req.Offset == 0 && req.Range != "" && st.Mode().IsRegular() {
+		// curl's -r: a seek to the first range's start, and no more
+		// than its length.
+		return fileRange(req, fh, st.Size(), res)
 	}
 	if !st.Mode().IsRegular() {
 		// A FIFO or a character device may block for ever; closing the file
@@ -280,3 +285,34 @@ func (l *listing) Close() error {
 // timeFormat is HTTP's date format (RFC 9110 §5.6.7), used for the
 // Last-Modified line that -I shows, so that file: and http: read alike.
 const timeFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// fileRange serves req.Range's first range of fh, a regular file of size
+// bytes.
+func fileRange(req *schemes.Request, fh *os.File, size int64, res *schemes.Resource) (*schemes.Resource, error) {
+	r, err := schemes.ParseRange(schemes.FirstRange(req.Range))
+	if err != nil {
+		fh.Close()
+		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+	}
+	start, n, err := r.Bounds(size)
+	if err != nil {
+		fh.Close()
+		return nil, req.Fail(schemes.RangeErrorKind(err), "seek", 0, "", err)
+	}
+	if _, err := fh.Seek(start, io.SeekStart); err != nil {
+		fh.Close()
+		return nil, fsError(req, "seek", err)
+	}
+	res.Offset, res.Size = start, start+n
+	res.Body = &limitedFile{LimitedReader: io.LimitedReader{R: fh, N: n}, f: fh}
+	return res, nil
+}
+
+// limitedFile is the part of a file a range names.
+type limitedFile struct {
+	io.LimitedReader
+	f *os.File
+}
+
+// Close closes the file.
+func (l *limitedFile) Close() error { return l.f.Close() }

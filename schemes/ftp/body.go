@@ -355,3 +355,33 @@ func nlstName(line string) bool {
 	}
 	return true
 }
+
+// partBody is the body of a range (curl's -r) that ends before the file
+// does: it ends after left bytes and closes the transfer there, which
+// drops the data connection and its control connection, whose state the
+// unfinished RETR leaves unknown (curl closes them too).
+type partBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+// Read reads at most the bytes left of the part.
+func (p *partBody) Read(b []byte) (int, error) {
+	if p.left <= 0 {
+		p.rc.Close()
+		return 0, io.EOF
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	n, err := p.rc.Read(b)
+	p.left -= int64(n)
+	if p.left <= 0 && err == nil {
+		p.rc.Close()
+		err = io.EOF
+	}
+	return n, err
+}
+
+// Close closes the transfer.
+func (p *partBody) Close() error { return p.rc.Close() }

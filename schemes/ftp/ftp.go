@@ -384,7 +384,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 		if t := transferType(p, req.Head); c.typ != t {
 			tail = append(tail, c.typeStep(t))
 		}
-		if req.Head || req.Offset > 0 {
+		if req.Head || req.Offset > 0 || req.Range != "" {
 			tail = append(tail, c.sizeStep(p.arg, &fi.size))
 		}
 		if req.Head || req.Offset > 0 && req.IfRange != "" {
@@ -473,6 +473,25 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 	}
 	size := fi.size
 	offset := req.Offset
+	part := int64(-1) // with a Range, how many bytes from offset
+	if offset == 0 && req.Range != "" {
+		// curl's -r: REST to the first range's start, and no more than
+		// its length (a "-suffix" counts back from SIZE's answer).
+		r, err := schemes.ParseRange(schemes.FirstRange(req.Range))
+		if err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "RETR "+p.arg, 0, "", err)
+		}
+		offset, part, err = r.Bounds(size)
+		if err != nil {
+			return nil, req.Fail(schemes.RangeErrorKind(err), "REST", 0, "", err)
+		}
+		if part == 0 {
+			f.put(c)
+			res.Offset, res.Size = offset, offset
+			res.Body = io.NopCloser(strings.NewReader(""))
+			return res, nil
+		}
+	}
 	if offset > 0 && req.IfRange != "" {
 		// A conditional resume: the file must still be the one the part
 		// came from, by its exact size and time (RFC 3659 §4, §3). In
@@ -492,7 +511,7 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		res.Size = size
 		if size >= 0 && offset >= size {
 			if offset > size {
-				return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", errors.New("resume offset "+strconv.FormatInt(offset, 10)+" is beyond the end of the file ("+strconv.FormatInt(size, 10)+" bytes)"))
+				return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", fmt.Errorf("resume offset %d is %w of the %d-byte file", offset, schemes.ErrPastEnd, size))
 			}
 			f.put(c)
 			res.Offset = offset
@@ -505,6 +524,19 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 		return nil, err
 	}
 	res.Offset = t.offset
+	if part >= 0 || req.Range != "" && offset > 0 {
+		if t.offset != offset {
+			// RFC 3659 §5.3: no 350 to REST; curl fails (its exit 31)
+			// rather than pass the file's start for the range.
+			t.Close()
+			return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", fmt.Errorf("%w: the server refused REST %d", schemes.ErrBadRange, offset))
+		}
+		if part >= 0 && (size < 0 || offset+part < size) {
+			res.Size = offset + part
+			res.Body = &partBody{rc: t, left: part}
+			return res, nil
+		}
+	}
 	if offset == 0 && size >= 0 && !ascii {
 		res.Size = size
 	}

@@ -139,6 +139,15 @@ type Fetcher struct {
 	// that called Fetch.
 	OnResponse func(head *schemes.Resource)
 
+	// Jar, when not nil, keeps cookies (RFC 6265): every request carries
+	// the Cookie field the jar gives for its URL (joined, before them,
+	// with the values of a Cookie field of Header, into one field as
+	// §5.4 wants), and the Set-Cookie fields of every response, a
+	// redirect's too, go into it: curl's cookie engine (-b, -c). No
+	// request is then pipelined, so that each one carries the cookies of
+	// the responses before it. The cookies package's Jar is one.
+	Jar CookieJar
+
 	// HTTP1Only speaks HTTP/1.1 on every connection: h2 is not offered
 	// by ALPN. An archiving client needs it, HTTP/2's frames being no
 	// one exchange's bytes.
@@ -250,10 +259,11 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			// http (RFC 9112 §3.2.2); it never reaches the site.
 			req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.url.Redacted())
 		}
-		resp, err := f.roundTrip(ctx, req, dialer, r)
+		resp, err := f.roundTrip(ctx, req, dialer, f.withCookies(r))
 		if err != nil {
 			return nil, err
 		}
+		f.keepCookies(r, resp)
 		traceResponse(req.Trace, resp)
 		f.observeHSTS(r, resp)
 		if f.OnResponse != nil {
@@ -383,6 +393,15 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 			}
 			r.fields.add("If-Range", req.IfRange)
 		}
+	} else if req.Range != "" {
+		// curl's -r: the ranges as given (RFC 9110 §14.1.2), several
+		// of them answered as multipart/byteranges (§14.6) and written
+		// as they come, as curl writes them. Like a resume, a part is
+		// of the plain bytes: no content coding is asked for.
+		if err := req.CheckArg("Range header", req.Range); err != nil {
+			return nil, err
+		}
+		r.fields.add("Range", "bytes="+req.Range)
 	} else if f.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
@@ -511,6 +530,11 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 		}
 		res.Offset = start
 		res.Size = total
+	case resp.StatusCode == http.StatusPartialContent && req.Range != "":
+		if err := checkPart(req, resp, res); err != nil {
+			discard(resp.Body)
+			return nil, err
+		}
 	case len(cs) > 0:
 		// The decoded size is known only once the body is read.
 	case resp.ContentLength >= 0:
@@ -540,6 +564,11 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 		b.wire = cb
 	}
 	res.Body = b
+	if resp.StatusCode == http.StatusPartialContent && req.Range != "" && resp.ContentLength < 0 && res.Size > 0 {
+		// A part of no Content-Length (chunked) is held to the length
+		// its Content-Range gives.
+		res.Body = &partBody{rc: b, req: req, left: res.Size - res.Offset}
+	}
 	return res, nil
 }
 
@@ -605,6 +634,10 @@ func conditions(req *schemes.Request, h *fieldList) error {
 	}
 	if !req.IfModifiedSince.IsZero() {
 		h.add("If-Modified-Since", req.IfModifiedSince.UTC().Format(http.TimeFormat))
+	}
+	if !req.IfUnmodifiedSince.IsZero() {
+		// §13.1.4: a server whose resource changed since answers 412.
+		h.add("If-Unmodified-Since", req.IfUnmodifiedSince.UTC().Format(http.TimeFormat))
 	}
 	return nil
 }
