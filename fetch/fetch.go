@@ -200,6 +200,11 @@ type Request struct {
 	// them. See schemes.Request.IfModifiedSince.
 	IfModifiedSince time.Time
 	IfNoneMatch     string
+
+	// Metrics, when not nil, records the fetch's phases, connections and
+	// HTTP exchanges as they happen (curl's -w times and counts; see
+	// schemes.Metrics); nil records nothing.
+	Metrics *schemes.Metrics
 }
 
 // Progress reports a body's transfer so far.
@@ -257,7 +262,7 @@ func (c *Client) init() {
 			if t <= 0 {
 				t = dialTimeout
 			}
-			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
+			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second, ControlContext: markLookup}
 		}
 		base := newBaseDialer(d, c.Resolve, c.Network)
 		base.trace = c.Trace
@@ -345,6 +350,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = schemes.WithMetrics(ctx, r.Metrics)
 
 	start := time.Now()
 	var lastErr error
@@ -415,6 +421,15 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 	}
 	if res.URL == "" {
 		res.URL = req.URL.Redacted()
+	}
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		// A fetcher that marks no phases of its own (file:, gopher:,
+		// wais:) is about to hand its first byte over: the times
+		// before it are those of this moment. Marked phases keep
+		// theirs.
+		m.Mark(schemes.PhaseNameLookup)
+		m.Mark(schemes.PhasePreTransfer)
+		m.Mark(schemes.PhaseStartTransfer)
 	}
 	// A 304 brings no body: the size it may give is of the copy the
 	// caller already holds.

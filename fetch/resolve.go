@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -129,8 +130,29 @@ func resolveKey(host, port string) string {
 }
 
 // DialContext connects to address ("host:port") over network ("tcp"),
-// narrowed to "tcp4" or "tcp6" by the IP version.
+// narrowed to "tcp4" or "tcp6" by the IP version, and records the
+// connection in the fetch's Metrics, when it has any.
 func (b *baseDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	m := schemes.MetricsFrom(ctx)
+	if m == nil {
+		return b.dial(ctx, network, address)
+	}
+	c, err := b.dial(ctx, network, address)
+	if err == nil {
+		m.Connected(c)
+	}
+	return c, err
+}
+
+// markLookup is the Control of the Client's own net.Dialer, called once a
+// name is resolved, before each connect: it ends the name look-up of a
+// fetch with Metrics.
+func markLookup(ctx context.Context, _, _ string, _ syscall.RawConn) error {
+	schemes.MetricsFrom(ctx).Mark(schemes.PhaseNameLookup)
+	return nil
+}
+
+func (b *baseDialer) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return b.d.DialContext(ctx, b.network(network), address)

@@ -178,6 +178,13 @@ type transfer struct {
 	end         time.Time
 	httpCode    int
 	toFile      bool // the body was for a file (-o, -O): --json reports it
+
+	// For -w (output.go): the URL's place among those given (urlnum),
+	// whether the server was reached (a resource or a status came), and
+	// what the fetch recorded, nil without -w.
+	num     int
+	reached bool
+	metrics *schemes.Metrics
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -414,8 +421,11 @@ const maxAhead = 32
 // of the run follows it; ahead, when not empty, lists the URLs that follow
 // it in order, for the client to be told of them (expect).
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
-	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
+	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err, num: m.num}}
 	t := &st.t
+	if c.opts.writeOut != "" {
+		t.metrics = schemes.NewMetrics(t.start)
+	}
 	spec := c.spec(m.cli)
 	t.toFile = spec.file != "" || spec.remote
 	if t.err != nil {
@@ -448,16 +458,24 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 
 	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw}
 	c.expect(req, ahead, last)
+	req.Metrics = t.metrics
 	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()
 	if err != nil {
 		t.err = err
 		var se *schemes.Error
-		if errors.As(err, &se) && se.Code >= 100 && strings.HasPrefix(se.URL, "http") {
+		if errors.As(err, &se) && se.Code >= 100 {
+			// A status that failed the transfer: HTTP's, or
+			// FTP's last reply, as curl's response_code.
 			t.httpCode = se.Code
+			t.reached = true
+			if strings.HasPrefix(se.URL, "http") {
+				t.effective = se.URL
+			}
 		}
 		return st
 	}
+	t.reached = true
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
@@ -589,6 +607,19 @@ func closeRes(res *schemes.Resource) {
 }
 
 func httpCode(res *schemes.Resource) int { return res.StatusCode }
+
+// scheme is the lower-case scheme of the URL the transfer ended at.
+func (t *transfer) scheme() string {
+	u := t.effective
+	if u == "" {
+		u = t.url
+	}
+	s, _, ok := strings.Cut(u, ":")
+	if !ok {
+		return ""
+	}
+	return strings.ToLower(s)
+}
 
 // emit writes the resource to w: the body's bytes, the listing rendered, or
 // with -I the metadata. It returns the number of body bytes written.

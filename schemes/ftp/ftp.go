@@ -166,6 +166,7 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg
 			c.reused = true
 			c.bind(ctx, req)
 			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
+			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
 			return c, nil
 		}
 	}

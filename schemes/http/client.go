@@ -169,6 +169,7 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 		}
 		if c.reused {
 			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
+			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
 		}
 		resp, nothing, err := f.exchange(ctx, req, c, r)
 		if err != nil && nothing && c.reused && ctx.Err() == nil {
@@ -221,7 +222,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		return newConn(key, raw, nc, f.Recorder), nil, nil
 	}
 	if r.proxy != nil {
-		if err := f.connect(req, newConn(key, raw, nc, f.Recorder), r); err != nil {
+		if err := f.connect(ctx, req, newConn(key, raw, nc, f.Recorder), r); err != nil {
 			return fail(err)
 		}
 	}
@@ -244,7 +245,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 // §9.3.6), with the proxy's credentials, tracing it as it goes; anything
 // but a 2xx answer fails the fetch with the proxy's status (curl's exit
 // 56).
-func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
+func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
 	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
 	req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
@@ -263,6 +264,7 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 		return endExchange(x, err)
 	}
 	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	schemes.MetricsFrom(ctx).ProxyConnect(resp.StatusCode)
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
 	}
@@ -292,7 +294,9 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
 	traceRequest(req.Trace, r, " HTTP/1.1")
-	if err := c.write(x, r.bytes()); err != nil {
+	out := r.bytes()
+	schemes.MetricsFrom(ctx).Request(r.method, int64(len(out)))
+	if err := c.write(x, out); err != nil {
 		bind.Stop()
 		c.Close()
 		return nil, true, endExchange(x, netconn.Cause(ctx, err))
@@ -512,6 +516,9 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		hreq.Header["User-Agent"] = []string{""}
 	}
 	traceRequest(req.Trace, r, " HTTP/2")
+	// The head's size as HTTP/1.1 would write it, as curl counts an
+	// HTTP/2 request's size.
+	schemes.MetricsFrom(ctx).Request(r.method, int64(len(r.bytes())))
 	resp, err := cc.RoundTrip(hreq)
 	if err != nil {
 		return nil, err

@@ -232,6 +232,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if f.OnResponse != nil {
 			f.OnResponse(responseHead(resp))
 		}
+		schemes.MetricsFrom(ctx).Response(responseHead(resp), headSize(resp))
 		loc := resp.Header.Get("Location")
 		if !isRedirect(resp.StatusCode) || loc == "" {
 			return resp, nil
@@ -251,6 +252,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if err != nil {
 			return nil, err
 		}
+		schemes.MetricsFrom(ctx).Redirected()
 		r = nr
 	}
 }
@@ -811,6 +813,21 @@ func responseHead(resp *response) *schemes.Resource {
 	res := &schemes.Resource{Header: resp.fields}
 	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	return res
+}
+
+// headSize is the bytes resp's head took on the wire: counted as they
+// were read on an HTTP/1.x connection, and for an HTTP/2 response, whose
+// head came compressed in frames, the size of its status line and fields
+// written as HTTP/1.1 would write them, as curl counts it.
+func headSize(resp *response) int64 {
+	if resp.headBytes > 0 {
+		return resp.headBytes
+	}
+	n := len(resp.Proto) + 1 + len(resp.Status) + 2 + 2
+	for _, kv := range resp.fields {
+		n += len(kv[0]) + 2 + len(kv[1]) + 2
+	}
+	return int64(n)
 }
 
 // fields is a response's header fields as net/http gives them: it moves

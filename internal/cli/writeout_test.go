@@ -1,0 +1,352 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// rawHTTPServer answers each request on 127.0.0.1 with the bytes routes
+// gives for its path (a 404 for the others), byte for byte, so that a
+// test chooses every header line a client sees; connections are kept
+// alive. It returns the server's base URL.
+func rawHTTPServer(t *testing.T, routes map[string]string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					resp, ok := routes[req.URL.Path]
+					if !ok {
+						resp = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+					}
+					if _, err := c.Write([]byte(resp)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+// writeOutRoutes are the responses the -w tests compare urlget and curl
+// on.
+var writeOutRoutes = map[string]string{
+	"/plain": "HTTP/1.1 200 OK\r\nServer: test\r\nContent-Type: text/plain; charset=utf-8\r\nX-B:   two  \r\nContent-Length: 6\r\n\r\nhello\n",
+	// Fields of one name side by side: curl 7.88 groups them.
+	"/dup":     "HTTP/1.1 200 OK\r\nX-A: 1\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 2\r\n\r\nhi",
+	"/old":     "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: 3\r\n\r\nold",
+	"/r1":      "HTTP/1.1 302 Found\r\nLocation: /r2\r\nContent-Length: 0\r\n\r\n",
+	"/r2":      "HTTP/1.1 301 Moved Permanently\r\nLocation: plain?x=1\r\nContent-Length: 0\r\n\r\n",
+	"/missing": "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nnope\n",
+	// A server's attack on a terminal and on JSON: control characters,
+	// an escape sequence, quotes and backslashes in its fields.
+	"/evil":     "HTTP/1.1 200 OK\r\nContent-Type: text/x\x1b[31m\"q\\\x01\r\nX-Ctl: a\x01b\x1b]0;title\x07\"\\\x7f\xc3\xa9\r\nContent-Length: 0\r\n\r\n",
+	"/evil-loc": "HTTP/1.1 302 Found\r\nLocation: http://u:pw@127.0.0.1:1/a\x1b[2Jb\x01\r\nContent-Length: 0\r\n\r\n",
+}
+
+// curlPath returns curl's path, skipping the test when it is not there.
+func curlPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl to compare with")
+	}
+	return p
+}
+
+// runBoth runs urlget (in-process) and curl with args, neither reading a
+// config file (-q), with stdin as standard input, and returns what each
+// wrote to stdout and stderr and its exit status.
+func runBoth(t *testing.T, stdin string, args ...string) (ours, theirs [2]string, oursCode, theirsCode int) {
+	t.Helper()
+	curl := curlPath(t)
+	for _, k := range []string{"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "ftp_proxy", "FTP_PROXY"} {
+		t.Setenv(k, "")
+	}
+	var in *os.File
+	if stdin != "" {
+		f, err := os.CreateTemp(t.TempDir(), "stdin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(stdin)
+		f.Seek(0, 0)
+		defer f.Close()
+		in = f
+	}
+	var out, errOut bytes.Buffer
+	oursCode = Main(append([]string{"-q"}, args...), in, &out, &errOut)
+	ours = [2]string{out.String(), errOut.String()}
+
+	cmd := exec.Command(curl, append([]string{"-q"}, args...)...)
+	var cout, cerr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &cout, &cerr
+	cmd.Stdin = strings.NewReader(stdin)
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		theirsCode = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return ours, [2]string{cout.String(), strings.ReplaceAll(cerr.String(), "curl: ", "urlget: ")}, oursCode, theirsCode
+}
+
+// curlUA is the User-Agent both send in the comparisons, so that the
+// sizes of their requests compare.
+const curlUA = "curl/7.88.1"
+
+// TestWriteOutLikeCurl compares -w's output with curl's on the same
+// responses, for every variable whose value does not depend on time or
+// on the local port.
+func TestWriteOutLikeCurl(t *testing.T) {
+	base := rawHTTPServer(t, writeOutRoutes)
+	all := "[%{http_code}|%{response_code}|%{num_headers}|%{size_header}|%{size_request}|%{size_download}|%{size_upload}|%{content_type}|" +
+		"%{redirect_url}|%{url}|%{url_effective}|%{num_redirects}|%{http_version}|%{scheme}|%{method}|%{remote_ip}|%{remote_port}|" +
+		"%{local_ip}|%{num_connects}|%{exitcode}|%{urlnum}|%{filename_effective}|%{ftp_entry_path}|%{http_connect}|%{referer}|" +
+		"%{ssl_verify_result}|%{proxy_ssl_verify_result}|%{speed_upload}|%{certs}|%{num_certs}|%header{x-b}|%header{X-A}|%header{none}]\n"
+	cases := [][]string{
+		{"-s", "-o", "/dev/null", "-w", all, base + "/plain"},
+		{"-s", "-o", "/dev/null", "-w", all, base + "/dup"},
+		{"-s", "-w", all, base + "/old"},
+		{"-s", "-L", "-w", all, base + "/r1"},
+		// A redirect not followed: where it would have led.
+		{"-s", "-L", "--max-redirs", "0", "-w", all, base + "/r1"},
+		{"-s", "-f", "-w", all, base + "/missing"},
+		// Several URLs, a glob among them: urlnum counts the URLs given.
+		{"-s", "-w", "%{urlnum} %{url} %{http_code}\n", base + "/{plain,dup}", base + "/old"},
+		{"-s", "-o", "/dev/null", "-w", "%{header_json}\n", base + "/plain"},
+		{"-s", "-o", "/dev/null", "-w", "%{header_json}\n", base + "/dup"},
+		{"-s", "-o", "/dev/null", "-w", "%{header_json}\n", "file:///dev/null"},
+		{"-s", "-f", "-o", "/dev/null", "-w", "%{header_json}\n", base + "/missing"},
+		{"-s", "-w", "%{http_code} %{scheme} %{remote_ip} %{num_connects} %{exitcode} %{local_port} %{size_download}\n", "http://127.0.0.1:1/x"},
+		{"-s", "-o", "/dev/null", "-w", "%{scheme} %{url} %{url_effective} %{local_port} %{remote_port} %{num_connects} %{size_download} %{http_version} %{method}\n", "file:///dev/null"},
+	}
+	for _, args := range cases {
+		args = append([]string{"-A", curlUA}, args...)
+		ours, theirs, oc, tc := runBoth(t, "", args...)
+		if ours[0] != theirs[0] || oc != tc {
+			t.Errorf("%q:\nurlget (exit %d) %q\ncurl   (exit %d) %q", args, oc, ours[0], tc, theirs[0])
+		}
+	}
+}
+
+// TestWriteOutFormatLikeCurl compares how the format itself is read:
+// escapes, a '%' or '\' before anything else, an unfinished variable,
+// names in any case, an unknown variable (told on stderr, each time),
+// the switch between stdout and stderr, %{onerror}, and a format read
+// from a file or standard input, its line ends dropped.
+func TestWriteOutFormatLikeCurl(t *testing.T) {
+	base := rawHTTPServer(t, writeOutRoutes)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "format")
+	if err := os.WriteFile(file, []byte("l1 %{http_code}\r\nl2\\n\nl3 %{NoSuch}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"-w", `a\\b\qc%zd\t%%%{HTTP_CODE}\r%{x-%%e%{`, base + "/plain"}},
+		{"", []string{"-w", `%header{x-b%{size_download}%`, base + "/plain"}},
+		{"", []string{"-w", `%{nosuch}|%{nosuch}|%{exitcode}\n`, base + "/plain"}},
+		{"", []string{"-w", `1%{stderr}2%{stdout}3%{stderr}4\n`, base + "/plain"}},
+		{"", []string{"-w", `ok%{onerror}failed %{exitcode}\n`, base + "/plain"}},
+		{"", []string{"-w", `ok%{onerror}failed %{exitcode}\n`, "http://127.0.0.1:1/"}},
+		{"", []string{"-w", "@" + file, base + "/plain"}},
+		{"x=%{http_code}\ny\n", []string{"-w", "@-", base + "/plain"}},
+		{"", []string{"-w", "%{json", base + "/plain"}},
+	}
+	for _, c := range cases {
+		args := append([]string{"-s", "-o", "/dev/null"}, c.args...)
+		ours, theirs, oc, tc := runBoth(t, c.stdin, args...)
+		if ours != theirs || oc != tc {
+			t.Errorf("%q:\nurlget (exit %d) %q\ncurl   (exit %d) %q", args, oc, ours, tc, theirs)
+		}
+	}
+}
+
+var seconds6 = regexp.MustCompile(`^[0-9]+\.[0-9]{6}$`)
+
+// TestWriteOutJSONLikeCurl compares %{json} with curl's: the same keys
+// in the same order, times as seconds with six decimals, and the same
+// values but for those of time, speed, local port, the error's words and
+// the version.
+func TestWriteOutJSONLikeCurl(t *testing.T) {
+	base := rawHTTPServer(t, writeOutRoutes)
+	for _, args := range [][]string{
+		{base + "/plain"},
+		{"-L", base + "/r1"},
+		{"-L", "--max-redirs", "0", base + "/r1"},
+		{"-f", base + "/missing"},
+		{"http://127.0.0.1:1/"},
+	} {
+		args = append([]string{"-s", "-A", curlUA, "-o", "/dev/null", "-w", "%{json}"}, args...)
+		ours, theirs, _, _ := runBoth(t, "", args...)
+		ok, tk := jsonKeys(t, ours[0]), jsonKeys(t, theirs[0])
+		if strings.Join(ok, ",") != strings.Join(tk, ",") {
+			t.Errorf("%q: keys\nurlget %q\ncurl   %q", args, ok, tk)
+		}
+		var om, tm map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(ours[0]), &om); err != nil {
+			t.Fatalf("%q: %v: %s", args, err, ours[0])
+		}
+		json.Unmarshal([]byte(theirs[0]), &tm)
+		for k, v := range om {
+			switch {
+			case strings.HasPrefix(k, "time_"):
+				if !seconds6.Match(v) {
+					t.Errorf("%q: %s is %s, not seconds with six decimals", args, k, v)
+				}
+			case k == "speed_download" || k == "local_port" || k == "curl_version":
+			case k == "errormsg":
+				if (string(v) == "null") != (string(tm[k]) == "null") {
+					t.Errorf("%q: errormsg %s, curl's %s", args, v, tm[k])
+				}
+			default:
+				if string(v) != string(tm[k]) {
+					t.Errorf("%q: %s is %s, curl's %s", args, k, v, tm[k])
+				}
+			}
+		}
+	}
+}
+
+// jsonKeys lists the keys of the JSON object s in their order.
+func jsonKeys(t *testing.T, s string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	if _, err := dec.Token(); err != nil {
+		t.Fatalf("%v: %q", err, s)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%v: %q", err, s)
+		}
+		keys = append(keys, k.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%v: %q", err, s)
+		}
+	}
+	return keys
+}
+
+// TestWriteOutTimes checks the times -w reports over TLS with a redirect:
+// each with six decimals, in the order the phases end, the handshake's
+// after the connection's, and the redirect's within the whole.
+func TestWriteOutTimes(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/go" {
+			http.Redirect(w, r, "/there", http.StatusFound)
+			return
+		}
+		w.Write([]byte("there\n"))
+	}))
+	defer srv.Close()
+	names := []string{"time_namelookup", "time_connect", "time_appconnect", "time_pretransfer", "time_starttransfer", "time_total", "time_redirect", "num_redirects", "num_connects", "remote_ip", "http_version", "scheme"}
+	var format string
+	for _, n := range names {
+		format += "%{" + n + "} "
+	}
+	var out, errOut bytes.Buffer
+	if code := Main([]string{"-q", "-s", "-k", "-L", "-o", "/dev/null", "-w", format, srv.URL + "/go"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	f := strings.Fields(out.String())
+	if len(f) != len(names) {
+		t.Fatalf("%q", out.String())
+	}
+	var prev float64
+	for i, n := range names[:6] {
+		if !seconds6.MatchString(f[i]) {
+			t.Errorf("%s = %q", n, f[i])
+		}
+		v, _ := strconv.ParseFloat(f[i], 64)
+		if v <= 0 || v < prev {
+			t.Errorf("%s = %s, before it %f: %s", n, f[i], prev, out.String())
+		}
+		prev = v
+	}
+	total, _ := strconv.ParseFloat(f[5], 64)
+	redirect, _ := strconv.ParseFloat(f[6], 64)
+	if redirect <= 0 || redirect > total {
+		t.Errorf("time_redirect %v, time_total %v", redirect, total)
+	}
+	if got := strings.Join(f[7:], " "); got != "1 1 127.0.0.1 1.1 HTTPS" {
+		t.Errorf("redirects, connects, ip, version, scheme: %q", got)
+	}
+	// Over plain HTTP there is no handshake: its time is 0.
+	base := rawHTTPServer(t, writeOutRoutes)
+	out.Reset()
+	Main([]string{"-q", "-s", "-o", "/dev/null", "-w", "%{time_appconnect} %{time_redirect} %{time_connect}", base + "/plain"}, nil, &out, &errOut)
+	if f := strings.Fields(out.String()); len(f) != 3 || f[0] != "0.000000" || f[1] != "0.000000" || f[2] == "0.000000" {
+		t.Errorf("plain http: appconnect, redirect, connect %q", out.String())
+	}
+}
+
+// TestWriteOutServerText checks what a server's text becomes in -w's
+// output: JSON escapes every control character in %{header_json} and
+// %{json}, plain text shows none of them, and a Location's control
+// characters are %-encoded in %{redirect_url}, its password masked.
+func TestWriteOutServerText(t *testing.T) {
+	base := rawHTTPServer(t, writeOutRoutes)
+	run := func(format, path string, more ...string) string {
+		var out, errOut bytes.Buffer
+		Main(append([]string{"-q", "-s", "-o", "/dev/null", "-w", format}, append(more, base+path)...), nil, &out, &errOut)
+		return out.String()
+	}
+	hj := run("%{header_json}", "/evil")
+	var h map[string][]string
+	if err := json.Unmarshal([]byte(hj), &h); err != nil {
+		t.Fatalf("%%{header_json} is no JSON: %v: %q", err, hj)
+	}
+	if got := h["x-ctl"]; len(got) != 1 || got[0] != "a\x01b\x1b]0;title\x07\"\\\x7fé" {
+		t.Errorf("x-ctl %q", got)
+	}
+	if got := h["content-type"]; len(got) != 1 || got[0] != "text/x\x1b[31m\"q\\\x01" {
+		t.Errorf("content-type %q", got)
+	}
+	if strings.ContainsAny(hj, "\x01\x07\x1b") {
+		t.Errorf("raw control characters in %q", hj)
+	}
+	js := run("%{json}", "/evil")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(js), &m); err != nil || m["content_type"] != "text/x\x1b[31m\"q\\\x01" {
+		t.Errorf("%%{json}: %v, content_type %q", err, m["content_type"])
+	}
+	if got := run("%{content_type}|%header{x-ctl}", "/evil"); got != `text/x?[31m"q\?|a?b?]0;title?"\?é` {
+		t.Errorf("plain text %q", got)
+	}
+	if got := run("%{redirect_url}", "/evil-loc", "-L", "--max-redirs", "0"); got != "http://u:****@127.0.0.1:1/a%1B[2Jb%01" {
+		t.Errorf("redirect_url %q", got)
+	}
+}
