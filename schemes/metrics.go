@@ -200,6 +200,18 @@ func (m *Metrics) Response(head *Resource, n int64) {
 	m.mark(PhaseStartTransfer, now)
 }
 
+// HeadBytes records n bytes a server sent that are neither a body nor an
+// HTTP head: FTP's replies on the control connection, which curl counts
+// in size_header.
+func (m *Metrics) HeadBytes(n int64) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.headerBytes += n
+	m.mu.Unlock()
+}
+
 // ProxyConnect records the status code an HTTP proxy answered a CONNECT
 // with (curl's http_connect).
 func (m *Metrics) ProxyConnect(code int) {

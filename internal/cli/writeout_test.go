@@ -7,13 +7,20 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"unicode/utf8"
+
+	"github.com/urlget/urlget/integration/ftptest"
+	"github.com/urlget/urlget/schemes"
 )
 
 // rawHTTPServer answers each request on 127.0.0.1 with the bytes routes
@@ -348,5 +355,113 @@ func TestWriteOutServerText(t *testing.T) {
 	}
 	if got := run("%{redirect_url}", "/evil-loc", "-L", "--max-redirs", "0"); got != "http://u:****@127.0.0.1:1/a%1B[2Jb%01" {
 		t.Errorf("redirect_url %q", got)
+	}
+}
+
+// FuzzWriteOutServerText feeds a server's header fields and Location to
+// what -w makes of them: %{header_json} is always JSON holding every
+// field's value under its lower-cased name, plain text and
+// %{redirect_url} never hold a control character, and the Location's
+// password never shows.
+func FuzzWriteOutServerText(f *testing.F) {
+	f.Add("X-A", " a\x01b\x1b[31m ", "http://u:pw@h/a\x1bb")
+	f.Add("Set-Cookie", "\"\\\xff\xc3\xa9", "/rel?q=\x7f#f")
+	f.Add("", "", "//other:pw@x/")
+	f.Fuzz(func(t *testing.T, name, value, loc string) {
+		head := &schemes.Resource{StatusCode: 302, Header: [][2]string{{name, value}, {"location", loc}, {name, "second"}}}
+		var h map[string][]string
+		b := appendHeaderJSON(nil, head)
+		if err := json.Unmarshal(b, &h); err != nil {
+			t.Fatalf("not JSON: %v: %q", err, b)
+		}
+		got := h[strings.ToLower(name)]
+		if len(got) < 2 || utf8.ValidString(value) && got[0] != strings.Trim(value, " \t") {
+			t.Errorf("%q: %q, want %q first", name, got, value)
+		}
+		if text := appendText(nil, value); bytes.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+			t.Errorf("control characters in %q", text)
+		}
+		tr := &transfer{url: "http://127.0.0.1/start"}
+		r := redirectURL(tr, head)
+		if strings.ContainsFunc(r, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Errorf("control characters in redirect_url %q", r)
+		}
+		if u, err := url.Parse(r); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "****" && pw != "" {
+				t.Errorf("password %q shows in %q", pw, r)
+			}
+		}
+	})
+}
+
+// TestWriteOutFTPLikeCurl compares -w over FTP with curl's: the
+// connections (the data connection counts, as curl counts it; a second
+// URL reuses the control connection), the server's address, the scheme,
+// a failure's reply code and exit status.
+func TestWriteOutFTPLikeCurl(t *testing.T) {
+	tree := fstest.MapFS{"f.txt": {Data: []byte("ftp file\n"), Mode: 0o644}}
+	srv := ftptest.NewUnstartedServer(tree)
+	srv.Anonymous = true
+	srv.Start()
+	t.Cleanup(srv.Close)
+	format := "[%{num_connects}|%{remote_ip}|%{remote_port}|%{local_ip}|%{scheme}|%{size_download}|%{exitcode}|%{http_version}|%{method}|%{num_headers}|%{url_effective}|%{content_type}|%{redirect_url}]\n"
+	for _, args := range [][]string{
+		{srv.URL + "/f.txt", srv.URL + "/f.txt"},
+		{srv.URL + "/missing.txt"},
+	} {
+		args = append([]string{"-s", "-o", "/dev/null", "-w", format}, args...)
+		ours, theirs, oc, tc := runBoth(t, "", args...)
+		if ours[0] != theirs[0] || oc != tc {
+			t.Errorf("%q:\nurlget (exit %d) %q\ncurl   (exit %d) %q", args, oc, ours[0], tc, theirs[0])
+		}
+	}
+	// A failure's reply code is the response code, as curl's.
+	var out, errOut bytes.Buffer
+	Main([]string{"-q", "-s", "-w", "%{response_code} %{http_code}", srv.URL + "/missing.txt"}, nil, &out, &errOut)
+	if out.String() != "550 550" {
+		t.Errorf("response code of a missing file %q", out.String())
+	}
+}
+
+// TestWriteOutEachTransfer checks that -w is written after each
+// transfer, in the order the URLs were given with -Z too, each with its
+// own urlnum, connections and response.
+func TestWriteOutEachTransfer(t *testing.T) {
+	base := rawHTTPServer(t, writeOutRoutes)
+	for _, z := range [][]string{nil, {"-Z"}} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"-q", "-s", "-o", "/dev/null", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{urlnum} %{http_code} %{size_download} %{num_headers}\n"}, z...)
+		args = append(args, base+"/plain", base+"/dup", base+"/old")
+		Main(args, nil, &out, &errOut)
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(z) > 0 {
+			sort.Strings(lines)
+		}
+		if got := strings.Join(lines, "|"); got != "0 200 6 4|1 200 2 4|2 200 3 2" {
+			t.Errorf("%q: %q", z, out.String())
+		}
+	}
+}
+
+// TestWriteOutMasksPasswords checks that no -w variable shows a password
+// of the URL given, of the URL a redirect led to, or of the Referer sent.
+func TestWriteOutMasksPasswords(t *testing.T) {
+	const pw = "Zpw9secret"
+	routes := map[string]string{
+		"/to": "HTTP/1.1 302 Found\r\nLocation: http://u:" + pw + "@127.0.0.1:1/x\r\nContent-Length: 0\r\n\r\n",
+		"/ok": "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+	}
+	base := rawHTTPServer(t, routes)
+	withPW := strings.Replace(base, "http://", "http://u:"+pw+"@", 1)
+	for _, args := range [][]string{
+		{withPW + "/ok"},
+		{"-L", "--max-redirs", "0", base + "/to"},
+		{"-e", "http://r:" + pw + "@127.0.0.1/", base + "/ok"},
+	} {
+		var out, errOut bytes.Buffer
+		Main(append([]string{"-q", "-s", "-o", "/dev/null", "-w", "%{url} %{url_effective} %{redirect_url} %{referer} %{json}"}, args...), nil, &out, &errOut)
+		if strings.Contains(out.String(), pw) || !strings.Contains(out.String(), "****") {
+			t.Errorf("%q: %s", args, out.String())
+		}
 	}
 }

@@ -944,7 +944,7 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
 		if !c.last {
-			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
+			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d; c.metrics.EntryPath(d) }))
 		}
 	}
 	if c.dirKey != "" && c.dirKey != unknownDir && !c.last && len(c.absDir) < maxAbsDirs {

@@ -516,9 +516,11 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		hreq.Header["User-Agent"] = []string{""}
 	}
 	traceRequest(req.Trace, r, " HTTP/2")
-	// The head's size as HTTP/1.1 would write it, as curl counts an
-	// HTTP/2 request's size.
-	schemes.MetricsFrom(ctx).Request(r.method, int64(len(r.bytes())))
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		// The head's size as HTTP/1.1 would write it, as curl counts
+		// an HTTP/2 request's size.
+		m.Request(r.method, int64(len(r.bytes())))
+	}
 	resp, err := cc.RoundTrip(hreq)
 	if err != nil {
 		return nil, err

@@ -232,7 +232,9 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if f.OnResponse != nil {
 			f.OnResponse(responseHead(resp))
 		}
-		schemes.MetricsFrom(ctx).Response(responseHead(resp), headSize(resp))
+		if m := schemes.MetricsFrom(ctx); m != nil {
+			m.Response(responseHead(resp), headSize(resp))
+		}
 		loc := resp.Header.Get("Location")
 		if !isRedirect(resp.StatusCode) || loc == "" {
 			return resp, nil
