@@ -11,11 +11,9 @@ import (
 )
 
 // addWriteOutFlags records how -w (defined with the output flags in
-// cli.go) differs from curl's, for the table of curl's options.
+// cli.go; output.go prints it) differs from curl's, for the table of
+// curl's options.
 func addWriteOutFlags(fs *pflag.FlagSet, o *options) {
-	if f := fs.Lookup("write-out"); f != nil {
-		f.Usage = "print `format` after each transfer: curl's variables (%{http_code}, %{json}, …), @FILE reads it from FILE ('-': standard input)"
-	}
 	curlNote(fs, "write-out", "passwords masked in url, url_effective, redirect_url and referer; "+
 		"control characters of a server's text shown as '?' (%-encoded in redirect_url) and escaped as JSON escapes them in %{json} and %{header_json}, "+
 		"whose fields between two of one name are kept; errormsg in urlget's words; curl_version names urlget; certs empty")
