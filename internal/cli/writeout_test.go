@@ -465,3 +465,32 @@ func TestWriteOutMasksPasswords(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOutHTTP2LikeCurl compares -w with curl's over HTTP/2: the
+// version, the sizes of the heads as curl counts them, the connection
+// reused by the second URL, and a redirect followed.
+func TestWriteOutHTTP2LikeCurl(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/go" {
+			http.Redirect(w, r, "/x", http.StatusFound)
+			return
+		}
+		w.Header().Add("X-A", "1")
+		w.Header().Add("X-A", "2")
+		w.Write([]byte("hello\n"))
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	format := "[%{http_version}|%{size_header}|%{size_request}|%{num_headers}|%{num_connects}|%{num_redirects}|%{remote_ip}|%{scheme}|%{http_code}|%header{x-a}]\n"
+	for _, args := range [][]string{
+		{"-o", "/dev/null", "-o", "/dev/null", srv.URL + "/", srv.URL + "/"},
+		{"-L", "-o", "/dev/null", srv.URL + "/go"},
+	} {
+		args = append([]string{"-s", "-k", "-A", curlUA, "-w", format}, args...)
+		ours, theirs, oc, tc := runBoth(t, "", args...)
+		if ours[0] != theirs[0] || oc != tc {
+			t.Errorf("%q:\nurlget (exit %d) %q\ncurl   (exit %d) %q", args, oc, ours[0], tc, theirs[0])
+		}
+	}
+}

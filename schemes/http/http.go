@@ -138,6 +138,7 @@ type Fetcher struct {
 	tlsBase *tls.Config
 	h2t     *http.Transport
 	h2      map[string][]*http.ClientConn    // by connKey
+	h2tls   map[*http.ClientConn]net.Conn    // the TLS connection each of h2 speaks over
 	pipes   *netconn.Pool[string, *pipeline] // pipelined connections, by host:port
 
 	expected schemes.Expected // the runs told by Expect (pipeline.go)
@@ -820,12 +821,13 @@ func responseHead(resp *response) *schemes.Resource {
 // headSize is the bytes resp's head took on the wire: counted as they
 // were read on an HTTP/1.x connection, and for an HTTP/2 response, whose
 // head came compressed in frames, the size of its status line and fields
-// written as HTTP/1.1 would write them, as curl counts it.
+// written out as curl writes them ("HTTP/2 200 \r\n" and a line a
+// field), as curl counts it.
 func headSize(resp *response) int64 {
 	if resp.headBytes > 0 {
 		return resp.headBytes
 	}
-	n := len(resp.Proto) + 1 + len(resp.Status) + 2 + 2
+	n := len("HTTP/2 200 \r\n") + 2
 	for _, kv := range resp.fields {
 		n += len(kv[0]) + 2 + len(kv[1]) + 2
 	}
