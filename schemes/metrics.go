@@ -2,6 +2,7 @@ package schemes
 
 import (
 	"context"
+	"crypto/x509"
 	"net"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ type Metrics struct {
 	proxyCode    int
 	head         *Resource // the last response head: Proto, StatusCode, Status, Header
 	entryPath    string
+	certs        []*x509.Certificate
 }
 
 // Phase names a point of a fetch whose time Metrics records.
@@ -212,6 +214,20 @@ func (m *Metrics) HeadBytes(n int64) {
 	m.mu.Unlock()
 }
 
+// Handshake records a TLS handshake that ended now (PhaseAppConnect)
+// and the certificates the peer sent in it: the server's, the last
+// handshake of a connection through a TLS proxy being the server's.
+func (m *Metrics) Handshake(certs []*x509.Certificate) {
+	if m == nil {
+		return
+	}
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mark(PhaseAppConnect, now)
+	m.certs = certs
+}
+
 // ProxyConnect records the status code an HTTP proxy answered a CONNECT
 // with (curl's http_connect).
 func (m *Metrics) ProxyConnect(code int) {
@@ -259,6 +275,10 @@ type MetricsReport struct {
 	Head *Resource
 
 	EntryPath string // FTP's login directory, "" when not known
+
+	// Certificates are those the server sent in the fetch's last TLS
+	// handshake, the leaf first; nil without one.
+	Certificates []*x509.Certificate
 }
 
 // Report returns what m recorded so far; the zero report when m is nil.
@@ -281,5 +301,6 @@ func (m *Metrics) Report() MetricsReport {
 		ProxyCode:    m.proxyCode,
 		Head:         m.head,
 		EntryPath:    m.entryPath,
+		Certificates: m.certs,
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -203,10 +204,14 @@ func dur(d time.Duration) (string, bool, int64, time.Duration) { return "", fals
 // writeOutVars is every variable of curl 7.88's -w, in its (alphabetical)
 // order, which is the order of %{json}'s members.
 var writeOutVars = []writeOutVar{
-	// urlget has no certificate information to give: the chain is
-	// empty, as curl's is without a TLS library that gives it.
-	{"certs", varString, func(*command, *transfer, *schemes.MetricsReport) (string, bool, int64, time.Duration) {
-		return str("")
+	// The server's certificates in PEM, without the description of
+	// each that curl writes above it with OpenSSL's words.
+	{"certs", varString, func(_ *command, _ *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+		var b []byte
+		for _, c := range r.Certificates {
+			b = append(b, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})...)
+		}
+		return str(string(b))
 	}},
 	{"content_type", varString, func(_ *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		if t.contentType == "" {
@@ -253,17 +258,21 @@ var writeOutVars = []writeOutVar{
 		_, port := addrParts(r.Local)
 		return num(int64(port))
 	}},
-	{"method", varString, func(_ *command, _ *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+	{"method", varString, func(c *command, _ *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		if r.Method == "" {
-			// curl names GET for every transfer without an HTTP
-			// request of its own (ftp:, file:, one that never
-			// connected).
+			// curl names a method for every transfer, those
+			// without an HTTP request of their own too (ftp:,
+			// file:, one that never connected): HEAD with -I,
+			// else GET.
+			if c.opts.head {
+				return str("HEAD")
+			}
 			return str("GET")
 		}
 		return str(r.Method)
 	}},
-	{"num_certs", varLong, func(*command, *transfer, *schemes.MetricsReport) (string, bool, int64, time.Duration) {
-		return num(0)
+	{"num_certs", varLong, func(_ *command, _ *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+		return num(int64(len(r.Certificates)))
 	}},
 	{"num_connects", varLong, func(_ *command, _ *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		return num(int64(r.Connects))
@@ -453,12 +462,14 @@ func headerValue(head *schemes.Resource, name string) (string, bool) {
 	return "", false
 }
 
-// appendText appends s, text a server chose, for a terminal: its control
-// characters but the tab (an escape sequence, a bare CR) as '?'.
+// appendText appends s, text a server may have chosen, for a terminal:
+// its control characters but the tab and the line feed (an escape
+// sequence, a bare CR) as '?'. A server's header field holds no line
+// feed; the lines of a value are urlget's own (%{certs}).
 func appendText(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 && c != '\t' || c == 0x7f {
+		if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
 			c = '?'
 		}
 		b = append(b, c)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -154,6 +155,8 @@ func TestWriteOutLikeCurl(t *testing.T) {
 		{"-s", "-f", "-o", "/dev/null", "-w", "%{header_json}\n", base + "/missing"},
 		{"-s", "-w", "%{http_code} %{scheme} %{remote_ip} %{num_connects} %{exitcode} %{local_port} %{size_download}\n", "http://127.0.0.1:1/x"},
 		{"-s", "-o", "/dev/null", "-w", "%{scheme} %{url} %{url_effective} %{local_port} %{remote_port} %{num_connects} %{size_download} %{http_version} %{method}\n", "file:///dev/null"},
+		{"-s", "-I", "-o", "/dev/null", "-w", all, base + "/plain"},
+		{"-s", "-I", "-o", "/dev/null", "-w", "%{method}\n", "file:///dev/null"},
 	}
 	for _, args := range cases {
 		args = append([]string{"-A", curlUA}, args...)
@@ -378,7 +381,7 @@ func FuzzWriteOutServerText(f *testing.F) {
 		if len(got) < 2 || utf8.ValidString(value) && got[0] != strings.Trim(value, " \t") {
 			t.Errorf("%q: %q, want %q first", name, got, value)
 		}
-		if text := appendText(nil, value); bytes.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+		if text := appendText(nil, value); bytes.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f }) {
 			t.Errorf("control characters in %q", text)
 		}
 		tr := &transfer{url: "http://127.0.0.1/start"}
@@ -492,5 +495,12 @@ func TestWriteOutHTTP2LikeCurl(t *testing.T) {
 		if ours[0] != theirs[0] || oc != tc {
 			t.Errorf("%q:\nurlget (exit %d) %q\ncurl   (exit %d) %q", args, oc, ours[0], tc, theirs[0])
 		}
+	}
+	// The server's certificate, in PEM.
+	var out, errOut bytes.Buffer
+	Main([]string{"-q", "-s", "-k", "-o", "/dev/null", "-w", "%{num_certs}\n%{certs}", srv.URL + "/"}, nil, &out, &errOut)
+	want := "1\n" + string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	if out.String() != want {
+		t.Errorf("certificates %q, want %q", out.String(), want)
 	}
 }

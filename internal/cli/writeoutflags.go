@@ -16,7 +16,7 @@ import (
 func addWriteOutFlags(fs *pflag.FlagSet, o *options) {
 	curlNote(fs, "write-out", "passwords masked in url, url_effective, redirect_url and referer; "+
 		"control characters of a server's text shown as '?' (%-encoded in redirect_url) and escaped as JSON escapes them in %{json} and %{header_json}, "+
-		"whose fields between two of one name are kept; errormsg in urlget's words; curl_version names urlget; certs empty")
+		"whose fields between two of one name are kept; errormsg in urlget's words; curl_version names urlget; certs holds the certificates' PEM without OpenSSL's description of each")
 }
 
 // loadWriteOut reads -w's format from a file when it is given as @FILE
