@@ -228,14 +228,27 @@ func (m *Metrics) Handshake(certs []*x509.Certificate) {
 	m.certs = certs
 }
 
+// Sent records n bytes of a request that is not the fetch's own: an
+// HTTP proxy's CONNECT, which curl counts in size_request.
+func (m *Metrics) Sent(n int64) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.requestBytes += n
+	m.mu.Unlock()
+}
+
 // ProxyConnect records the status code an HTTP proxy answered a CONNECT
-// with (curl's http_connect).
-func (m *Metrics) ProxyConnect(code int) {
+// with (curl's http_connect), and the n bytes of its answer's head,
+// which curl counts in size_header.
+func (m *Metrics) ProxyConnect(code int, n int64) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	m.proxyCode = code
+	m.headerBytes += n
 	m.mu.Unlock()
 }
 

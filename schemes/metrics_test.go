@@ -21,7 +21,8 @@ func TestMetricsNil(t *testing.T) {
 	m.Request("GET", 10)
 	m.Response(&Resource{}, 10)
 	m.HeadBytes(1)
-	m.ProxyConnect(200)
+	m.ProxyConnect(200, 39)
+	m.Sent(59)
 	m.EntryPath("/")
 	if r := m.Report(); r.Connects != 0 || r.Head != nil || r.Times != [numPhases]time.Duration{} {
 		t.Errorf("nil report %+v", r)

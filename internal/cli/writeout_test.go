@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/pem"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -502,5 +503,61 @@ func TestWriteOutHTTP2LikeCurl(t *testing.T) {
 	want := "1\n" + string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 	if out.String() != want {
 		t.Errorf("certificates %q, want %q", out.String(), want)
+	}
+}
+
+// connectProxy is an HTTP proxy on 127.0.0.1 that only tunnels (CONNECT,
+// RFC 9110 §9.3.6), answering code; it returns its URL.
+func connectProxy(t *testing.T, code int) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil || req.Method != http.MethodConnect || code != http.StatusOK {
+					c.Write([]byte("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\nContent-Length: 0\r\n\r\n"))
+					return
+				}
+				s, err := net.Dial("tcp", req.Host)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n"))
+				go io.Copy(s, br)
+				io.Copy(c, s)
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+// TestWriteOutProxyLikeCurl compares -w with curl's through a proxy that
+// tunnels: the proxy's answer to CONNECT, its address as the remote one,
+// and the heads counted.
+func TestWriteOutProxyLikeCurl(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("tunnelled\n")) }))
+	defer srv.Close()
+	// (The sizes of the requests differ: curl's CONNECT carries a
+	// User-Agent and Proxy-Connection, urlget's neither.)
+	format := "[%{http_connect}|%{http_code}|%{remote_ip}|%{remote_port}|%{num_connects}|%{size_header}|%{exitcode}]\n"
+	for _, code := range []int{http.StatusOK, http.StatusForbidden} {
+		proxy := connectProxy(t, code)
+		args := []string{"-s", "-k", "-A", curlUA, "-x", proxy, "-o", "/dev/null", "-w", format, srv.URL + "/"}
+		ours, theirs, oc, tc := runBoth(t, "", args...)
+		if ours[0] != theirs[0] || oc != tc {
+			t.Errorf("%q:\nurlget (exit %d) %q\ncurl   (exit %d) %q", args, oc, ours[0], tc, theirs[0])
+		}
 	}
 }

@@ -256,6 +256,8 @@ func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r 
 		req.Trace.TraceSecret("Proxy-Authorization: Basic ")
 	}
 	x := c.exchange(target)
+	m := schemes.MetricsFrom(ctx)
+	m.Sent(int64(len(msg) + 2))
 	if err := c.write(x, []byte(msg+"\r\n")); err != nil {
 		return endExchange(x, err)
 	}
@@ -265,7 +267,7 @@ func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r 
 		return endExchange(x, err)
 	}
 	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	schemes.MetricsFrom(ctx).ProxyConnect(resp.StatusCode)
+	m.ProxyConnect(resp.StatusCode, resp.headBytes)
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
 	}
