@@ -25,11 +25,9 @@ import (
 	"github.com/urlget/urlget/schemes"
 )
 
-// rawHTTPServer answers each request on 127.0.0.1 with the bytes routes
-// gives for its path (a 404 for the others), byte for byte, so that a
-// test chooses every header line a client sees; connections are kept
-// alive. It returns the server's base URL.
-func rawHTTPServer(t *testing.T, routes map[string]string) string {
+// serveTCP runs handle on each connection accepted on 127.0.0.1 until the
+// test ends, and returns the listener's address.
+func serveTCP(t *testing.T, handle func(c net.Conn)) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -44,24 +42,34 @@ func rawHTTPServer(t *testing.T, routes map[string]string) string {
 			}
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					resp, ok := routes[req.URL.Path]
-					if !ok {
-						resp = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
-					}
-					if _, err := c.Write([]byte(resp)); err != nil {
-						return
-					}
-				}
+				handle(c)
 			}()
 		}
 	}()
-	return "http://" + l.Addr().String()
+	return l.Addr().String()
+}
+
+// rawHTTPServer answers each request on 127.0.0.1 with the bytes routes
+// gives for its path (a 404 for the others), byte for byte, so that a
+// test chooses every header line a client sees; connections are kept
+// alive. It returns the server's base URL.
+func rawHTTPServer(t *testing.T, routes map[string]string) string {
+	return "http://" + serveTCP(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			resp, ok := routes[req.URL.Path]
+			if !ok {
+				resp = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+			}
+			if _, err := c.Write([]byte(resp)); err != nil {
+				return
+			}
+		}
+	})
 }
 
 // writeOutRoutes are the responses the -w tests compare urlget and curl
@@ -509,38 +517,22 @@ func TestWriteOutHTTP2LikeCurl(t *testing.T) {
 // connectProxy is an HTTP proxy on 127.0.0.1 that only tunnels (CONNECT,
 // RFC 9110 §9.3.6), answering code; it returns its URL.
 func connectProxy(t *testing.T, code int) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil || req.Method != http.MethodConnect || code != http.StatusOK {
-					c.Write([]byte("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\nContent-Length: 0\r\n\r\n"))
-					return
-				}
-				s, err := net.Dial("tcp", req.Host)
-				if err != nil {
-					return
-				}
-				defer s.Close()
-				c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n"))
-				go io.Copy(s, br)
-				io.Copy(c, s)
-			}()
+	return "http://" + serveTCP(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil || req.Method != http.MethodConnect || code != http.StatusOK {
+			c.Write([]byte("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\nContent-Length: 0\r\n\r\n"))
+			return
 		}
-	}()
-	return "http://" + l.Addr().String()
+		s, err := net.Dial("tcp", req.Host)
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n"))
+		go io.Copy(s, br)
+		io.Copy(c, s)
+	})
 }
 
 // TestWriteOutProxyLikeCurl compares -w with curl's through a proxy that
