@@ -180,9 +180,11 @@ type transfer struct {
 	toFile      bool // the body was for a file (-o, -O): --json reports it
 
 	// For -w (output.go): the URL's place among those given (urlnum),
-	// whether the server was reached (a resource or a status came), and
-	// what the fetch recorded, nil without -w.
+	// its text as given when a scheme was guessed for it, whether the
+	// server was reached (a resource or a status came), and what the
+	// fetch recorded, nil without -w.
 	num     int
+	given   string
 	reached bool
 	metrics *schemes.Metrics
 }
@@ -421,7 +423,7 @@ const maxAhead = 32
 // of the run follows it; ahead, when not empty, lists the URLs that follow
 // it in order, for the client to be told of them (expect).
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
-	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err, num: m.num}}
+	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err, num: m.num, given: m.given}}
 	t := &st.t
 	if c.opts.writeOut != "" {
 		t.metrics = schemes.NewMetrics(t.start)

@@ -356,9 +356,13 @@ var writeOutVars = []writeOutVar{
 	{"time_total", varTime, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		return dur(t.end.Sub(t.start))
 	}},
-	// curl prints the URL as given, password and all; urlget never
-	// shows a password (docs/usage.md, Credentials).
+	// curl prints the URL as given, without the scheme it guessed,
+	// password and all; urlget never shows a password (docs/usage.md,
+	// Credentials).
 	{"url", varString, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+		if t.given != "" {
+			return str(maskedText(t.given))
+		}
 		return str(maskedText(t.url))
 	}},
 	{"url_effective", varString, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {

@@ -196,6 +196,9 @@ type queued struct {
 	// num is the URL's place among the URLs given, those of lists too,
 	// counting from 0; the URLs of one glob share it (-w's urlnum).
 	num int
+	// given is the text as given when it named no scheme and one was
+	// guessed (-w's %{url} prints it, as curl's), "" otherwise.
+	given string
 }
 
 // urlQueue hands out a run's URLs in the command line's order: positional
@@ -304,6 +307,7 @@ func (q *urlQueue) push(raw string, m queued) {
 			if q.guessed != nil {
 				q.guessed(g)
 			}
+			m.given = raw
 			raw = g
 		}
 		u, m.err = fetch.ParseURL(raw)
