@@ -563,6 +563,9 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		closeRes(res)
 	}
 	t.size = n
+	// Read again once the body is in: FTP's code is the reply that
+	// ended the transfer (226), as curl's response_code.
+	t.httpCode = httpCode(res)
 	if c.progress != nil {
 		c.progress.Finish()
 	}
