@@ -293,8 +293,9 @@ var writeOutVars = []writeOutVar{
 	{"redirect_url", varString, func(_ *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		return optStr(redirectURL(t, r.Head))
 	}},
-	{"referer", varString, func(c *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
-		if r.Method == "" || c.opts.http == nil {
+	// -e's URL, whatever the scheme, as curl's; its password masked.
+	{"referer", varString, func(c *command, _ *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+		if c.opts.http == nil {
 			return optStr("")
 		}
 		return optStr(maskedText(c.opts.http.Referer))

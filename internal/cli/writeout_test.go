@@ -166,6 +166,8 @@ func TestWriteOutLikeCurl(t *testing.T) {
 		{"-s", "-o", "/dev/null", "-w", "%{scheme} %{url} %{url_effective} %{local_port} %{remote_port} %{num_connects} %{size_download} %{http_version} %{method}\n", "file:///dev/null"},
 		{"-s", "-I", "-o", "/dev/null", "-w", all, base + "/plain"},
 		{"-s", "-I", "-o", "/dev/null", "-w", "%{method}\n", "file:///dev/null"},
+		{"-s", "-e", "http://r/", "-o", "/dev/null", "-w", "[%{referer}]\n", "file:///dev/null"},
+		{"-s", "-e", "http://r/", "-o", "/dev/null", "-w", "[%{referer}]\n", base + "/plain"},
 		// A URL without a scheme: %{url} as given, the guess after.
 		{"-s", "-o", "/dev/null", "-w", "%{url} %{url_effective}\n", strings.TrimPrefix(base, "http://") + "/plain"},
 	}
