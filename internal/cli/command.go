@@ -373,9 +373,10 @@ const prefetchDepth = 4
 
 // prefetchable reports whether the URL after the current one may be
 // started ahead. Never with -v, whose trace must not interleave two
-// transfers, nor with -C, whose offset depends on files written in order.
+// transfers, nor with -C, whose offset depends on files written in order,
+// nor when -w reports times, which start with each transfer's turn.
 func (c *command) prefetchable(raw string) bool {
-	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || writeOutTimed(c.opts.writeOut) {
 		return false
 	}
 	i := strings.Index(raw, ":")

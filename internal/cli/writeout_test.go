@@ -557,3 +557,18 @@ func TestWriteOutProxyLikeCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOutTimedNoPrefetch checks that a format reporting times or
+// speeds keeps the next URL from starting before its turn, and one
+// without them does not.
+func TestWriteOutTimedNoPrefetch(t *testing.T) {
+	for format, timed := range map[string]bool{
+		"%{http_code}\n": false, "%{url} %{size_download}": false, "": false,
+		"%{time_total}": true, "%{SPEED_download}": true, "%{json}": true,
+	} {
+		c := &command{opts: &options{writeOut: format}}
+		if got := c.prefetchable("http://127.0.0.1/x"); got == timed {
+			t.Errorf("%q: prefetchable %v", format, got)
+		}
+	}
+}

@@ -58,3 +58,11 @@ func (c *command) loadWriteOut() {
 	}
 	c.opts.writeOut = b.String()
 }
+
+// writeOutTimed reports whether the -w format reports times or speeds
+// (%{time_…}, %{speed_…}, %{json}), which a transfer started ahead of its
+// turn would make longer than the transfer's own.
+func writeOutTimed(format string) bool {
+	f := strings.ToLower(format)
+	return strings.Contains(f, "time_") || strings.Contains(f, "speed_") || strings.Contains(f, "json")
+}
