@@ -42,6 +42,7 @@ type Metrics struct {
 	requestBytes int64
 	headerBytes  int64
 	method       string
+	target       string
 	proxyCode    int
 	head         *Resource // the last response head: Proto, StatusCode, Status, Header
 	entryPath    string
@@ -171,9 +172,10 @@ func (m *Metrics) Redirected() {
 	m.connected = false
 }
 
-// Request records a request about to be sent, n bytes of it (its head):
-// its method, and the time (PhasePreTransfer).
-func (m *Metrics) Request(method string, n int64) {
+// Request records a request about to be sent for target (a URL), n
+// bytes of it (its head): its method and target, and the time
+// (PhasePreTransfer).
+func (m *Metrics) Request(method, target string, n int64) {
 	if m == nil {
 		return
 	}
@@ -181,6 +183,7 @@ func (m *Metrics) Request(method string, n int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.method = method
+	m.target = target
 	m.requestBytes += n
 	m.mark(PhasePreTransfer, now)
 }
@@ -281,6 +284,7 @@ type MetricsReport struct {
 	RequestBytes int64  // the bytes of every request's head
 	HeaderBytes  int64  // the bytes of every response's head
 	Method       string // the last request's method, "" when none was sent
+	Target       string // the last request's URL, as the fetcher gave it (its password too), "" when none was sent
 	ProxyCode    int    // the proxy's answer to the last CONNECT, 0 when none
 
 	// Head is the last response's head (Proto, StatusCode, Status and
@@ -311,6 +315,7 @@ func (m *Metrics) Report() MetricsReport {
 		RequestBytes: m.requestBytes,
 		HeaderBytes:  m.headerBytes,
 		Method:       m.method,
+		Target:       m.target,
 		ProxyCode:    m.proxyCode,
 		Head:         m.head,
 		EntryPath:    m.entryPath,

@@ -18,7 +18,7 @@ func TestMetricsNil(t *testing.T) {
 	m.Connected(nil)
 	m.Reused(nil, true)
 	m.Redirected()
-	m.Request("GET", 10)
+	m.Request("GET", "http://h/", 10)
 	m.Response(&Resource{}, 10)
 	m.HeadBytes(1)
 	m.ProxyConnect(200, 39)
@@ -49,7 +49,7 @@ func TestMetricsPhases(t *testing.T) {
 	m.Mark(PhaseNameLookup)
 	m.Connected(a)
 	m.Connected(b) // a second connection of one request: an FTP data connection
-	m.Request("GET", 80)
+	m.Request("GET", "http://h/a", 80)
 	m.Response(&Resource{StatusCode: 302}, 50)
 	r := m.Report()
 	if r.Connects != 2 || r.RequestBytes != 80 || r.HeaderBytes != 50 || r.Method != "GET" || r.Head.StatusCode != 302 {
@@ -74,10 +74,10 @@ func TestMetricsPhases(t *testing.T) {
 
 	m.Redirected()
 	m.Reused(b, true)
-	m.Request("HEAD", 70)
+	m.Request("HEAD", "http://h/b", 70)
 	m.Response(&Resource{StatusCode: 200}, 40)
 	r = m.Report()
-	if r.Redirects != 1 || r.Redirect < time.Second || r.RequestBytes != 150 || r.HeaderBytes != 90 || r.Method != "HEAD" || r.Head.StatusCode != 200 {
+	if r.Target != "http://h/b" || r.Redirects != 1 || r.Redirect < time.Second || r.RequestBytes != 150 || r.HeaderBytes != 90 || r.Method != "HEAD" || r.Head.StatusCode != 200 {
 		t.Errorf("after the redirect: %+v", r)
 	}
 	if r.Local != b.LocalAddr() || r.Connects != 2 {

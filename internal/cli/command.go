@@ -614,19 +614,6 @@ func closeRes(res *schemes.Resource) {
 
 func httpCode(res *schemes.Resource) int { return res.StatusCode }
 
-// scheme is the lower-case scheme of the URL the transfer ended at.
-func (t *transfer) scheme() string {
-	u := t.effective
-	if u == "" {
-		u = t.url
-	}
-	s, _, ok := strings.Cut(u, ":")
-	if !ok {
-		return ""
-	}
-	return strings.ToLower(s)
-}
-
 // emit writes the resource to w: the body's bytes, the listing rendered, or
 // with -I the metadata. It returns the number of body bytes written.
 func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {

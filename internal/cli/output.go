@@ -251,7 +251,7 @@ var writeOutVars = []writeOutVar{
 		return str(ip)
 	}},
 	{"local_port", varLong, func(_ *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
-		if t.scheme() == "file" {
+		if effectiveScheme(t, r) == "file" {
 			// curl's file: transfers have no socket, and say -1.
 			return num(-1)
 		}
@@ -291,7 +291,7 @@ var writeOutVars = []writeOutVar{
 		return num(0)
 	}},
 	{"redirect_url", varString, func(_ *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
-		return optStr(redirectURL(t, r.Head))
+		return optStr(redirectURL(t, r))
 	}},
 	// -e's URL, whatever the scheme, as curl's; its password masked.
 	{"referer", varString, func(c *command, _ *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
@@ -315,7 +315,7 @@ var writeOutVars = []writeOutVar{
 			// under way (a refused connection, a bad URL).
 			return optStr("")
 		}
-		return str(strings.ToUpper(t.scheme()))
+		return str(strings.ToUpper(effectiveScheme(t, r)))
 	}},
 	{"size_download", varOffset, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		return num(t.size)
@@ -366,11 +366,8 @@ var writeOutVars = []writeOutVar{
 		}
 		return str(maskedText(t.url))
 	}},
-	{"url_effective", varString, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
-		if t.effective != "" {
-			return str(maskedText(t.effective))
-		}
-		return str(maskedText(t.url))
+	{"url_effective", varString, func(_ *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+		return str(maskedText(effectiveURL(t, r)))
 	}},
 	{"urlnum", varLong, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		return num(int64(t.num))
@@ -513,12 +510,35 @@ func addrParts(a net.Addr) (string, int) {
 	return host, n
 }
 
+// effectiveURL is the URL the transfer ended at: that of its last HTTP
+// request (the last redirect's, a status that failed it included), else
+// the resource's, else the URL as given.
+func effectiveURL(t *transfer, r *schemes.MetricsReport) string {
+	switch {
+	case r.Target != "":
+		return r.Target
+	case t.effective != "":
+		return t.effective
+	}
+	return t.url
+}
+
+// effectiveScheme is the lower-case scheme of effectiveURL.
+func effectiveScheme(t *transfer, r *schemes.MetricsReport) string {
+	s, _, ok := strings.Cut(effectiveURL(t, r), ":")
+	if !ok {
+		return ""
+	}
+	return strings.ToLower(s)
+}
+
 // redirectURL is %{redirect_url}: where the last response, a redirect
 // not followed (no -L, or --max-redirs reached), would have led, its
 // Location resolved against the URL that answered. The password it
 // names is masked, and its control characters are %-encoded: a Location
 // is the server's text, and the URL goes to a terminal.
-func redirectURL(t *transfer, head *schemes.Resource) string {
+func redirectURL(t *transfer, r *schemes.MetricsReport) string {
+	head := r.Head
 	if head == nil || head.StatusCode < 300 || head.StatusCode > 399 {
 		return ""
 	}
@@ -527,11 +547,7 @@ func redirectURL(t *transfer, head *schemes.Resource) string {
 		return ""
 	}
 	loc = escapeControls(loc)
-	base := t.effective
-	if base == "" {
-		base = t.url
-	}
-	bu, err := url.Parse(base)
+	bu, err := url.Parse(effectiveURL(t, r))
 	if err != nil {
 		return ""
 	}

@@ -77,11 +77,12 @@ func rawHTTPServer(t *testing.T, routes map[string]string) string {
 var writeOutRoutes = map[string]string{
 	"/plain": "HTTP/1.1 200 OK\r\nServer: test\r\nContent-Type: text/plain; charset=utf-8\r\nX-B:   two  \r\nContent-Length: 6\r\n\r\nhello\n",
 	// Fields of one name side by side: curl 7.88 groups them.
-	"/dup":     "HTTP/1.1 200 OK\r\nX-A: 1\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 2\r\n\r\nhi",
-	"/old":     "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: 3\r\n\r\nold",
-	"/r1":      "HTTP/1.1 302 Found\r\nLocation: /r2\r\nContent-Length: 0\r\n\r\n",
-	"/r2":      "HTTP/1.1 301 Moved Permanently\r\nLocation: plain?x=1\r\nContent-Length: 0\r\n\r\n",
-	"/missing": "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nnope\n",
+	"/dup":        "HTTP/1.1 200 OK\r\nX-A: 1\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 2\r\n\r\nhi",
+	"/old":        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: 3\r\n\r\nold",
+	"/r1":         "HTTP/1.1 302 Found\r\nLocation: /r2\r\nContent-Length: 0\r\n\r\n",
+	"/r2":         "HTTP/1.1 301 Moved Permanently\r\nLocation: plain?x=1\r\nContent-Length: 0\r\n\r\n",
+	"/missing":    "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nnope\n",
+	"/to-missing": "HTTP/1.1 307 Temporary Redirect\r\nLocation: /missing\r\nContent-Length: 0\r\n\r\n",
 	// A server's attack on a terminal and on JSON: control characters,
 	// an escape sequence, quotes and backslashes in its fields.
 	"/evil":     "HTTP/1.1 200 OK\r\nContent-Type: text/x\x1b[31m\"q\\\x01\r\nX-Ctl: a\x01b\x1b]0;title\x07\"\\\x7f\xc3\xa9\r\nContent-Length: 0\r\n\r\n",
@@ -156,6 +157,7 @@ func TestWriteOutLikeCurl(t *testing.T) {
 		// A redirect not followed: where it would have led.
 		{"-s", "-L", "--max-redirs", "0", "-w", all, base + "/r1"},
 		{"-s", "-f", "-w", all, base + "/missing"},
+		{"-s", "-f", "-L", "-w", all, base + "/to-missing"},
 		// Several URLs, a glob among them: urlnum counts the URLs given.
 		{"-s", "-w", "%{urlnum} %{url} %{http_code}\n", base + "/{plain,dup}", base + "/old"},
 		{"-s", "-o", "/dev/null", "-w", "%{header_json}\n", base + "/plain"},
@@ -398,7 +400,7 @@ func FuzzWriteOutServerText(f *testing.F) {
 			t.Errorf("control characters in %q", text)
 		}
 		tr := &transfer{url: "http://127.0.0.1/start"}
-		r := redirectURL(tr, head)
+		r := redirectURL(tr, &schemes.MetricsReport{Head: head})
 		if strings.ContainsFunc(r, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			t.Errorf("control characters in redirect_url %q", r)
 		}

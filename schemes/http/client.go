@@ -298,7 +298,9 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	x := c.exchange(r.recordedAs())
 	traceRequest(req.Trace, r, " HTTP/1.1")
 	out := r.bytes()
-	schemes.MetricsFrom(ctx).Request(r.method, int64(len(out)))
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		m.Request(r.method, r.url.String(), int64(len(out)))
+	}
 	if err := c.write(x, out); err != nil {
 		bind.Stop()
 		c.Close()
@@ -527,7 +529,7 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 	if m := schemes.MetricsFrom(ctx); m != nil {
 		// The head's size as curl counts an HTTP/2 request's: written
 		// as HTTP/1.1 would be, its version "HTTP/2".
-		m.Request(r.method, int64(len(r.bytes())-len("HTTP/1.1")+len("HTTP/2")))
+		m.Request(r.method, r.url.String(), int64(len(r.bytes())-len("HTTP/1.1")+len("HTTP/2")))
 	}
 	resp, err := cc.RoundTrip(hreq)
 	if err != nil {

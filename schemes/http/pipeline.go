@@ -162,7 +162,7 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		// The request went ahead, perhaps with an earlier fetch's: it
 		// is counted here, with the answer it brought.
 		m.Reused(p.c.raw, false)
-		m.Request(r.method, int64(len(r.bytes())))
+		m.Request(r.method, r.url.String(), int64(len(r.bytes())))
 		m.Response(responseHead(resp), headSize(resp))
 	}
 	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, bind: bind, closeAfter: !resp.keep}
