@@ -262,7 +262,7 @@ func (c *Client) init() {
 			if t <= 0 {
 				t = dialTimeout
 			}
-			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second, ControlContext: markLookup}
+			d = &net.Dialer{Timeout: t, KeepAlive: 30 * time.Second}
 		}
 		base := newBaseDialer(d, c.Resolve, c.Network)
 		base.trace = c.Trace

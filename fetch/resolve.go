@@ -137,6 +137,16 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 	if m == nil {
 		return b.dial(ctx, network, address)
 	}
+	if nd, ok := b.d.(*net.Dialer); ok && nd.ControlContext == nil && nd.Control == nil {
+		// A net.Dialer tells when a name is resolved through its
+		// Control, called before each connect. It is set for a fetch
+		// with Metrics only: with it, each socket costs an allocation.
+		timed := *nd
+		timed.ControlContext = markLookup
+		tb := *b
+		tb.d = &timed
+		b = &tb
+	}
 	c, err := b.dial(ctx, network, address)
 	if err == nil {
 		m.Connected(c)
@@ -144,9 +154,9 @@ func (b *baseDialer) DialContext(ctx context.Context, network, address string) (
 	return c, err
 }
 
-// markLookup is the Control of the Client's own net.Dialer, called once a
-// name is resolved, before each connect: it ends the name look-up of a
-// fetch with Metrics.
+// markLookup is the Control of a fetch's net.Dialer when it has
+// Metrics, called once a name is resolved, before each connect: it ends
+// the name look-up.
 func markLookup(ctx context.Context, _, _ string, _ syscall.RawConn) error {
 	schemes.MetricsFrom(ctx).Mark(schemes.PhaseNameLookup)
 	return nil
