@@ -205,6 +205,11 @@ type Request struct {
 	// -r; see schemes.Request.IfUnmodifiedSince and Range.
 	IfUnmodifiedSince time.Time
 	Range             string
+
+	// Metrics, when not nil, records the fetch's phases, connections and
+	// HTTP exchanges as they happen (curl's -w times and counts; see
+	// schemes.Metrics); nil records nothing.
+	Metrics *schemes.Metrics
 }
 
 // Progress reports a body's transfer so far.
@@ -350,6 +355,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = schemes.WithMetrics(ctx, r.Metrics)
 
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
@@ -437,6 +443,15 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 	}
 	if res.URL == "" {
 		res.URL = req.URL.Redacted()
+	}
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		// A fetcher that marks no phases of its own (file:, gopher:,
+		// wais:) is about to hand its first byte over: the times
+		// before it are those of this moment. Marked phases keep
+		// theirs.
+		m.Mark(schemes.PhaseNameLookup)
+		m.Mark(schemes.PhasePreTransfer)
+		m.Mark(schemes.PhaseStartTransfer)
 	}
 	// A 304 brings no body: the size it may give is of the copy the
 	// caller already holds.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -129,8 +130,39 @@ func resolveKey(host, port string) string {
 }
 
 // DialContext connects to address ("host:port") over network ("tcp"),
-// narrowed to "tcp4" or "tcp6" by the IP version.
+// narrowed to "tcp4" or "tcp6" by the IP version, and records the
+// connection in the fetch's Metrics, when it has any.
 func (b *baseDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	m := schemes.MetricsFrom(ctx)
+	if m == nil {
+		return b.dial(ctx, network, address)
+	}
+	if nd, ok := b.d.(*net.Dialer); ok && nd.ControlContext == nil && nd.Control == nil {
+		// A net.Dialer tells when a name is resolved through its
+		// Control, called before each connect. It is set for a fetch
+		// with Metrics only: with it, each socket costs an allocation.
+		timed := *nd
+		timed.ControlContext = markLookup
+		tb := *b
+		tb.d = &timed
+		b = &tb
+	}
+	c, err := b.dial(ctx, network, address)
+	if err == nil {
+		m.Connected(c)
+	}
+	return c, err
+}
+
+// markLookup is the Control of a fetch's net.Dialer when it has
+// Metrics, called once a name is resolved, before each connect: it ends
+// the name look-up.
+func markLookup(ctx context.Context, _, _ string, _ syscall.RawConn) error {
+	schemes.MetricsFrom(ctx).Mark(schemes.PhaseNameLookup)
+	return nil
+}
+
+func (b *baseDialer) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return b.d.DialContext(ctx, b.network(network), address)

@@ -346,6 +346,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	addConnFlags(fs, o)
 	addFtpXFlags(fs, o)
 	addOutFlags(fs, o)
+	addWriteOutFlags(fs, o)
 	fs.Usage = func() { writeHelp(stderr, stderr, fs, nil) }
 	args, code := withConfig(fs, args, stderr)
 	if code != 0 {
@@ -528,6 +529,7 @@ func (c *command) newClient() (*fetch.Client, error) {
 		return nil, err
 	}
 	cl.TLSConfig = tlsConf
+	c.loadWriteOut()
 	if err := o.proxyOpts.configure(cl); err != nil {
 		return nil, err
 	}

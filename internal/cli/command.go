@@ -186,6 +186,15 @@ type transfer struct {
 	httpCode    int
 	toFile      bool // the body was for a file (-o, -O): --json-lines reports it
 	unchanged   bool // -z or --etag-compare found the copy held current
+
+	// For -w (output.go): the URL's place among those given (urlnum),
+	// its text as given when a scheme was guessed for it, whether the
+	// server was reached (a resource or a status came), and what the
+	// fetch recorded, nil without -w.
+	num     int
+	given   string
+	reached bool
+	metrics *schemes.Metrics
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -377,9 +386,10 @@ const prefetchDepth = 4
 
 // prefetchable reports whether the URL after the current one may be
 // started ahead. Never with -v, whose trace must not interleave two
-// transfers, nor with -C, whose offset depends on files written in order.
+// transfers, nor with -C, whose offset depends on files written in order,
+// nor when -w reports times, which start with each transfer's turn.
 func (c *command) prefetchable(raw string) bool {
-	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || c.opts.http.Jar != nil {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || c.opts.http.Jar != nil || writeOutTimed(c.opts.writeOut) {
 		return false
 	}
 	i := strings.Index(raw, ":")
@@ -429,8 +439,11 @@ const maxAhead = 32
 // of the run follows it; ahead, when not empty, lists the URLs that follow
 // it in order, for the client to be told of them (expect).
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
-	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
+	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err, num: m.num, given: m.given}}
 	t := &st.t
+	if c.opts.writeOut != "" {
+		t.metrics = schemes.NewMetrics(t.start)
+	}
 	spec := c.spec(m.cli)
 	t.toFile = spec.file != "" || spec.remote
 	if t.err != nil {
@@ -466,16 +479,24 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 		return st
 	}
 	c.expect(req, ahead, last)
+	req.Metrics = t.metrics
 	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()
 	if err != nil {
 		t.err = err
 		var se *schemes.Error
-		if errors.As(err, &se) && se.Code >= 100 && strings.HasPrefix(se.URL, "http") {
+		if errors.As(err, &se) && se.Code >= 100 {
+			// A status that failed the transfer: HTTP's, or
+			// FTP's last reply, as curl's response_code.
 			t.httpCode = se.Code
+			t.reached = true
+			if strings.HasPrefix(se.URL, "http") {
+				t.effective = se.URL
+			}
 		}
 		return st
 	}
+	t.reached = true
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
@@ -587,6 +608,9 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		err = res.StatusError
 	}
 	t.size = n
+	// Read again once the body is in: FTP's code is the reply that
+	// ended the transfer (226), as curl's response_code.
+	t.httpCode = httpCode(res)
 	if c.progress != nil {
 		c.progress.Finish()
 	}

@@ -13,10 +13,10 @@ func TestWriteOutEscapes(t *testing.T) {
 	var out, errOut bytes.Buffer
 	c := &command{opts: &options{writeOut: `a\tb %% %{url} %{nosuch} %{stderr}e=%{exitcode}\n`}, stdout: &out, stderr: &errOut}
 	c.writeOut(transfer{url: "http://h/x", code: 22, err: errors.New("x")})
-	if out.String() != "a\tb % http://h/x %{nosuch} " {
+	if out.String() != "a\tb % http://h/x  " {
 		t.Errorf("stdout %q", out.String())
 	}
-	if errOut.String() != "e=22\n" {
+	if errOut.String() != "urlget: unknown --write-out variable: 'nosuch'\ne=22\n" {
 		t.Errorf("stderr %q", errOut.String())
 	}
 }

@@ -193,6 +193,12 @@ type queued struct {
 	cli   int
 	err   error    // a line of a list that is no URL, or a list that failed
 	globs []string // the text of each glob of the URL it came from, for #n in -o
+	// num is the URL's place among the URLs given, those of lists too,
+	// counting from 0; the URLs of one glob share it (-w's urlnum).
+	num int
+	// given is the text as given when it named no scheme and one was
+	// guessed (-w's %{url} prints it, as curl's), "" otherwise.
+	given string
 }
 
 // urlQueue hands out a run's URLs in the command line's order: positional
@@ -204,12 +210,14 @@ type urlQueue struct {
 	urls  []urlArg // --url values not yet queued
 	pos   int      // positional URLs queued so far
 	cli   int      // command-line URLs queued so far
+	num   int      // URLs given queued so far, lists' too (queued.num)
 	list  *urlList // the list being read
 	lists []*urlList
 
 	globbing bool          // expand the command line's URL globs (not -g)
 	glob     *glob.Pattern // the command-line URL being expanded
 	globCLI  int           // its place among the command line's URLs
+	globNum  int           // its queued.num
 
 	// raws[head:] are the URLs queued and not handed out, parsed[head:]
 	// the same parsed (zero where meta's err is set), meta[head:] what
@@ -299,6 +307,7 @@ func (q *urlQueue) push(raw string, m queued) {
 			if q.guessed != nil {
 				q.guessed(g)
 			}
+			m.given = raw
 			raw = g
 		}
 		u, m.err = fetch.ParseURL(raw)
@@ -316,7 +325,7 @@ func (q *urlQueue) take(wait bool) bool {
 		if q.glob != nil {
 			raw, texts, ok := q.glob.Next()
 			if ok {
-				q.push(raw, queued{cli: q.globCLI, globs: texts})
+				q.push(raw, queued{cli: q.globCLI, globs: texts, num: q.globNum})
 				return true
 			}
 			q.glob = nil
@@ -324,7 +333,8 @@ func (q *urlQueue) take(wait bool) bool {
 		if q.list != nil {
 			raw, err, ok := q.list.next(wait)
 			if ok {
-				q.push(raw, queued{cli: -1, err: err})
+				q.push(raw, queued{cli: -1, err: err, num: q.num})
+				q.num++
 				return true
 			}
 			if !q.list.end {
@@ -361,22 +371,23 @@ func maskedText(raw string) string { return uri.RedactText(raw) }
 // with the glob kept for take to go on with. A malformed glob is queued as
 // the URL's error (exit 3).
 func (q *urlQueue) pushCLI(raw string) {
-	cli := q.cli
+	cli, num := q.cli, q.num
 	q.cli++
+	q.num++
 	if q.globbing {
 		g, err := glob.Parse(raw)
 		if err != nil {
-			q.push(raw, queued{cli: cli, err: &schemes.Error{Kind: schemes.ErrBadURL, URL: maskedText(raw), Err: err}})
+			q.push(raw, queued{cli: cli, num: num, err: &schemes.Error{Kind: schemes.ErrBadURL, URL: maskedText(raw), Err: err}})
 			return
 		}
 		if g != nil {
-			q.glob, q.globCLI = g, cli
+			q.glob, q.globCLI, q.globNum = g, cli, num
 			u, texts, _ := g.Next()
-			q.push(u, queued{cli: cli, globs: texts})
+			q.push(u, queued{cli: cli, num: num, globs: texts})
 			return
 		}
 	}
-	q.push(raw, queued{cli: cli})
+	q.push(raw, queued{cli: cli, num: num})
 }
 
 // waiting returns how many URLs are queued.

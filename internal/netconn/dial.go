@@ -84,11 +84,16 @@ func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Co
 // caller with a taxonomy of its own (HTTP names the request's method, and
 // a proxy's handshake apart from the server's). On error c is left to the
 // caller. cfg.NextProtos, when set, is the ALPN offer (RFC 7301 §3.1):
-// HTTP offers h2 there (RFC 9113 §3.2).
+// HTTP offers h2 there (RFC 9113 §3.2). The end of the handshake is the
+// end of the fetch's PhaseAppConnect, when ctx carries schemes.Metrics,
+// which holds the peer's certificates then.
 func Handshake(ctx context.Context, c net.Conn, cfg *tls.Config) (*tls.Conn, error) {
 	tc := tls.Client(c, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return nil, Cause(ctx, err)
+	}
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		m.Handshake(tc.ConnectionState().PeerCertificates)
 	}
 	return tc, nil
 }

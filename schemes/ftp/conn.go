@@ -59,6 +59,8 @@ type conn struct {
 
 	trace schemes.Tracer
 	req   *schemes.Request
+	// metrics is the request's (-w's counts), nil when it has none.
+	metrics *schemes.Metrics
 	// last: no request follows req on the Fetcher (schemes.Expecter's
 	// end), so the connection need not be readied for another.
 	last bool
@@ -107,6 +109,7 @@ func (c *conn) bind(ctx context.Context, req *schemes.Request) {
 	c.req = req
 	c.ctx = ctx
 	c.trace = req.Trace
+	c.metrics = schemes.MetricsFrom(ctx)
 	c.answered = false
 	c.binding = netconn.Bind(ctx, c.raw, c.onCancel)
 }
@@ -325,6 +328,7 @@ func (c *conn) readReply(op string) (reply, error) {
 		return reply{}, c.netErr(op, err)
 	}
 	c.trace.TraceLine(schemes.Received, line)
+	c.metrics.HeadBytes(int64(len(line)) + 2)
 	first := !c.answered
 	c.answered = true
 	code, multi, ok := replyCode(line)
@@ -350,6 +354,7 @@ func (c *conn) readReply(op string) (reply, error) {
 			return reply{}, c.netErr(op, err)
 		}
 		c.trace.TraceLine(schemes.Received, line)
+		c.metrics.HeadBytes(int64(len(line)) + 2)
 		if n >= maxReplyLines || b.Len()+len(line) > maxReplyBytes {
 			c.broken = true
 			return reply{}, c.req.Fail(schemes.ErrProtocol, op, code, "", errors.New("multi-line reply too long"))

@@ -166,6 +166,7 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg
 			c.reused = true
 			c.bind(ctx, req)
 			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
+			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
 			return c, nil
 		}
 	}
@@ -975,7 +976,7 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
 		if !c.last {
-			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
+			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d; c.metrics.EntryPath(d) }))
 		}
 	}
 	if c.dirKey != "" && c.dirKey != unknownDir && !c.last && len(c.absDir) < maxAbsDirs {

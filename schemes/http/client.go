@@ -142,8 +142,9 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 	key := connKey(r)
 	retried := false // an HTTP/2 connection that failed was replaced
 	for {
-		if cc := f.h2conn(key); cc != nil {
+		if cc, tc := f.h2conn(key); cc != nil {
 			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
+			schemes.MetricsFrom(ctx).Reused(tc, true)
 			resp, err := f.h2RoundTrip(ctx, req, cc, r)
 			if err != nil && ctx.Err() == nil && cc.Err() != nil && !retried {
 				// The server ended the kept connection (a GOAWAY, a
@@ -169,6 +170,7 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 		}
 		if c.reused {
 			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
+			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
 		}
 		resp, nothing, err := f.exchange(ctx, req, c, r)
 		if err != nil && nothing && c.reused && ctx.Err() == nil {
@@ -221,7 +223,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		return newConn(key, raw, nc, f.Recorder), nil, nil
 	}
 	if r.proxy != nil {
-		if err := f.connect(req, newConn(key, raw, nc, f.Recorder), r); err != nil {
+		if err := f.connect(ctx, req, newConn(key, raw, nc, f.Recorder), r); err != nil {
 			return fail(err)
 		}
 	}
@@ -234,7 +236,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		if err != nil {
 			return fail(err)
 		}
-		f.putH2(key, cc)
+		f.putH2(key, cc, tc)
 		return nil, cc, nil
 	}
 	return newConn(key, raw, tc, f.Recorder), nil, nil
@@ -244,7 +246,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 // §9.3.6), with the proxy's credentials, tracing it as it goes; anything
 // but a 2xx answer fails the fetch with the proxy's status (curl's exit
 // 56).
-func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
+func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
 	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
 	req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
@@ -254,6 +256,8 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 		req.Trace.TraceSecret("Proxy-Authorization: Basic ")
 	}
 	x := c.exchange(target)
+	m := schemes.MetricsFrom(ctx)
+	m.Sent(int64(len(msg) + 2))
 	if err := c.write(x, []byte(msg+"\r\n")); err != nil {
 		return endExchange(x, err)
 	}
@@ -263,6 +267,7 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 		return endExchange(x, err)
 	}
 	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	m.ProxyConnect(resp.StatusCode, resp.headBytes)
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
 	}
@@ -292,7 +297,11 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
 	traceRequest(req.Trace, r, " HTTP/1.1")
-	if err := c.write(x, r.bytes()); err != nil {
+	out := r.bytes()
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		m.Request(r.method, r.url.String(), int64(len(out)))
+	}
+	if err := c.write(x, out); err != nil {
 		bind.Stop()
 		c.Close()
 		return nil, true, endExchange(x, netconn.Cause(ctx, err))
@@ -454,18 +463,20 @@ func (f *Fetcher) newH2(ctx context.Context, tc *tls.Conn, addr string) (*http.C
 }
 
 // h2conn returns a kept HTTP/2 connection for key that takes another
-// request now, dropping those that serve no more.
-func (f *Fetcher) h2conn(key string) *http.ClientConn {
+// request now, and the TLS connection it speaks over, dropping those
+// that serve no more.
+func (f *Fetcher) h2conn(key string) (*http.ClientConn, net.Conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.h2[key]) == 0 {
-		return nil
+		return nil, nil
 	}
 	var pick *http.ClientConn
 	ccs := f.h2[key][:0]
 	for _, cc := range f.h2[key] {
 		if cc.Err() != nil {
 			cc.Close()
+			delete(f.h2tls, cc)
 			continue
 		}
 		ccs = append(ccs, cc)
@@ -474,7 +485,7 @@ func (f *Fetcher) h2conn(key string) *http.ClientConn {
 		}
 	}
 	f.h2[key] = ccs
-	return pick
+	return pick, f.h2tls[pick]
 }
 
 // dropH2 forgets cc, a connection that serves no more requests.
@@ -483,20 +494,23 @@ func (f *Fetcher) dropH2(key string, cc *http.ClientConn) {
 	if ccs, ok := f.h2[key]; ok {
 		f.h2[key] = slices.DeleteFunc(ccs, func(c *http.ClientConn) bool { return c == cc })
 	}
+	delete(f.h2tls, cc)
 	f.mu.Unlock()
 	cc.Close()
 }
 
-// putH2 keeps cc for the requests that follow: the requests of a run
-// share it, several at once, as far as the server lets them (RFC 9113
-// §5.1.2).
-func (f *Fetcher) putH2(key string, cc *http.ClientConn) {
+// putH2 keeps cc, spoken over tc, for the requests that follow: the
+// requests of a run share it, several at once, as far as the server lets
+// them (RFC 9113 §5.1.2).
+func (f *Fetcher) putH2(key string, cc *http.ClientConn, tc net.Conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.h2 == nil {
 		f.h2 = map[string][]*http.ClientConn{}
+		f.h2tls = map[*http.ClientConn]net.Conn{}
 	}
 	f.h2[key] = append(f.h2[key], cc)
+	f.h2tls[cc] = tc
 }
 
 // h2RoundTrip sends r on an HTTP/2 connection through net/http's HTTP/2
@@ -512,6 +526,11 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		hreq.Header["User-Agent"] = []string{""}
 	}
 	traceRequest(req.Trace, r, " HTTP/2")
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		// The head's size as curl counts an HTTP/2 request's: written
+		// as HTTP/1.1 would be, its version "HTTP/2".
+		m.Request(r.method, r.url.String(), int64(len(r.bytes())-len("HTTP/1.1")+len("HTTP/2")))
+	}
 	resp, err := cc.RoundTrip(hreq)
 	if err != nil {
 		return nil, err
@@ -525,7 +544,7 @@ func (f *Fetcher) closeConns() {
 	f.pool().CloseIdle()
 	f.mu.Lock()
 	h2 := f.h2
-	f.h2 = nil
+	f.h2, f.h2tls = nil, nil
 	f.mu.Unlock()
 	closeAll(h2, (*http.ClientConn).Close)
 }

@@ -169,6 +169,7 @@ type Fetcher struct {
 	tlsBase *tls.Config
 	h2t     *http.Transport
 	h2      map[string][]*http.ClientConn    // by connKey
+	h2tls   map[*http.ClientConn]net.Conn    // the TLS connection each of h2 speaks over
 	pipes   *netconn.Pool[string, *pipeline] // pipelined connections, by host:port
 
 	expected schemes.Expected // the runs told by Expect (pipeline.go)
@@ -269,6 +270,9 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if f.OnResponse != nil {
 			f.OnResponse(responseHead(resp))
 		}
+		if m := schemes.MetricsFrom(ctx); m != nil {
+			m.Response(responseHead(resp), headSize(resp))
+		}
 		loc := resp.Header.Get("Location")
 		if !isRedirect(resp.StatusCode) || loc == "" || f.NoFollow {
 			return resp, nil
@@ -288,6 +292,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if err != nil {
 			return nil, err
 		}
+		schemes.MetricsFrom(ctx).Redirected()
 		r = nr
 	}
 }
@@ -898,6 +903,22 @@ func responseHead(resp *response) *schemes.Resource {
 	res := &schemes.Resource{Header: resp.fields}
 	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	return res
+}
+
+// headSize is the bytes resp's head took on the wire: counted as they
+// were read on an HTTP/1.x connection, and for an HTTP/2 response, whose
+// head came compressed in frames, the size of its status line and fields
+// written out as curl writes them ("HTTP/2 200 \r\n" and a line a
+// field), as curl counts it.
+func headSize(resp *response) int64 {
+	if resp.headBytes > 0 {
+		return resp.headBytes
+	}
+	n := len("HTTP/2 200 \r\n") + 2
+	for _, kv := range resp.fields {
+		n += len(kv[0]) + 2 + len(kv[1]) + 2
+	}
+	return int64(n)
 }
 
 // fields is a response's header fields as net/http gives them: it moves

@@ -159,6 +159,13 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 	}
 	resp.req = r
 	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
+	if m := schemes.MetricsFrom(ctx); m != nil {
+		// The request went ahead, perhaps with an earlier fetch's: it
+		// is counted here, with the answer it brought.
+		m.Reused(p.c.raw, false)
+		m.Request(r.method, r.url.String(), int64(len(r.bytes())))
+		m.Response(responseHead(resp), headSize(resp))
+	}
 	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, bind: bind, closeAfter: !resp.keep}
 	if resp.Body == http.NoBody {
 		pb.Close()

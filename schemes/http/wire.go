@@ -293,6 +293,9 @@ type response struct {
 	// keep tells whether the connection may serve another request once
 	// the body is read to its end.
 	keep bool
+	// headBytes is how many bytes the heads of the response took on the
+	// wire, its interim (1xx) ones included: curl's size_header.
+	headBytes int64
 }
 
 // readResponse reads a response to a request of method from c: interim
@@ -310,6 +313,7 @@ func readResponse(c *conn, method string) (*response, error) {
 			return nil, err
 		}
 		if r.StatusCode >= 200 || r.StatusCode == http.StatusSwitchingProtocols {
+			r.headBytes = int64(maxHeaderBytes - budget)
 			return r, frame(c, r, method)
 		}
 		if n1xx >= max1xx {

@@ -6,6 +6,7 @@ package news
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -211,6 +212,8 @@ func (f *Fetcher) Close() error {
 // get returns an idle session for key or opens a new one.
 func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key poolKey, t target) (*session, bool, error) {
 	if s, ok := f.sessions().Take(key); ok {
+		_, tls := s.nc.(*tls.Conn)
+		schemes.MetricsFrom(ctx).Reused(s.nc, tls)
 		return s, true, nil
 	}
 	s, err := dial(ctx, req, key, t)
