@@ -44,6 +44,11 @@ type Server struct {
 	// Home maps a user to the directory they log in to; "/" by default.
 	Home map[string]string
 
+	// Accounts maps users to the account (RFC 959 §4.1.1 ACCT) their
+	// login needs: their PASS is answered 332, and only ACCT with that
+	// account logs them in.
+	Accounts map[string]string
+
 	// NoPassword logs every user in at USER, with 230 (RFC 959 §4.1.1
 	// allows it), and answers a PASS after that with 503.
 	NoPassword bool
@@ -319,13 +324,15 @@ type session struct {
 	w        *bufio.Writer
 	user     string
 	loggedIn bool
-	cwd      string
-	typ      byte
-	rest     int64
-	pasv     net.Listener
-	closePV  func()
-	active   string
-	prot     bool
+	// acctWanted: PASS was right and answered 332; ACCT comes next.
+	acctWanted bool
+	cwd        string
+	typ        byte
+	rest       int64
+	pasv       net.Listener
+	closePV    func()
+	active     string
+	prot       bool
 }
 
 func (ss *session) setConn(c net.Conn) {
@@ -452,7 +459,10 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 			return true
 		}
 		anon := ss.s.Anonymous && (ss.user == "anonymous" || ss.user == "ftp")
-		if pw, ok := ss.s.Users[ss.user]; (ok && pw == arg) || anon {
+		if pw, ok := ss.s.Users[ss.user]; ok && pw == arg && ss.s.Accounts[ss.user] != "" {
+			ss.acctWanted = true
+			ss.reply("332 Need account for login.")
+		} else if (ok && pw == arg) || anon {
 			ss.loggedIn = true
 			ss.cwd = ss.home()
 			ss.reply("230 Login successful.")
@@ -463,6 +473,15 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 	case "QUIT":
 		ss.reply("221 Goodbye.")
 		return false
+	case "ACCT":
+		if !ss.acctWanted || arg != ss.s.Accounts[ss.user] {
+			ss.reply("530 Login incorrect.")
+			return true
+		}
+		ss.acctWanted, ss.loggedIn = false, true
+		ss.cwd = ss.home()
+		ss.reply("230 Login successful.")
+		return true
 	case "AUTH":
 		if ss.s.TLS == nil || !strings.EqualFold(arg, "TLS") {
 			ss.reply("504 Unknown AUTH type.")
@@ -603,6 +622,10 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 		}
 		ss.active = addr
 		ss.reply("200 %s command successful. Consider using PASV.", verb)
+	case "PRET":
+		// drftpd's PRET names the transfer to come; one server has
+		// nothing to choose.
+		ss.reply("200 OK, will use this slave for the transfer.")
 	case "RETR":
 		ss.retr(arg)
 	case "LIST", "NLST", "MLSD":

@@ -66,6 +66,9 @@ func exitCode(err error) int {
 	if errors.As(err, &se) && se.Code >= 400 && se.Code <= 599 && strings.HasPrefix(se.URL, "http") {
 		return exitHTTP
 	}
+	if code, ok := ftpExitCode(err); ok {
+		return code
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -453,7 +456,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	if err != nil {
 		t.err = err
 		var se *schemes.Error
-		if errors.As(err, &se) && se.Code >= 100 && strings.HasPrefix(se.URL, "http") {
+		if errors.As(err, &se) && se.Code >= 100 && (strings.HasPrefix(se.URL, "http") || strings.HasPrefix(se.URL, "ftp")) {
 			t.httpCode = se.Code
 		}
 		return st
@@ -542,6 +545,8 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	} else {
 		closeRes(res)
 	}
+	// FTP's code is its transfer's last reply (226), known at its end.
+	t.httpCode = httpCode(res)
 	t.size = n
 	if c.progress != nil {
 		c.progress.Finish()

@@ -50,7 +50,7 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{key: key, raw: raw, absDir: map[string]string{}}
+	c := &conn{key: key, raw: raw, absDir: map[string]string{}, noEPSV: key.noEPSV}
 	c.onCancel = c.closeData
 	c.peer = key.host
 	if a, ok := raw.RemoteAddr().(*net.TCPAddr); ok && req.Proxy == "" {
@@ -88,21 +88,38 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 		if err != nil {
 			return nil, err
 		}
-		if r.code != 234 {
+		switch {
+		case r.code == 234:
+			if err := c.startTLS(ctx, cfg); err != nil {
+				return nil, err
+			}
+		case key.tryTLS && r.code != 421:
+			// curl's --ssl: go on in the clear, data connections too.
+			cfg = nil
+		default:
 			e := c.replyErr("AUTH TLS", r)
 			e.Kind = schemes.ErrConnect
 			e.Temporary = false
+			e.Err = ErrTLSRefused
 			return nil, e
 		}
-		if err := c.startTLS(ctx, cfg); err != nil {
+	}
+	// cfg is set when the control connection is in TLS now; data
+	// connections are protected as well unless key.clearData (PROT C).
+	d := &deferredLogin{lg: lg, tls: cfg != nil, clearData: key.clearData, tlsConf: cfg}
+	if key.account != "" || key.altUser != "" {
+		// A login that may need ACCT or another command in USER's
+		// place goes one command at a time.
+		if err := c.loginStepwise(d); err != nil {
 			return nil, err
 		}
+		ok = true
+		return c, nil
 	}
-	d := &deferredLogin{lg: lg, tlsConf: cfg}
-	if key.sync || !(lg.havePass && (lg.public || key.tls != tlsNone)) {
+	if key.sync || !(lg.havePass && (lg.public || cfg != nil)) {
 		// USER first, and PASS only if the server asks for it.
 		var err error
-		if d, err = c.login(lg, cfg); err != nil {
+		if d, err = c.login(d); err != nil {
 			return nil, err
 		}
 	}
@@ -136,39 +153,91 @@ func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
 // PASS the server asked for with 331, prompting for a password the request
 // lacks, or nothing but the data protection commands if the server let
 // the user in at USER.
-func (c *conn) login(lg login, cfg *tls.Config) (*deferredLogin, error) {
+func (c *conn) login(d *deferredLogin) (*deferredLogin, error) {
+	lg := d.lg
 	r, err := c.cmd("USER " + lg.user)
 	if err != nil {
 		return nil, err
 	}
 	switch r.code {
 	case 230:
-		return &deferredLogin{lg: lg, loggedIn: true, tlsConf: cfg}, nil
+		d.loggedIn = true
+		return d, nil
 	case 331:
 	default:
 		// 332 too: an account the URL cannot carry.
 		return nil, c.loginErr("USER "+lg.user, r)
 	}
-	if !lg.havePass {
-		if c.req.Prompt == nil {
-			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
-				fmt.Errorf("%w (a password, and there is no terminal to ask for it on)", schemes.ErrNoCredentials))
-		}
-		p, err := c.req.Prompt("Enter FTP password for user '" + lg.user + "' on " + c.key.host + ": ")
-		if err != nil {
-			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
-		}
-		if err := checkArg(c.req, "password", p); err != nil {
-			return nil, err
-		}
-		lg.pass, lg.havePass = p, true
+	if err := c.askPassword(d, r); err != nil {
+		return nil, err
 	}
-	return &deferredLogin{lg: lg, userSent: true, tlsConf: cfg}, nil
+	d.userSent = true
+	return d, nil
 }
 
-// dataProtection is what RFC 4217 §9 sends after the login to protect
-// data connections as well.
-var dataProtection = []string{"PBSZ 0", "PROT P"}
+// askPassword prompts for the password of d's login when it has none,
+// after the server's 331 reply r asked for one.
+func (c *conn) askPassword(d *deferredLogin, r reply) error {
+	if d.lg.havePass {
+		return nil
+	}
+	if c.req.Prompt == nil {
+		return c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
+			fmt.Errorf("%w (a password, and there is no terminal to ask for it on)", schemes.ErrNoCredentials))
+	}
+	p, err := c.req.Prompt("Enter FTP password for user '" + d.lg.user + "' on " + c.key.host + ": ")
+	if err != nil {
+		return c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
+	}
+	if err := checkArg(c.req, "password", p); err != nil {
+		return err
+	}
+	d.lg.pass, d.lg.havePass = p, true
+	return nil
+}
+
+// loginStepwise logs in one command at a time, as curl does: USER, PASS
+// when the server answers 331, ACCT with Fetcher.Account when it answers
+// 332 (RFC 959 §4.1.1), and, once, Fetcher.AlternativeToUser in USER's
+// place when USER or PASS is refused, its reply taken as USER's. The data
+// protection commands follow.
+func (c *conn) loginStepwise(d *deferredLogin) error {
+	cmd, op := "USER "+d.lg.user, "USER "+d.lg.user
+	triedAlt, sentAcct := false, false
+	for {
+		if err := c.write(cmd); err != nil {
+			return err
+		}
+		r, err := c.readReply(op)
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.code/100 == 2:
+			d.loggedIn = true
+			return c.finishLogin(d)
+		case r.code == 331 && !strings.HasPrefix(cmd, "PASS ") && !sentAcct:
+			if err := c.askPassword(d, r); err != nil {
+				return err
+			}
+			cmd, op = "PASS "+d.lg.pass, "PASS"
+		case r.code == 332 && c.key.account != "" && !sentAcct:
+			cmd, op, sentAcct = "ACCT "+c.key.account, "ACCT", true
+		case c.key.altUser != "" && !triedAlt && r.code != 421:
+			cmd, op, triedAlt = c.key.altUser, c.key.altUser, true
+		default:
+			return c.loginErr(op, r)
+		}
+	}
+}
+
+// dataProtection is what RFC 4217 §9 sends after the login inside TLS:
+// PROT P protects data connections as well, PROT C (curl's
+// --ftp-ssl-control) leaves them in the clear.
+var (
+	dataProtection = []string{"PBSZ 0", "PROT P"}
+	clearData      = []string{"PBSZ 0", "PROT C"}
+)
 
 // deferredLogin is what is left of a login, sent in one write with the
 // first commands of the connection's first request: a round trip less
@@ -189,7 +258,10 @@ type deferredLogin struct {
 	lg       login
 	userSent bool // USER went out and was answered 331: PASS is left
 	loggedIn bool // USER was answered 230: no PASS
-	// tlsConf, when set, protects data connections (PBSZ, PROT P).
+	// tls: the control connection is in TLS, and the data protection
+	// commands follow the login: PROT P, or PROT C with clearData.
+	tls, clearData bool
+	// tlsConf protects data connections after PROT P.
 	tlsConf *tls.Config
 	// user is the reply to a USER sent with PASS, judged with PASS's.
 	user reply
@@ -205,7 +277,10 @@ func (d *deferredLogin) lines() []string {
 	default:
 		l = append(l, "USER "+d.lg.user, "PASS "+d.lg.pass)
 	}
-	if d.tlsConf != nil {
+	switch {
+	case d.tls && d.clearData:
+		l = append(l, clearData...)
+	case d.tls:
 		l = append(l, dataProtection...)
 	}
 	return l
@@ -285,7 +360,7 @@ func (c *conn) loginReply(d *deferredLogin, l string) error {
 		if r.code/100 != 2 {
 			return c.replyErr(l, r)
 		}
-		if l == dataProtection[len(dataProtection)-1] {
+		if l == "PROT P" {
 			c.tlsConf = d.tlsConf
 		}
 	}

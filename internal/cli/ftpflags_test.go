@@ -1,0 +1,342 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/integration/ftptest"
+)
+
+// ftpFlagServer starts an ftptest server on the script tree ("user" with
+// password "secret" logs in to /home/user), configured by configure.
+func ftpFlagServer(t *testing.T, configure func(s *ftptest.Server)) *ftptest.Server {
+	t.Helper()
+	s := ftptest.NewUnstartedServer(ftptest.ScriptTree())
+	s.Users = map[string]string{"user": "secret"}
+	s.Home = map[string]string{"user": "/home/user"}
+	if configure != nil {
+		configure(s)
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// curlRun runs /usr/bin/curl (or the curl in PATH) with args and returns
+// its exit status and stdout; ok is false when there is no curl.
+func curlRun(t *testing.T, args ...string) (code int, stdout string, ok bool) {
+	t.Helper()
+	path, err := exec.LookPath("curl")
+	if err != nil {
+		return 0, "", false
+	}
+	out, err := exec.Command(path, append([]string{"-s"}, args...)...).Output()
+	if ee, isExit := err.(*exec.ExitError); isExit {
+		return ee.ExitCode(), string(out), true
+	} else if err != nil {
+		t.Fatalf("curl %q: %v", args, err)
+	}
+	return 0, string(out), true
+}
+
+// commandsLike returns the commands s received whose verb is one of
+// verbs, in order.
+func commandsLike(s *ftptest.Server, verbs ...string) []string {
+	var out []string
+	for _, c := range s.Commands() {
+		v, _, _ := strings.Cut(c, " ")
+		if slices.Contains(verbs, strings.ToUpper(v)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestFTPResponseCode: -w's %{response_code} and %{http_code} give an FTP
+// transfer's last reply, as curl: 226 for a file and a listing, the
+// refusal's code for a file that is not there, and SIZE and MDTM's 213
+// for -I (curl's own -I ends with a REST probe, 350).
+func TestFTPResponseCode(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	for _, c := range []struct {
+		args []string
+		want string
+		exit int
+	}{
+		{[]string{s.URL + "/etc/motd"}, "226 226", 0},
+		{[]string{s.URL + "/one/"}, "226 226", 0},
+		{[]string{"-l", s.URL + "/one/"}, "226 226", 0},
+		{[]string{s.URL + "/one/;type=d"}, "226 226", 0},
+		{[]string{s.URL + "/etc/missing"}, "550 550", 78},
+		{[]string{"-I", s.URL + "/etc/motd"}, "213 213", 0},
+	} {
+		args := append([]string{"-s", "-o", "/dev/null", "-w", "%{response_code} %{http_code}"}, c.args...)
+		code, out, errOut := runCmd(t, args...)
+		if code != c.exit || out != c.want {
+			t.Errorf("urlget %q: exit %d, -w %q; want %d, %q\n%s", args, code, out, c.exit, c.want, errOut)
+		}
+		if c.args[0] == "-I" {
+			continue
+		}
+		if cc, cout, ok := curlRun(t, args...); ok && (cc != code || cout != out) {
+			t.Errorf("curl %q: exit %d, -w %q; urlget: exit %d, %q", args, cc, cout, code, out)
+		}
+	}
+}
+
+// TestFTPListOnly: -l lists a directory with NLST and prints the names
+// alone, byte for byte as curl does; other schemes ignore it, and it
+// cannot drive a recursion.
+func TestFTPListOnly(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	for _, u := range []string{s.URL + "/", s.URL + "/one/"} {
+		s.ResetCommands()
+		code, out, errOut := runCmd(t, "-l", u)
+		if code != 0 {
+			t.Fatalf("urlget -l %s: exit %d\n%s", u, code, errOut)
+		}
+		if got := commandsLike(s, "NLST", "LIST", "MLSD"); !slices.Equal(got, []string{"NLST"}) {
+			t.Errorf("urlget -l %s listed with %q, want NLST alone", u, got)
+		}
+		if _, cout, ok := curlRun(t, "-l", u); ok && cout != out {
+			t.Errorf("urlget -l %s printed %q; curl printed %q", u, out, cout)
+		}
+		if u == s.URL+"/one/" && out != "only.txt\n" {
+			t.Errorf("urlget -l %s printed %q", u, out)
+		}
+	}
+	// A file is fetched as a file.
+	if code, out, _ := runCmd(t, "-l", s.URL+"/etc/motd"); code != 0 || out != "etc motd\n" {
+		t.Errorf("urlget -l on a file: exit %d, %q", code, out)
+	}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("page\n")) }))
+	defer web.Close()
+	if code, out, _ := runCmd(t, "-l", "-B", "--ssl", "-Q", "SITE X", "--ftp-pret", web.URL+"/"); code != 0 || out != "page\n" {
+		t.Errorf("ftp flags on an http URL: exit %d, %q; want them ignored", code, out)
+	}
+	if code, _, errOut := runCmd(t, "-l", "--recursive", s.URL+"/"); code != exitUsage || !strings.Contains(errOut, "list-only") {
+		t.Errorf("-l with a recursion: exit %d, %q; want exit 2", code, errOut)
+	}
+}
+
+// TestFTPQuote: -Q commands go after the login, +commands after the walk
+// before the transfer, -commands after it, in the order curl sends them;
+// a refusal is exit 21 and nothing follows it; "*" lets one fail.
+func TestFTPQuote(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	u := s.URL + "/etc/motd"
+	args := []string{"-Q", "NOOP", "-Q", "+SYST", "-Q", "-*BOGUS", "-Q", "-NOOP", u}
+	order := func() []string { return commandsLike(s, "NOOP", "SYST", "BOGUS", "CWD", "RETR", "USER", "PASS") }
+	s.ResetCommands()
+	code, out, errOut := runCmd(t, args...)
+	if code != 0 || out != "etc motd\n" {
+		t.Fatalf("urlget %q: exit %d, %q\n%s", args, code, out, errOut)
+	}
+	want := []string{"USER anonymous", "PASS urlget@", "NOOP", "CWD etc", "SYST", "RETR motd", "BOGUS", "NOOP"}
+	if got := order(); !slices.Equal(got, want) {
+		t.Errorf("urlget %q sent %q, want %q", args, got, want)
+	}
+	s.ResetCommands()
+	if _, _, ok := curlRun(t, args...); ok {
+		got := order()
+		got = slices.DeleteFunc(got, func(c string) bool { return strings.HasPrefix(c, "PASS") })
+		w := slices.DeleteFunc(slices.Clone(want), func(c string) bool { return strings.HasPrefix(c, "PASS") })
+		if !slices.Equal(got, w) {
+			t.Errorf("curl %q sent %q, urlget %q", args, got, w)
+		}
+	}
+	// A refused quote command: exit 21, the file is not fetched, and a
+	// -w code shows the refusal.
+	for _, q := range []string{"BOGUS", "+BOGUS", "-BOGUS"} {
+		s.ResetCommands()
+		code, out, _ := runCmd(t, "-Q", q, "-w", "%{response_code}", "-o", "/dev/null", u)
+		if code != 21 || out != "500" {
+			t.Errorf("-Q %s: exit %d, -w %q; want 21, 500", q, code, out)
+		}
+		if q != "-BOGUS" && slices.Contains(s.Commands(), "RETR motd") {
+			t.Errorf("-Q %s: the file was fetched after the refusal: %q", q, s.Commands())
+		}
+		if cc, cout, ok := curlRun(t, "-Q", q, "-w", "%{response_code}", "-o", "/dev/null", u); ok && (cc != code || cout != out) {
+			t.Errorf("curl -Q %s: exit %d, %q; urlget %d, %q", q, cc, cout, code, out)
+		}
+	}
+}
+
+// TestFTPCommandInjection: no option puts a line end, a NUL or a Telnet
+// IAC into an FTP command: the command line is refused (exit 2) before
+// any connection is made.
+func TestFTPCommandInjection(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	u := s.URL + "/etc/motd"
+	for _, bad := range []string{"NOOP\r\nDELE motd", "NOOP\nDELE motd", "NOOP\rDELE motd", "NOOP\x00DELE", "NOOP\xffDELE", "+SITE\r\nDELE x", "-SITE\nDELE x", "*NOOP\r\nDELE x"} {
+		for _, args := range [][]string{
+			{"-Q", bad, u},
+			{"--ftp-account", strings.TrimLeft(bad, "+-*"), u},
+			{"--ftp-alternative-to-user", strings.TrimLeft(bad, "+-*"), u},
+		} {
+			code, _, errOut := runCmd(t, args...)
+			if code != exitUsage || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("urlget %q: exit %d, %q; want exit 2 and one line", args, code, errOut)
+			}
+		}
+	}
+	if n := s.Conns(); n != 0 {
+		t.Errorf("the server was reached %d times: %q", n, s.Commands())
+	}
+	if code, _, _ := runCmd(t, "-Q", "+", u); code != exitUsage {
+		t.Errorf("-Q + (no command): exit %d, want 2", code)
+	}
+}
+
+// TestFTPUseASCII: -B fetches in TYPE A with CRLF made newlines, as curl,
+// unless the URL says ;type=i.
+func TestFTPUseASCII(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	for _, c := range []struct {
+		url, typ, want string
+	}{
+		{s.URL + "/text/crlf.txt", "TYPE A", "line one\nline two\n"},
+		{s.URL + "/text/crlf.txt;type=i", "TYPE I", "line one\r\nline two\r\n"},
+	} {
+		s.ResetCommands()
+		code, out, errOut := runCmd(t, "-B", c.url)
+		if code != 0 || out != c.want {
+			t.Errorf("urlget -B %s: exit %d, %q\n%s", c.url, code, out, errOut)
+		}
+		if got := commandsLike(s, "TYPE"); !slices.Equal(got, []string{c.typ}) {
+			t.Errorf("urlget -B %s sent %q, want %s", c.url, got, c.typ)
+		}
+		if _, cout, ok := curlRun(t, "-B", c.url); ok && cout != out {
+			t.Errorf("curl -B %s printed %q, urlget %q", c.url, cout, out)
+		}
+	}
+}
+
+// TestFTPPassiveFlags: --disable-epsv, --ftp-pasv after and before -P,
+// --ftp-pret, and a PASV reply naming another host (ignored, with or
+// without --ftp-skip-pasv-ip).
+func TestFTPPassiveFlags(t *testing.T) {
+	s := ftpFlagServer(t, func(s *ftptest.Server) {
+		// A hostile PASV reply: the data connection must still go to
+		// the control connection's peer.
+		s.PASVHost = "10,9,8,7"
+	})
+	u := s.URL + "/etc/motd"
+	for _, c := range []struct {
+		args []string
+		want []string // the data-port commands sent
+	}{
+		{[]string{"--disable-epsv"}, []string{"PASV"}},
+		{[]string{"--disable-epsv", "--ftp-skip-pasv-ip"}, []string{"PASV"}},
+		{[]string{"-P", "127.0.0.1", "--ftp-pasv"}, []string{"EPSV"}},
+		{[]string{"--ftp-pasv", "-P", "127.0.0.1", "--disable-eprt"}, []string{"PORT"}},
+		{[]string{"--ftp-pret"}, []string{"PRET RETR motd", "EPSV"}},
+		{[]string{"--ftp-pret", "--disable-epsv"}, []string{"PRET RETR motd", "PASV"}},
+	} {
+		s.ResetCommands()
+		args := append(c.args, u)
+		code, out, errOut := runCmd(t, args...)
+		if code != 0 || out != "etc motd\n" {
+			t.Errorf("urlget %q: exit %d, %q\n%s", args, code, out, errOut)
+		}
+		got := commandsLike(s, "EPSV", "PASV", "PORT", "EPRT", "PRET")
+		for i, g := range got {
+			if strings.HasPrefix(g, "PORT ") {
+				got[i] = "PORT"
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("urlget %q sent %q, want %q", args, got, c.want)
+		}
+	}
+	s.ReplyOnce("PRET", "500 Unknown command.")
+	if code, _, _ := runCmd(t, "--ftp-pret", u); code != 84 {
+		t.Errorf("PRET refused: exit %d, want curl's 84", code)
+	}
+}
+
+// TestFTPAccountAndAlternative: --ftp-account answers a 332 with ACCT;
+// without it the login fails (67). --ftp-alternative-to-user is sent,
+// once, when USER and PASS are refused.
+func TestFTPAccountAndAlternative(t *testing.T) {
+	s := ftpFlagServer(t, func(s *ftptest.Server) { s.Accounts = map[string]string{"user": "dept42"} })
+	u := "ftp://user:secret@" + s.Addr + "/mine.txt"
+	code, out, errOut := runCmd(t, "--ftp-account", "dept42", u)
+	if code != 0 || out != "mine\n" || !slices.Contains(s.Commands(), "ACCT dept42") {
+		t.Errorf("--ftp-account: exit %d, %q, %q\n%s", code, out, s.Commands(), errOut)
+	}
+	if cc, cout, ok := curlRun(t, "--ftp-account", "dept42", u); ok && (cc != 0 || cout != out) {
+		t.Errorf("curl --ftp-account: exit %d, %q", cc, cout)
+	}
+	if code, _, _ := runCmd(t, u); code != 67 {
+		t.Errorf("332 without --ftp-account: exit %d, want 67", code)
+	}
+	if code, _, _ := runCmd(t, "--ftp-account", "wrong", u); code != 67 {
+		t.Errorf("a refused ACCT: exit %d, want 67", code)
+	}
+
+	s2 := ftpFlagServer(t, nil)
+	s2.ReplyOnce("USER", "530 Not you.")
+	u2 := "ftp://user:secret@" + s2.Addr + "/mine.txt"
+	code, out, errOut = runCmd(t, "--ftp-alternative-to-user", "USER user", u2)
+	if code != 0 || out != "mine\n" {
+		t.Errorf("--ftp-alternative-to-user: exit %d, %q\n%s", code, out, errOut)
+	}
+	want := []string{"USER user", "USER user", "PASS secret"}
+	if got := commandsLike(s2, "USER", "PASS"); !slices.Equal(got, want) {
+		t.Errorf("--ftp-alternative-to-user sent %q, want %q", got, want)
+	}
+	// Tried once: a server that refuses it too ends the login.
+	s2.Reply = nil
+	s2.ReplyOnce("PASS", "530 No.")
+	s2.ResetCommands()
+	if code, _, _ := runCmd(t, "--ftp-alternative-to-user", "SITE LOGIN", u2); code != 67 {
+		t.Errorf("alternative refused: exit %d, want 67 (%q)", code, s2.Commands())
+	}
+}
+
+// TestFTPTLSFlags: --ssl uses TLS where the server has it and goes on in
+// the clear where it has not; --ssl-reqd and --ftp-ssl-control fail with
+// curl's 64 there; --ftp-ssl-control leaves data connections in the
+// clear (PROT C). --ftp-ssl-ccc is refused.
+func TestFTPTLSFlags(t *testing.T) {
+	tlsSrv := ftptest.NewUnstartedServer(ftptest.ScriptTree())
+	tlsSrv.StartTLS(false)
+	t.Cleanup(tlsSrv.Close)
+	plain := ftpFlagServer(t, nil)
+	for _, c := range []struct {
+		srv  *ftptest.Server
+		flag string
+		exit int
+		prot []string
+	}{
+		{tlsSrv, "--ssl", 0, []string{"AUTH TLS", "PBSZ 0", "PROT P"}},
+		{tlsSrv, "--ssl-reqd", 0, []string{"AUTH TLS", "PBSZ 0", "PROT P"}},
+		{tlsSrv, "--ftp-ssl-control", 0, []string{"AUTH TLS", "PBSZ 0", "PROT C"}},
+		{plain, "--ssl", 0, []string{"AUTH TLS"}},
+		{plain, "--ssl-reqd", 64, []string{"AUTH TLS"}},
+		{plain, "--ftp-ssl-control", 64, []string{"AUTH TLS"}},
+	} {
+		c.srv.ResetCommands()
+		args := []string{"-k", c.flag, c.srv.URL + "/etc/motd"}
+		code, out, errOut := runCmd(t, args...)
+		if code != c.exit || c.exit == 0 && out != "etc motd\n" {
+			t.Errorf("urlget %q: exit %d, %q; want %d\n%s", args, code, out, c.exit, errOut)
+		}
+		if got := commandsLike(c.srv, "AUTH", "PBSZ", "PROT"); !slices.Equal(got, c.prot) {
+			t.Errorf("urlget %q sent %q, want %q", args, got, c.prot)
+		}
+		if cc, _, ok := curlRun(t, args...); ok && cc != code {
+			t.Errorf("curl %q: exit %d, urlget %d", args, cc, code)
+		}
+	}
+	for _, f := range [][]string{{"--ftp-ssl-ccc"}, {"--ftp-ssl-ccc-mode", "active"}} {
+		if code, _, _ := runCmd(t, append(f, tlsSrv.URL+"/etc/motd")...); code != exitUsage {
+			t.Errorf("%q: exit %d, want 2", f, code)
+		}
+	}
+}
