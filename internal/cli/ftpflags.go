@@ -47,7 +47,7 @@ func addFtpXFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&o.ftp.ControlTLSOnly, "ftp-ssl-control", false, "require TLS for the FTP login, data connections in the clear (PROT C)")
 	fs.BoolVar(new(bool), "ftp-ssl-ccc", false, "clear the FTP control connection after the login (CCC): refused, see --ftp-ssl-ccc-mode")
 	fs.StringVar(&x.ccc, "ftp-ssl-ccc-mode", "", "active or passive CCC: refused")
-	curlNote(fs, "ftp-ssl-ccc", "refused (exit 2): Go's TLS cannot end a session and hand back the TCP connection with what follows")
+	curlNote(fs, "ftp-ssl-ccc", "refused (exit 2): Go's TLS cannot end a session and go on in the clear over its TCP connection")
 	curlNote(fs, "ftp-ssl-ccc-mode", "refused (exit 2), as --ftp-ssl-ccc")
 }
 
@@ -70,10 +70,10 @@ func checkFtpXFlags(fs *pflag.FlagSet, o *options) error {
 	x := &o.ftpX
 	if fs.Changed("ftp-ssl-ccc") || fs.Changed("ftp-ssl-ccc-mode") {
 		// RFC 4217 §12.3: CCC ends TLS with close_notify and goes on
-		// in the clear over the same TCP connection. crypto/tls reads
-		// the connection ahead of the records it decodes, and has no
-		// way to hand back bytes it read past the server's
-		// close_notify: the clear replies could be lost in it.
+		// in the clear over the same TCP connection. crypto/tls has no
+		// way to end a session and go on over its connection: it
+		// neither hands the connection back nor the bytes it read
+		// ahead of the records it decoded.
 		return errors.New("--ftp-ssl-ccc: clearing the control connection (CCC) is not supported on ftp:; leave it out")
 	}
 	for _, v := range []struct{ name, val string }{

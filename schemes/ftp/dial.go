@@ -100,7 +100,10 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 			e := c.replyErr("AUTH TLS", r)
 			e.Kind = schemes.ErrConnect
 			e.Temporary = false
-			e.Err = ErrTLSRefused
+			if r.code != 421 {
+				// Refused, not a server going away.
+				e.Err = ErrTLSRefused
+			}
 			return nil, e
 		}
 	}
