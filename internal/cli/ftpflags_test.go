@@ -149,6 +149,32 @@ func TestFTPQuote(t *testing.T) {
 			t.Errorf("curl %q sent %q, urlget %q", args, got, w)
 		}
 	}
+	// Where each kind goes, beside curl, for a file, a listing, -I and a
+	// resume with nothing left to fetch: no +CMD before a listing.
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{u}, []string{"NOOP", "SYST", "SITE POST"}},
+		{[]string{s.URL + "/one/"}, []string{"NOOP", "SITE POST"}},
+		{[]string{"-l", s.URL + "/one/"}, []string{"NOOP", "SITE POST"}},
+		{[]string{"-I", u}, []string{"NOOP", "SYST", "SITE POST"}},
+		{[]string{"-C", "9", u}, []string{"NOOP", "SYST", "SITE POST"}},
+	} {
+		args := append([]string{"-s", "-o", "/dev/null", "-Q", "NOOP", "-Q", "+SYST", "-Q", "-*SITE POST"}, c.args...)
+		s.ResetCommands()
+		code, _, errOut := runCmd(t, args...)
+		got := commandsLike(s, "NOOP", "SYST", "SITE")
+		if code != 0 || !slices.Equal(got, c.want) {
+			t.Errorf("urlget %q: exit %d, sent %q, want %q\n%s", args, code, got, c.want, errOut)
+		}
+		s.ResetCommands()
+		if cc, _, ok := curlRun(t, args...); ok {
+			if cgot := commandsLike(s, "NOOP", "SYST", "SITE"); cc != code || !slices.Equal(cgot, got) {
+				t.Errorf("curl %q: exit %d, sent %q; urlget %d, %q", args, cc, cgot, code, got)
+			}
+		}
+	}
 	// A refused quote command: exit 21, the file is not fetched, and a
 	// -w code shows the refusal.
 	for _, q := range []string{"BOGUS", "+BOGUS", "-BOGUS"} {

@@ -122,8 +122,10 @@ type Fetcher struct {
 
 	// Quote, PreQuote and PostQuote are commands sent as they are: Quote
 	// after the login, before the walk to the file; PreQuote after the
-	// walk, before the transfer command; PostQuote after a transfer (or a
-	// head request) that succeeded (curl's -Q CMD, -Q +CMD and -Q -CMD).
+	// walk, before a file's RETR (or where it would be, for a head
+	// request; not before a listing, as curl 7.88 sends none there);
+	// PostQuote after a transfer, listing or head request that succeeded
+	// (curl's -Q CMD, -Q +CMD and -Q -CMD).
 	// A reply of 400 or above fails the request with ErrQuote, unless
 	// the command begins with "*", which is not sent and lets the
 	// command fail. A request with quote commands gets a control
@@ -505,6 +507,11 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 		if err := c.head(p, res, fi); err != nil {
 			return nil, err
 		}
+		// curl sends -Q +CMD for a file's -I too, where its transfer
+		// would be; -Q -CMD once the request succeeded.
+		if err := c.quote(f.PreQuote); err != nil {
+			return nil, err
+		}
 		if err := c.quote(f.PostQuote); err != nil {
 			return nil, err
 		}
@@ -571,6 +578,12 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 	typ := f.transferType(p, false)
 	ascii := typ == "A"
 	if err := c.setType(typ); err != nil {
+		return nil, err
+	}
+	// curl's -Q +CMD: after the walk, before RETR (or before finding
+	// that a resume has nothing left to fetch). curl 7.88 sends none
+	// before a listing, and neither does this.
+	if err := c.quote(f.PreQuote); err != nil {
 		return nil, err
 	}
 	size := fi.size
@@ -687,9 +700,6 @@ type startedTransfer struct {
 // startTransfer opens a data connection, sends REST when offset > 0, then
 // cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
 func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
-	if err := c.quote(f.PreQuote); err != nil {
-		return nil, err
-	}
 	if c.key.pret && c.key.active == "" {
 		// PRET names the transfer before the port is asked for (drftpd's
 		// extension; curl's --ftp-pret). It implies Sync, so the port
