@@ -130,8 +130,8 @@ func commandText(flag, s string) error {
 func (x *ftpXOptions) configure(o *options, cl *fetch.Client) error { return nil }
 
 // ftpExitCode maps the failures only FTP options lead to onto curl's
-// exit codes: 21 for a quote command refused, 64 for TLS required and
-// refused, 84 for PRET refused.
+// exit codes: 11 for an account (ACCT) refused, 21 for a quote command
+// refused, 64 for TLS required and refused, 84 for PRET refused.
 func ftpExitCode(err error) (int, bool) {
 	switch {
 	case errors.Is(err, ftp.ErrQuote):
@@ -140,6 +140,8 @@ func ftpExitCode(err error) (int, bool) {
 		return 64, true
 	case errors.Is(err, ftp.ErrPRET):
 		return 84, true
+	case errors.Is(err, ftp.ErrAccountRefused):
+		return 11, true
 	}
 	return 0, false
 }

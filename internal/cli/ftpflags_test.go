@@ -286,7 +286,7 @@ func TestFTPPassiveFlags(t *testing.T) {
 }
 
 // TestFTPAccountAndAlternative: --ftp-account answers a 332 with ACCT;
-// without it the login fails (67). --ftp-alternative-to-user is sent,
+// without it the login fails (67), a refused one is exit 11, as in curl. --ftp-alternative-to-user is sent,
 // once, when USER and PASS are refused.
 func TestFTPAccountAndAlternative(t *testing.T) {
 	s := ftpFlagServer(t, func(s *ftptest.Server) { s.Accounts = map[string]string{"user": "dept42"} })
@@ -298,11 +298,26 @@ func TestFTPAccountAndAlternative(t *testing.T) {
 	if cc, cout, ok := curlRun(t, "--ftp-account", "dept42", u); ok && (cc != 0 || cout != out) {
 		t.Errorf("curl --ftp-account: exit %d, %q", cc, cout)
 	}
-	if code, _, _ := runCmd(t, u); code != 67 {
-		t.Errorf("332 without --ftp-account: exit %d, want 67", code)
-	}
-	if code, _, _ := runCmd(t, "--ftp-account", "wrong", u); code != 67 {
-		t.Errorf("a refused ACCT: exit %d, want 67", code)
+	// Without an account the login fails (67), and an alternative to
+	// USER does not help; a refused account is curl's 11.
+	for _, c := range []struct {
+		args []string
+		exit int
+		code string
+	}{
+		{nil, 67, "332"},
+		{[]string{"--ftp-alternative-to-user", "NOOP"}, 67, "332"},
+		{[]string{"--ftp-account", "wrong"}, 11, "530"},
+	} {
+		args := append(append([]string{"-o", "/dev/null", "-w", "%{response_code}"}, c.args...), u)
+		s.ResetCommands()
+		code, out, _ := runCmd(t, args...)
+		if code != c.exit || out != c.code || slices.Contains(s.Commands(), "NOOP") {
+			t.Errorf("urlget %q: exit %d, -w %q, sent %q; want %d, %s", args, code, out, s.Commands(), c.exit, c.code)
+		}
+		if cc, cout, ok := curlRun(t, args...); ok && (cc != code || cout != out) {
+			t.Errorf("curl %q: exit %d, -w %q; urlget %d, %q", args, cc, cout, code, out)
+		}
 	}
 
 	s2 := ftpFlagServer(t, nil)
@@ -315,6 +330,13 @@ func TestFTPAccountAndAlternative(t *testing.T) {
 	want := []string{"USER user", "USER user", "PASS secret"}
 	if got := commandsLike(s2, "USER", "PASS"); !slices.Equal(got, want) {
 		t.Errorf("--ftp-alternative-to-user sent %q, want %q", got, want)
+	}
+	s2.ResetCommands()
+	s2.ReplyOnce("USER", "530 Not you.")
+	if cc, cout, ok := curlRun(t, "--ftp-alternative-to-user", "USER user", u2); ok {
+		if got := commandsLike(s2, "USER", "PASS"); cc != 0 || cout != out || !slices.Equal(got, want) {
+			t.Errorf("curl --ftp-alternative-to-user: exit %d, %q, sent %q", cc, cout, got)
+		}
 	}
 	// Tried once: a server that refuses it too ends the login.
 	s2.Reply = nil

@@ -219,13 +219,21 @@ func (c *conn) loginStepwise(d *deferredLogin) error {
 		case r.code/100 == 2:
 			d.loggedIn = true
 			return c.finishLogin(d)
-		case r.code == 331 && !strings.HasPrefix(cmd, "PASS ") && !sentAcct:
+		case r.code == 331 && !strings.HasPrefix(cmd, "PASS "):
 			if err := c.askPassword(d, r); err != nil {
 				return err
 			}
 			cmd, op = "PASS "+d.lg.pass, "PASS"
-		case r.code == 332 && c.key.account != "" && !sentAcct:
+		case sentAcct:
+			// curl: "ACCT rejected by server", its exit 11.
+			e := c.loginErr(op, r)
+			e.Err = ErrAccountRefused
+			return e
+		case r.code == 332 && c.key.account != "":
 			cmd, op, sentAcct = "ACCT "+c.key.account, "ACCT", true
+		case r.code == 332:
+			// An account the request cannot give: no alternative helps.
+			return c.loginErr(op, r)
 		case c.key.altUser != "" && !triedAlt && r.code != 421:
 			cmd, op, triedAlt = c.key.altUser, c.key.altUser, true
 		default:
@@ -372,7 +380,7 @@ func (c *conn) loginReply(d *deferredLogin, l string) error {
 
 // loginErr maps a refused login: RFC 959 §4.2 530 and 332 (an account the
 // URL cannot carry) are login failures, 421 stays temporary.
-func (c *conn) loginErr(op string, r reply) error {
+func (c *conn) loginErr(op string, r reply) *schemes.Error {
 	e := c.replyErr(op, r)
 	if r.code/100 == 5 || r.code == 332 || r.code == 331 {
 		e.Kind = schemes.ErrLoginFailed

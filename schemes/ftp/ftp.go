@@ -42,6 +42,9 @@ var (
 	ErrTLSRefused = errors.New("the server refused TLS (AUTH TLS), which is required")
 	// ErrPRET: the server refused PRET (Fetcher.PRET; curl's exit 84).
 	ErrPRET = errors.New("the server refused PRET")
+	// ErrAccountRefused: the server refused the ACCT Fetcher.Account
+	// sent (curl's exit 11); its kind is schemes.ErrLoginFailed.
+	ErrAccountRefused = errors.New("the server refused the account (ACCT)")
 )
 
 // maxIdlePerKey bounds the idle control connections kept per server and
