@@ -102,5 +102,5 @@ complete -c urlget -l ssl -d 'try TLS on ftp: (AUTH TLS), going on in the clear 
 complete -c urlget -l ftp-ssl -d 'the old name of --ssl (curl still takes it)'
 complete -c urlget -l ftp-ssl-reqd -d 'the old name of --ssl-reqd (curl still takes it)'
 complete -c urlget -l ftp-ssl-control -d 'require TLS for the FTP login, data connections in the clear (PROT C)'
-complete -c urlget -l ftp-ssl-ccc -d 'clear the FTP control connection after the login (CCC): refused, see --ftp-ssl-ccc-mode'
-complete -c urlget -l ftp-ssl-ccc-mode -x -d 'active or passive CCC: refused'
+complete -c urlget -l ftp-ssl-ccc -d 'end TLS on the FTP control connection after the login (CCC), data connections still protected'
+complete -c urlget -l ftp-ssl-ccc-mode -x -d 'how CCC ends TLS: mode passive (wait for the server, the default) or active; implies --ftp-ssl-ccc'

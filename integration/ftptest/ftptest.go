@@ -326,13 +326,15 @@ type session struct {
 	loggedIn bool
 	// acctWanted: PASS was right and answered 332; ACCT comes next.
 	acctWanted bool
-	cwd        string
-	typ        byte
-	rest       int64
-	pasv       net.Listener
-	closePV    func()
-	active     string
-	prot       bool
+	// plain is the connection without TLS, read through a buffer.
+	plain   *bufConn
+	cwd     string
+	typ     byte
+	rest    int64
+	pasv    net.Listener
+	closePV func()
+	active  string
+	prot    bool
 }
 
 func (ss *session) setConn(c net.Conn) {
@@ -365,9 +367,13 @@ func (ss *session) readLine() (string, error) {
 }
 
 func (ss *session) run() {
-	ss.setConn(ss.raw)
+	// TLS runs over a buffered reader of the connection, so that after
+	// CCC the first byte can be looked at: the client's close_notify, or
+	// its next command in the clear.
+	ss.plain = &bufConn{Conn: ss.raw, r: bufio.NewReader(ss.raw)}
+	ss.setConn(ss.plain)
 	if ss.s.implicit {
-		tc := tls.Server(ss.raw, ss.s.TLS)
+		tc := tls.Server(ss.plain, ss.s.TLS)
 		if err := tc.Handshake(); err != nil {
 			return
 		}
@@ -420,6 +426,14 @@ func (ss *session) run() {
 		}
 	}
 }
+
+// bufConn is a connection read through a buffer.
+type bufConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // garbage sends n bytes with no line end, generated on the fly.
 func (ss *session) garbage(n int64) {
@@ -488,7 +502,7 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 			return true
 		}
 		ss.reply("234 Proceed with negotiation.")
-		tc := tls.Server(ss.raw, ss.s.TLS)
+		tc := tls.Server(ss.plain, ss.s.TLS)
 		if err := tc.Handshake(); err != nil {
 			return false
 		}
@@ -622,6 +636,27 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 		}
 		ss.active = addr
 		ss.reply("200 %s command successful. Consider using PASV.", verb)
+	case "CCC":
+		// RFC 4217 §12.3: TLS ends on the control connection, which
+		// goes on in the clear; data connections keep their PROT.
+		tc, ok := ss.c.(*tls.Conn)
+		if !ok {
+			ss.reply("533 Command channel is not protected.")
+			return true
+		}
+		ss.reply("200 Clearing the control connection.")
+		tc.CloseWrite()
+		ss.raw.SetWriteDeadline(time.Time{})
+		// A client that ends TLS itself (curl's active mode) sends its
+		// close_notify, one TLS record, which is skipped whole, and not
+		// read through tc, which would read the command after it into
+		// its own buffer; a passive one goes on with a command, which
+		// begins with a letter.
+		if h, err := ss.plain.r.Peek(5); err == nil && h[0] < 0x20 {
+			n := 5 + (int(h[3])<<8 | int(h[4]))
+			ss.plain.r.Discard(n)
+		}
+		ss.setConn(ss.plain)
 	case "PRET":
 		// drftpd's PRET names the transfer to come; one server has
 		// nothing to choose.

@@ -16,8 +16,9 @@ type ftpXOptions struct {
 	// quote is every -Q, in order, with curl's "+" (before the transfer)
 	// and "-" (after it) prefixes still on.
 	quote []string
-	// ccc: --ftp-ssl-ccc or --ftp-ssl-ccc-mode was given.
-	ccc string
+	// cccOn is --ftp-ssl-ccc, ccc --ftp-ssl-ccc-mode's mode.
+	cccOn bool
+	ccc   string
 }
 
 // addFtpXFlags defines the flags of the ftp: flags curl has beyond the method and the port.
@@ -45,10 +46,9 @@ func addFtpXFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&o.ftp.TryTLS, "ftp-ssl", false, "the old name of --ssl (curl still takes it)")
 	fs.BoolVar(&o.ftp.RequireTLS, "ftp-ssl-reqd", false, "the old name of --ssl-reqd (curl still takes it)")
 	fs.BoolVar(&o.ftp.ControlTLSOnly, "ftp-ssl-control", false, "require TLS for the FTP login, data connections in the clear (PROT C)")
-	fs.BoolVar(new(bool), "ftp-ssl-ccc", false, "clear the FTP control connection after the login (CCC): refused, see --ftp-ssl-ccc-mode")
-	fs.StringVar(&x.ccc, "ftp-ssl-ccc-mode", "", "active or passive CCC: refused")
-	curlNote(fs, "ftp-ssl-ccc", "refused (exit 2): Go's TLS cannot end a session and go on in the clear over its TCP connection")
-	curlNote(fs, "ftp-ssl-ccc-mode", "refused (exit 2), as --ftp-ssl-ccc")
+	fs.BoolVar(&x.cccOn, "ftp-ssl-ccc", false, "end TLS on the FTP control connection after the login (CCC), data connections still protected")
+	fs.StringVar(&x.ccc, "ftp-ssl-ccc-mode", "", "how CCC ends TLS: `mode` passive (wait for the server, the default) or active; implies --ftp-ssl-ccc")
+	curlNote(fs, "ftp-ssl-ccc-mode", "a mode other than active or passive is refused (exit 2); curl warns and uses passive")
 }
 
 // pasvFlag is --ftp-pasv: it clears -P's address where it comes, so that
@@ -68,13 +68,19 @@ func (p pasvFlag) Set(s string) error {
 // checkFtpXFlags checks those flags once parsed.
 func checkFtpXFlags(fs *pflag.FlagSet, o *options) error {
 	x := &o.ftpX
-	if fs.Changed("ftp-ssl-ccc") || fs.Changed("ftp-ssl-ccc-mode") {
-		// RFC 4217 §12.3: CCC ends TLS with close_notify and goes on
-		// in the clear over the same TCP connection. crypto/tls has no
-		// way to end a session and go on over its connection: it
-		// neither hands the connection back nor the bytes it read
-		// ahead of the records it decoded.
-		return errors.New("--ftp-ssl-ccc: clearing the control connection (CCC) is not supported on ftp:; leave it out")
+	switch {
+	case fs.Changed("ftp-ssl-ccc-mode"):
+		// As curl, a mode implies --ftp-ssl-ccc.
+		switch strings.ToLower(x.ccc) {
+		case "passive":
+			o.ftp.CCC = ftp.CCCPassive
+		case "active":
+			o.ftp.CCC = ftp.CCCActive
+		default:
+			return fmt.Errorf("--ftp-ssl-ccc-mode must be active or passive, not %q", x.ccc)
+		}
+	case x.cccOn:
+		o.ftp.CCC = ftp.CCCPassive
 	}
 	for _, v := range []struct{ name, val string }{
 		{"--ftp-account", o.ftp.Account},

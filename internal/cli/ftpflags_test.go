@@ -347,15 +347,22 @@ func TestFTPAccountAndAlternative(t *testing.T) {
 	}
 }
 
+// ftpTLSServers starts two servers on the script tree: one that offers
+// AUTH TLS (RFC 4217) and one without TLS.
+func ftpTLSServers(t *testing.T) (withTLS, plain *ftptest.Server) {
+	t.Helper()
+	withTLS = ftptest.NewUnstartedServer(ftptest.ScriptTree())
+	withTLS.StartTLS(false)
+	t.Cleanup(withTLS.Close)
+	return withTLS, ftpFlagServer(t, nil)
+}
+
 // TestFTPTLSFlags: --ssl uses TLS where the server has it and goes on in
 // the clear where it has not; --ssl-reqd and --ftp-ssl-control fail with
 // curl's 64 there; --ftp-ssl-control leaves data connections in the
-// clear (PROT C). --ftp-ssl-ccc is refused.
+// clear (PROT C).
 func TestFTPTLSFlags(t *testing.T) {
-	tlsSrv := ftptest.NewUnstartedServer(ftptest.ScriptTree())
-	tlsSrv.StartTLS(false)
-	t.Cleanup(tlsSrv.Close)
-	plain := ftpFlagServer(t, nil)
+	tlsSrv, plain := ftpTLSServers(t)
 	for _, c := range []struct {
 		srv  *ftptest.Server
 		flag string
@@ -382,9 +389,48 @@ func TestFTPTLSFlags(t *testing.T) {
 			t.Errorf("curl %q: exit %d, urlget %d", args, cc, code)
 		}
 	}
-	for _, f := range [][]string{{"--ftp-ssl-ccc"}, {"--ftp-ssl-ccc-mode", "active"}} {
-		if code, _, _ := runCmd(t, append(f, tlsSrv.URL+"/etc/motd")...); code != exitUsage {
-			t.Errorf("%q: exit %d, want 2", f, code)
+}
+
+// TestFTPClearControl: --ftp-ssl-ccc ends TLS on the control connection
+// after the login (CCC), passively or actively, and the session goes on
+// in the clear, for a second URL too, with data connections still
+// protected; without TLS no CCC is sent.
+func TestFTPClearControl(t *testing.T) {
+	tlsSrv, plain := ftpTLSServers(t)
+	for _, c := range []struct {
+		srv  *ftptest.Server
+		args []string
+		want []string
+	}{
+		{tlsSrv, []string{"--ssl-reqd", "--ftp-ssl-ccc"}, []string{"AUTH TLS", "PBSZ 0", "PROT P", "CCC"}},
+		{tlsSrv, []string{"--ssl-reqd", "--ftp-ssl-ccc-mode", "passive"}, []string{"AUTH TLS", "PBSZ 0", "PROT P", "CCC"}},
+		{tlsSrv, []string{"--ssl", "--ftp-ssl-ccc-mode", "active"}, []string{"AUTH TLS", "PBSZ 0", "PROT P", "CCC"}},
+		{tlsSrv, []string{"--ftp-ssl-control", "--ftp-ssl-ccc"}, []string{"AUTH TLS", "PBSZ 0", "PROT C", "CCC"}},
+		{plain, []string{"--ssl", "--ftp-ssl-ccc"}, []string{"AUTH TLS"}},
+		{plain, []string{"--ftp-ssl-ccc"}, nil},
+	} {
+		args := append([]string{"-k"}, c.args...)
+		args = append(args, c.srv.URL+"/etc/motd", c.srv.URL+"/one/only.txt")
+		c.srv.ResetCommands()
+		code, out, errOut := runCmd(t, args...)
+		if code != 0 || out != "etc motd\nonly\n" {
+			t.Errorf("urlget %q: exit %d, %q\n%s", args, code, out, errOut)
 		}
+		got := commandsLike(c.srv, "AUTH", "PBSZ", "PROT", "CCC")
+		if !slices.Equal(got, c.want) {
+			t.Errorf("urlget %q sent %q, want %q", args, got, c.want)
+		}
+		c.srv.ResetCommands()
+		if cc, cout, ok := curlRun(t, args...); ok {
+			// curl asks for AUTH SSL before AUTH TLS; urlget asks for
+			// RFC 4217's AUTH TLS alone.
+			cgot := slices.DeleteFunc(commandsLike(c.srv, "AUTH", "PBSZ", "PROT", "CCC"), func(c string) bool { return c == "AUTH SSL" })
+			if cc != 0 || cout != out || !slices.Equal(cgot, got) {
+				t.Errorf("curl %q: exit %d, %q, sent %q", args, cc, cout, cgot)
+			}
+		}
+	}
+	if code, _, _ := runCmd(t, "--ftp-ssl-ccc-mode", "sideways", tlsSrv.URL+"/etc/motd"); code != exitUsage {
+		t.Errorf("--ftp-ssl-ccc-mode sideways: exit %d, want 2", code)
 	}
 }

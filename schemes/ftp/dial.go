@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -110,11 +111,16 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	// cfg is set when the control connection is in TLS now; data
 	// connections are protected as well unless key.clearData (PROT C).
 	d := &deferredLogin{lg: lg, tls: cfg != nil, clearData: key.clearData, tlsConf: cfg}
-	if key.account != "" || key.altUser != "" {
+	if key.account != "" || key.altUser != "" || key.ccc != NoCCC && cfg != nil {
 		// A login that may need ACCT or another command in USER's
-		// place goes one command at a time.
+		// place goes one command at a time, as one that CCC follows.
 		if err := c.loginStepwise(d); err != nil {
 			return nil, err
+		}
+		if key.ccc != NoCCC && cfg != nil {
+			if err := c.clearControl(key.ccc); err != nil {
+				return nil, err
+			}
 		}
 		ok = true
 		return c, nil
@@ -138,6 +144,63 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	}
 	ok = true
 	return c, nil
+}
+
+// clearControl sends CCC and ends TLS on the control connection (RFC
+// 4217 §12.3), which goes on in the clear over the same TCP connection:
+// in CCCActive mode it sends its close_notify first, in either mode it
+// reads up to the server's. Nothing may come inside TLS after CCC's
+// reply but that close_notify; the server reads the next command only
+// once it is out, so nothing is read ahead of it. A refusal (5yz) keeps
+// TLS, as curl does.
+func (c *conn) clearControl(mode CCCMode) error {
+	tc, isTLS := c.nc.(*tls.Conn)
+	if !isTLS {
+		return nil
+	}
+	r, err := c.cmd("CCC")
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.code/100 == 5:
+		c.trace.TraceLine(schemes.Info, "CCC refused: the control connection stays in TLS")
+		return nil
+	case r.code/100 != 2:
+		return c.replyErr("CCC", r)
+	case c.r.R.Buffered() > 0:
+		c.broken = true
+		return c.req.Fail(schemes.ErrProtocol, "CCC", r.code, r.last(), errors.New("the server sent more after its reply to CCC"))
+	}
+	if mode == CCCActive {
+		err := tc.CloseWrite()
+		// CloseWrite leaves a past write deadline on the TCP
+		// connection: the request's own bound holds again.
+		if c.ctx.Err() == nil {
+			d, _ := c.ctx.Deadline()
+			c.raw.SetWriteDeadline(d)
+		}
+		if err != nil {
+			return c.netErr("CCC", err)
+		}
+	}
+	var buf [512]byte
+	for {
+		n, err := tc.Read(buf[:])
+		if n > 0 {
+			c.broken = true
+			return c.req.Fail(schemes.ErrProtocol, "CCC", 0, "", errors.New("the server sent data after CCC instead of ending TLS"))
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c.netErr("CCC", err)
+		}
+	}
+	c.setStream(c.raw)
+	c.trace.TraceLine(schemes.Info, "TLS ended on the control connection (CCC); it goes on in the clear")
+	return nil
 }
 
 // startTLS wraps the control connection in TLS once the server agreed to

@@ -96,6 +96,13 @@ type Fetcher struct {
 	// does.
 	ControlTLSOnly bool
 
+	// CCC ends TLS on the control connection after the login (RFC 4217
+	// §12.3, curl's --ftp-ssl-ccc), so that NAT routers can follow the
+	// session; data connections keep their protection. The zero value
+	// keeps TLS. A server that refuses CCC (5yz) keeps it too, as with
+	// curl.
+	CCC CCCMode
+
 	// ListOnly lists a directory with NLST, names only (curl's -l): the
 	// listing is a NameLister, as a ;type=d URL's.
 	ListOnly bool
@@ -178,6 +185,22 @@ func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
 	f.expected.Add(reqs, end)
 }
 
+// CCCMode is how the control connection's TLS ends after CCC (curl's
+// --ftp-ssl-ccc-mode).
+type CCCMode int
+
+// The CCC modes.
+const (
+	// NoCCC keeps TLS on the control connection.
+	NoCCC CCCMode = iota
+	// CCCPassive waits for the server to end TLS (its close_notify) and
+	// sends none back: curl's default mode.
+	CCCPassive
+	// CCCActive ends TLS itself (close_notify) and waits for the
+	// server's.
+	CCCActive
+)
+
 // Method is how an FTP fetch reaches the directory of the file it
 // retrieves (RFC 1738 §3.2.2).
 type Method int
@@ -226,6 +249,7 @@ type connKey struct {
 	// which change how the login goes.
 	account, altUser string
 	noEPSV, pret     bool
+	ccc              CCCMode
 }
 
 // Close logs out of and closes every idle control connection. The Fetcher
@@ -389,6 +413,9 @@ func (f *Fetcher) keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	key.active = f.ActiveAddr
 	key.account, key.altUser = f.Account, f.AlternativeToUser
 	key.noEPSV, key.pret = f.NoEPSV, f.PRET
+	if key.tls != tlsNone {
+		key.ccc = f.CCC
+	}
 	anonPass := f.AnonymousPassword
 	if anonPass == "" {
 		anonPass = DefaultAnonymousPassword
