@@ -282,16 +282,16 @@ func (c *conn) loginStepwise(d *deferredLogin) error {
 		case r.code/100 == 2:
 			d.loggedIn = true
 			return c.finishLogin(d)
-		case r.code == 331 && !strings.HasPrefix(cmd, "PASS "):
-			if err := c.askPassword(d, r); err != nil {
-				return err
-			}
-			cmd, op = "PASS "+d.lg.pass, "PASS"
 		case sentAcct:
 			// curl: "ACCT rejected by server", its exit 11.
 			e := c.loginErr(op, r)
 			e.Err = ErrAccountRefused
 			return e
+		case r.code == 331 && !strings.HasPrefix(cmd, "PASS "):
+			if err := c.askPassword(d, r); err != nil {
+				return err
+			}
+			cmd, op = "PASS "+d.lg.pass, "PASS"
 		case r.code == 332 && c.key.account != "":
 			cmd, op, sentAcct = "ACCT "+c.key.account, "ACCT", true
 		case r.code == 332:
