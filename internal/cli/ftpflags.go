@@ -43,6 +43,7 @@ func addFtpXFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringVar(&o.ftp.Account, "ftp-account", "", "the FTP account `data` sent with ACCT when the server asks for one (332)")
 	fs.StringVar(&o.ftp.AlternativeToUser, "ftp-alternative-to-user", "", "the FTP `command` sent in USER's place when USER and PASS are refused")
 	fs.BoolVar(&o.ftp.TryTLS, "ssl", false, "try TLS on ftp: (AUTH TLS), going on in the clear if the server refuses")
+	curlNote(fs, "ssl", "asks for AUTH TLS alone, where curl asks for AUTH SSL first")
 	fs.BoolVar(&o.ftp.TryTLS, "ftp-ssl", false, "the old name of --ssl (curl still takes it)")
 	fs.BoolVar(&o.ftp.RequireTLS, "ftp-ssl-reqd", false, "the old name of --ssl-reqd (curl still takes it)")
 	fs.BoolVar(&o.ftp.ControlTLSOnly, "ftp-ssl-control", false, "require TLS for the FTP login, data connections in the clear (PROT C)")
