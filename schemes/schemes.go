@@ -297,6 +297,12 @@ type Resource struct {
 	StatusCode int
 	Status     string
 
+	// EntryPath is, for ftp: and ftps:, the directory the login began
+	// in, as PWD named it (curl's %{ftp_entry_path}); "" when it is not
+	// known: PWD is asked where a later request needs the answer, and
+	// always with ftp.Fetcher.EntryPath.
+	EntryPath string
+
 	// Header holds protocol metadata worth showing with -I (HTTP header
 	// fields, the FTP reply to SIZE, …), as name and value pairs in the
 	// server's order and spelling. The status is not among them.

@@ -181,6 +181,8 @@ type transfer struct {
 	end         time.Time
 	httpCode    int
 	toFile      bool // the body was for a file (-o, -O): --json reports it
+	// entryPath: FTP's login directory, -w's %{ftp_entry_path}.
+	entryPath string
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -464,6 +466,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
+	t.entryPath = res.EntryPath
 	if st.offset > 0 && res.Offset != st.offset && res.Body != nil {
 		res.Body.Close()
 		t.err = &schemes.Error{Kind: schemes.ErrProtocol, URL: res.URL, Err: errRange}

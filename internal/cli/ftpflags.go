@@ -133,8 +133,13 @@ func commandText(flag, s string) error {
 }
 
 // configure sets those flags on the client: they were set on the ftp
-// fetcher as they were parsed, and checked; nothing is left to do.
-func (x *ftpXOptions) configure(o *options, cl *fetch.Client) error { return nil }
+// fetcher as they were parsed, and checked. What -w prints decides one
+// more: the login directory is asked (PWD) only for a format that shows
+// it, %{ftp_entry_path}, as curl always asks it.
+func (x *ftpXOptions) configure(o *options, cl *fetch.Client) error {
+	o.ftp.EntryPath = strings.Contains(o.writeOut, "ftp_entry_path")
+	return nil
+}
 
 // ftpExitCode maps the failures only FTP options lead to onto curl's
 // exit codes: 11 for an account (ACCT) refused, 21 for a quote command

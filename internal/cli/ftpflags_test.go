@@ -434,3 +434,39 @@ func TestFTPClearControl(t *testing.T) {
 		t.Errorf("--ftp-ssl-ccc-mode sideways: exit %d, want 2", code)
 	}
 }
+
+// TestFTPEntryPath: -w's %{ftp_entry_path} is the login directory PWD
+// named, as curl prints it, whether or not the URL walks anywhere, and
+// for each URL a connection serves (curl: for its first only); a format
+// without it asks no PWD of the last URL.
+func TestFTPEntryPath(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	for _, c := range []struct {
+		urls []string
+		want string
+	}{
+		{[]string{s.URL + "/etc/motd"}, "/;"},
+		{[]string{s.URL + "/motd"}, "/;"},
+		{[]string{s.URL + "/"}, "/;"},
+		{[]string{"ftp://user:secret@" + s.Addr + "/mine.txt"}, "/home/user;"},
+		{[]string{s.URL + "/motd", s.URL + "/etc/motd"}, "/;/;"},
+	} {
+		args := append([]string{"-s", "-o", "/dev/null", "-w", "%{ftp_entry_path};"}, c.urls...)
+		if len(c.urls) > 1 {
+			args = append(args[:3], append([]string{"-o", "/dev/null"}, args[3:]...)...)
+		}
+		code, out, errOut := runCmd(t, args...)
+		if code != 0 || out != c.want {
+			t.Errorf("urlget %q: exit %d, %q; want %q\n%s", args, code, out, c.want, errOut)
+		}
+		// curl prints it for a connection's first URL only; urlget
+		// for every URL the connection serves.
+		if cc, cout, ok := curlRun(t, args...); ok && len(c.urls) == 1 && (cc != code || cout != out) {
+			t.Errorf("curl %q: exit %d, %q; urlget %d, %q", args, cc, cout, code, out)
+		}
+	}
+	s.ResetCommands()
+	if code, _, _ := runCmd(t, "-s", "-o", "/dev/null", "-w", "%{response_code}", s.URL+"/etc/motd"); code != 0 || slices.Contains(s.Commands(), "PWD") {
+		t.Errorf("without %%{ftp_entry_path}: exit %d, sent %q; want no PWD", code, s.Commands())
+	}
+}

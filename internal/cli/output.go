@@ -94,6 +94,8 @@ func writeOutVar(name string, t transfer) (string, bool) {
 		return oneLine(t.err.Error()), true
 	case "filename_effective":
 		return t.filename, true
+	case "ftp_entry_path":
+		return t.entryPath, true
 	case "http_code", "response_code":
 		return fmt.Sprintf("%03d", t.httpCode), true
 	case "time_total":

@@ -77,6 +77,9 @@ type conn struct {
 	// single: the connection serves one request and is logged out of
 	// after it (quote commands, Fetcher.Quote).
 	single bool
+	// wantPWD: the login directory is asked even for a last request
+	// (Fetcher.EntryPath).
+	wantPWD bool
 	// lastCode is the code of the last reply read, curl's
 	// %{response_code} for FTP.
 	lastCode int

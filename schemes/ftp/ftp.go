@@ -103,6 +103,11 @@ type Fetcher struct {
 	// curl.
 	CCC CCCMode
 
+	// EntryPath asks every connection's login directory (PWD), for
+	// Resource.EntryPath, also where no later request needs it (the last
+	// one of a run).
+	EntryPath bool
+
 	// ListOnly lists a directory with NLST, names only (curl's -l): the
 	// listing is a NameLister, as a ;type=d URL's.
 	ListOnly bool
@@ -464,6 +469,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		}
 		c.last = last
 		c.single = c.single || f.hasQuotes()
+		c.wantPWD = f.EntryPath
 		wasReused := c.reused
 		attempt := *p // run may rewrite the argument for this connection
 		res, err := f.run(ctx, c, req, &attempt)
@@ -523,6 +529,12 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	} else if !nlst && !req.Raw && !req.Head && c.feat == nil {
 		tail = append(tail, c.featStep())
 	}
+	if c.wantPWD && !c.haveLogin && c.dirKey == "" && p.dirKey == "" {
+		// No walk to send the PWD with (navigate): it goes first in
+		// the tail.
+		c.haveLogin = true
+		tail = append([]step{c.pwdStep(func(d string) { c.loginDir = d })}, tail...)
+	}
 	epsv := c.key.active == "" && !c.noEPSV && !req.Head && !c.key.sync
 	if short {
 		if err := c.sendTail(tail, epsv); err != nil {
@@ -531,7 +543,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	} else if err := c.navigate(p, tail, epsv); err != nil {
 		return nil, err
 	}
-	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name}
+	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name, EntryPath: c.loginDir}
 	switch {
 	case req.Head:
 		if err := c.head(p, res, fi); err != nil {
@@ -1142,7 +1154,7 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 		// another URL after this one; with no other to come (c.last), it
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
-		if !c.last {
+		if !c.last || c.wantPWD {
 			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d }))
 		}
 	}
