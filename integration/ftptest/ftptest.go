@@ -1,5 +1,5 @@
-// Package ftptest provides an FTP server (RFC 959, with EPSV, MLSD, SIZE,
-// MDTM, REST and AUTH TLS) for tests, in the shape of net/http/httptest.
+// Package ftptest provides an FTP server (RFC 959, with ACCT, EPSV, MLSD,
+// SIZE, MDTM, REST, AUTH TLS, CCC and drftpd's PRET) for tests, in the shape of net/http/httptest.
 // It serves an fs.FS read-only on 127.0.0.1, records every command it
 // receives, and can be told to misbehave in the ways real servers do.
 package ftptest
@@ -458,7 +458,7 @@ func (ss *session) garbage(n int64) {
 func (ss *session) handle(verb, arg string, hasArg bool) bool {
 	switch verb {
 	case "USER":
-		ss.user, ss.loggedIn = arg, false
+		ss.user, ss.loggedIn, ss.acctWanted = arg, false, false
 		if ss.s.NoPassword {
 			ss.loggedIn = true
 			ss.cwd = ss.home()
