@@ -30,6 +30,7 @@ func addFtpXFlags(fs *pflag.FlagSet, o *options) {
 	curlNote(fs, "list-only", "applies to directory URLs only (ending in /); curl lists the directory of a file URL too")
 	fs.StringArrayVarP(&x.quote, "quote", "Q", nil, "send the FTP `command` after the login; +command before the transfer, -command after it; a leading * lets it fail")
 	fs.BoolVarP(&o.ftp.ASCII, "use-ascii", "B", false, "fetch FTP files in ASCII (TYPE A), line ends made local; ;type=i still means binary")
+	curlNote(fs, "ftp-port", "an interface's name or an IP address, not a host name, which curl looks up")
 	fs.Var(pasvFlag{&o.ftp.ActiveAddr}, "ftp-pasv", "passive FTP (the default): undo an earlier -P")
 	fs.Lookup("ftp-pasv").NoOptDefVal = "true"
 	fs.Bool("ftp-skip-pasv-ip", true, "connect FTP data connections to the control connection's host (always so)")
@@ -143,7 +144,8 @@ func (x *ftpXOptions) configure(o *options, cl *fetch.Client) error {
 
 // ftpExitCode maps the failures only FTP options lead to onto curl's
 // exit codes: 11 for an account (ACCT) refused, 21 for a quote command
-// refused, 64 for TLS required and refused, 84 for PRET refused.
+// refused, 30 for active mode (-P) that could not be set up, 64 for TLS
+// required and refused, 84 for PRET refused.
 func ftpExitCode(err error) (int, bool) {
 	switch {
 	case errors.Is(err, ftp.ErrQuote):
@@ -154,6 +156,8 @@ func ftpExitCode(err error) (int, bool) {
 		return 84, true
 	case errors.Is(err, ftp.ErrAccountRefused):
 		return 11, true
+	case errors.Is(err, ftp.ErrPortFailed):
+		return 30, true
 	}
 	return 0, false
 }

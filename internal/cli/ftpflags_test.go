@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -468,5 +470,65 @@ func TestFTPEntryPath(t *testing.T) {
 	s.ResetCommands()
 	if code, _, _ := runCmd(t, "-s", "-o", "/dev/null", "-w", "%{response_code}", s.URL+"/etc/motd"); code != 0 || slices.Contains(s.Commands(), "PWD") {
 		t.Errorf("without %%{ftp_entry_path}: exit %d, sent %q; want no PWD", code, s.Commands())
+	}
+}
+
+// TestFTPActiveAddress: -P takes what curl's takes besides an address:
+// an interface's name, and a port or a range of ports to listen on,
+// skipping ports in use; an address that cannot be listened on is exit
+// 30, as in curl.
+func TestFTPActiveAddress(t *testing.T) {
+	s := ftpFlagServer(t, nil)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	first := busy.Addr().(*net.TCPAddr).Port
+	if first > 65000 {
+		t.Skipf("port %d leaves no room for a range above it", first)
+	}
+	for _, c := range []struct {
+		addr    string
+		lo, hi  int // the port PORT names is in [lo, hi]; 0: any
+		curlToo bool
+	}{
+		{"lo", 0, 0, true},
+		{"-", 0, 0, true},
+		// curl 7.88.1 fails any port range ("bind() failed, we ran out
+		// of ports", exit 30): urlget does what its manual says.
+		{"127.0.0.1:" + strconv.Itoa(first) + "-" + strconv.Itoa(first+20), first + 1, first + 20, false},
+		{"lo:" + strconv.Itoa(first) + "-" + strconv.Itoa(first+20), first + 1, first + 20, false},
+	} {
+		for _, prog := range []string{"urlget", "curl"} {
+			s.ResetCommands()
+			args := []string{"-s", "--disable-eprt", "-P", c.addr, s.URL + "/etc/motd"}
+			var code int
+			var out string
+			if prog == "urlget" {
+				code, out, _ = runCmd(t, args...)
+			} else if cc, cout, ok := curlRun(t, args...); ok && c.curlToo {
+				code, out = cc, cout
+			} else {
+				continue
+			}
+			ports := commandsLike(s, "PORT")
+			if code != 0 || out != "etc motd\n" || len(ports) != 1 || !strings.HasPrefix(ports[0], "PORT 127,0,0,1,") {
+				t.Errorf("%s -P %s: exit %d, %q, sent %q", prog, c.addr, code, out, s.Commands())
+				continue
+			}
+			f := strings.Split(ports[0], ",")
+			hi, _ := strconv.Atoi(f[4])
+			lo, _ := strconv.Atoi(f[5])
+			if p := hi<<8 | lo; c.lo != 0 && (p < c.lo || p > c.hi) {
+				t.Errorf("%s -P %s listened on port %d, want %d to %d", prog, c.addr, p, c.lo, c.hi)
+			}
+		}
+	}
+	// What cannot be listened on is curl's exit 30.
+	for _, bad := range []string{"127.0.0.1:9-1", "127.0.0.1:x", "no-such-interface0", "127.0.0.1:70000", "127.0.0.1:" + strconv.Itoa(first)} {
+		if code, _, _ := runCmd(t, "-s", "-P", bad, s.URL+"/etc/motd"); code != 30 {
+			t.Errorf("-P %s: exit %d, want 30", bad, code)
+		}
 	}
 }

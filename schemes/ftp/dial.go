@@ -525,25 +525,42 @@ func (c *conn) passive() (int, error) {
 }
 
 // active listens for the server's data connection (RFC 959 §3.2, curl's
-// -P): addr is "-" for the control connection's local address, or an IP
-// address, optionally with a port.
+// -P): addr is "-" for the control connection's local address, an IP
+// address or the name of a network interface (its address of the control
+// connection's family), optionally followed by ":PORT" or
+// ":FIRST-LAST", a range of ports to listen on, as curl takes it.
 func (c *conn) active(addr string) (*pending, error) {
 	host, port := addr, "0"
 	if h, p, err := net.SplitHostPort(addr); err == nil {
 		host, port = h, p
 	}
-	if host == "-" {
-		if a, ok := c.raw.LocalAddr().(*net.TCPAddr); ok {
-			host = a.IP.String()
+	local, _ := c.raw.LocalAddr().(*net.TCPAddr)
+	var ip net.IP
+	switch {
+	case host == "-" && local != nil:
+		ip = local.IP
+	case net.ParseIP(host) != nil:
+		ip = net.ParseIP(host)
+	default:
+		ip = interfaceIP(host, local)
+	}
+	first, last, ok := portRange(port)
+	if ip == nil || !ok {
+		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", fmt.Errorf("%w: the active-mode address %q is not \"-\", an IP address or an interface's name, with an optional :PORT or :FIRST-LAST", ErrPortFailed, addr))
+	}
+	var ln net.Listener
+	var err error
+	for p := first; p <= last; p++ {
+		if ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p))); err == nil {
+			break
 		}
 	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", errors.New("the active-mode address "+strconv.Quote(addr)+" is not \"-\" or an IP address"))
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), port))
 	if err != nil {
-		return nil, c.req.NetError("listen", err)
+		e := c.req.NetError("listen", err)
+		if se, ok := e.(*schemes.Error); ok {
+			se.Err = fmt.Errorf("%w: %w", ErrPortFailed, se.Err)
+		}
+		return nil, e
 	}
 	p := ln.Addr().(*net.TCPAddr).Port
 	var cmd string
@@ -562,10 +579,47 @@ func (c *conn) active(addr string) (*pending, error) {
 	}
 	if r.code/100 != 2 {
 		ln.Close()
-		return nil, c.replyErr(cmd, r)
+		e := c.replyErr(cmd, r)
+		e.Err = ErrPortFailed
+		return nil, e
 	}
 	c.setData(ln)
 	return &pending{ln: ln}, nil
+}
+
+// interfaceIP returns the address of the network interface named name
+// of local's family (IPv4 or IPv6), nil if there is none. Host names are
+// not looked up: only an interface's own addresses are taken.
+func interfaceIP(name string, local *net.TCPAddr) net.IP {
+	ifc, err := net.InterfaceByName(name)
+	if err != nil {
+		return nil
+	}
+	addrs, err := ifc.Addrs()
+	if err != nil {
+		return nil
+	}
+	want4 := local == nil || local.IP.To4() != nil
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && (n.IP.To4() != nil) == want4 {
+			return n.IP
+		}
+	}
+	return nil
+}
+
+// portRange reads -P's port part: "0" (any), "PORT" or "FIRST-LAST".
+func portRange(s string) (first, last int, ok bool) {
+	lo, hi, isRange := strings.Cut(s, "-")
+	if !isRange {
+		hi = lo
+	}
+	a, err1 := strconv.Atoi(lo)
+	b, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || a < 0 || b > 65535 || a > b || isRange && a == 0 {
+		return 0, 0, false
+	}
+	return a, b, true
 }
 
 // establish returns the data connection once the server accepted the

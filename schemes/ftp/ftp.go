@@ -42,6 +42,10 @@ var (
 	ErrTLSRefused = errors.New("the server refused TLS (AUTH TLS), which is required")
 	// ErrPRET: the server refused PRET (Fetcher.PRET; curl's exit 84).
 	ErrPRET = errors.New("the server refused PRET")
+	// ErrPortFailed: active mode (Fetcher.ActiveAddr) could not be set
+	// up: an address that is none, no port free to listen on, or PORT
+	// or EPRT refused (curl's exit 30).
+	ErrPortFailed = errors.New("active mode (PORT) failed")
 	// ErrAccountRefused: the server refused the ACCT Fetcher.Account
 	// sent (curl's exit 11); its kind is schemes.ErrLoginFailed.
 	ErrAccountRefused = errors.New("the server refused the account (ACCT)")
@@ -68,10 +72,12 @@ type Fetcher struct {
 	RequireTLS bool
 
 	// ActiveAddr selects active mode (RFC 959 §3.2, PORT and EPRT): the
-	// client listens for the data connection at this IP address, with an
-	// optional ":port", or at the control connection's own address when
-	// it is "-". Empty means passive mode (EPSV, then PASV). Active mode
-	// cannot go through a proxy (schemes.ErrActiveFTPProxy).
+	// client listens for the data connection at this IP address or at
+	// the address of the network interface so named, with an optional
+	// ":port" or ":first-last" range of ports, or at the control
+	// connection's own address when it is "-". Empty means passive mode
+	// (EPSV, then PASV). Active mode cannot go through a proxy
+	// (schemes.ErrActiveFTPProxy); failing to set it up is ErrPortFailed.
 	ActiveAddr string
 
 	// Sync sends each command only once the reply to the one before has
