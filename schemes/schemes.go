@@ -308,10 +308,20 @@ type Resource struct {
 	// protocol as curl names it ("HTTP/1.1", "HTTP/2"), the numeric code
 	// and the code with its reason phrase ("200 OK"; "200" alone in
 	// HTTP/2, which has none, RFC 9113 §8.3.2), so that the status line
-	// reads Proto + " " + Status. Empty and 0 for the other schemes.
+	// reads Proto + " " + Status. For ftp: and ftps: StatusCode alone
+	// is set, to the request's last reply (curl's %{response_code}):
+	// the transfer command's 1yz while the body or listing is unread,
+	// its final reply (226) once read to the end. Empty and 0 for the
+	// other schemes.
 	Proto      string
 	StatusCode int
 	Status     string
+
+	// EntryPath is, for ftp: and ftps:, the directory the login began
+	// in, as PWD named it (curl's %{ftp_entry_path}); "" when it is not
+	// known: PWD is asked where a later request needs the answer, and
+	// always with ftp.Fetcher.EntryPath.
+	EntryPath string
 
 	// Header holds protocol metadata worth showing with -I (HTTP header
 	// fields, the FTP reply to SIZE, …), as name and value pairs in the

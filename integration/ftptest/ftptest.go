@@ -1,5 +1,5 @@
-// Package ftptest provides an FTP server (RFC 959, with EPSV, MLSD, SIZE,
-// MDTM, REST and AUTH TLS) for tests, in the shape of net/http/httptest.
+// Package ftptest provides an FTP server (RFC 959, with ACCT, EPSV, MLSD,
+// SIZE, MDTM, REST, AUTH TLS, CCC and drftpd's PRET) for tests, in the shape of net/http/httptest.
 // It serves an fs.FS read-only on 127.0.0.1, records every command it
 // receives, and can be told to misbehave in the ways real servers do.
 package ftptest
@@ -43,6 +43,11 @@ type Server struct {
 
 	// Home maps a user to the directory they log in to; "/" by default.
 	Home map[string]string
+
+	// Accounts maps users to the account (RFC 959 §4.1.1 ACCT) their
+	// login needs: their PASS is answered 332, and only ACCT with that
+	// account logs them in.
+	Accounts map[string]string
 
 	// NoPassword logs every user in at USER, with 230 (RFC 959 §4.1.1
 	// allows it), and answers a PASS after that with 503.
@@ -319,13 +324,17 @@ type session struct {
 	w        *bufio.Writer
 	user     string
 	loggedIn bool
-	cwd      string
-	typ      byte
-	rest     int64
-	pasv     net.Listener
-	closePV  func()
-	active   string
-	prot     bool
+	// acctWanted: PASS was right and answered 332; ACCT comes next.
+	acctWanted bool
+	// plain is the connection without TLS, read through a buffer.
+	plain   *bufConn
+	cwd     string
+	typ     byte
+	rest    int64
+	pasv    net.Listener
+	closePV func()
+	active  string
+	prot    bool
 }
 
 func (ss *session) setConn(c net.Conn) {
@@ -358,9 +367,13 @@ func (ss *session) readLine() (string, error) {
 }
 
 func (ss *session) run() {
-	ss.setConn(ss.raw)
+	// TLS runs over a buffered reader of the connection, so that after
+	// CCC the first byte can be looked at: the client's close_notify, or
+	// its next command in the clear.
+	ss.plain = &bufConn{Conn: ss.raw, r: bufio.NewReader(ss.raw)}
+	ss.setConn(ss.plain)
 	if ss.s.implicit {
-		tc := tls.Server(ss.raw, ss.s.TLS)
+		tc := tls.Server(ss.plain, ss.s.TLS)
 		if err := tc.Handshake(); err != nil {
 			return
 		}
@@ -414,6 +427,14 @@ func (ss *session) run() {
 	}
 }
 
+// bufConn is a connection read through a buffer.
+type bufConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
 // garbage sends n bytes with no line end, generated on the fly.
 func (ss *session) garbage(n int64) {
 	buf := make([]byte, 32<<10)
@@ -437,7 +458,7 @@ func (ss *session) garbage(n int64) {
 func (ss *session) handle(verb, arg string, hasArg bool) bool {
 	switch verb {
 	case "USER":
-		ss.user, ss.loggedIn = arg, false
+		ss.user, ss.loggedIn, ss.acctWanted = arg, false, false
 		if ss.s.NoPassword {
 			ss.loggedIn = true
 			ss.cwd = ss.home()
@@ -452,7 +473,10 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 			return true
 		}
 		anon := ss.s.Anonymous && (ss.user == "anonymous" || ss.user == "ftp")
-		if pw, ok := ss.s.Users[ss.user]; (ok && pw == arg) || anon {
+		if pw, ok := ss.s.Users[ss.user]; ok && pw == arg && ss.s.Accounts[ss.user] != "" {
+			ss.acctWanted = true
+			ss.reply("332 Need account for login.")
+		} else if (ok && pw == arg) || anon {
 			ss.loggedIn = true
 			ss.cwd = ss.home()
 			ss.reply("230 Login successful.")
@@ -463,13 +487,22 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 	case "QUIT":
 		ss.reply("221 Goodbye.")
 		return false
+	case "ACCT":
+		if !ss.acctWanted || arg != ss.s.Accounts[ss.user] {
+			ss.reply("530 Login incorrect.")
+			return true
+		}
+		ss.acctWanted, ss.loggedIn = false, true
+		ss.cwd = ss.home()
+		ss.reply("230 Login successful.")
+		return true
 	case "AUTH":
 		if ss.s.TLS == nil || !strings.EqualFold(arg, "TLS") {
 			ss.reply("504 Unknown AUTH type.")
 			return true
 		}
 		ss.reply("234 Proceed with negotiation.")
-		tc := tls.Server(ss.raw, ss.s.TLS)
+		tc := tls.Server(ss.plain, ss.s.TLS)
 		if err := tc.Handshake(); err != nil {
 			return false
 		}
@@ -603,6 +636,31 @@ func (ss *session) handle(verb, arg string, hasArg bool) bool {
 		}
 		ss.active = addr
 		ss.reply("200 %s command successful. Consider using PASV.", verb)
+	case "CCC":
+		// RFC 4217 §12.3: TLS ends on the control connection, which
+		// goes on in the clear; data connections keep their PROT.
+		tc, ok := ss.c.(*tls.Conn)
+		if !ok {
+			ss.reply("533 Command channel is not protected.")
+			return true
+		}
+		ss.reply("200 Clearing the control connection.")
+		tc.CloseWrite()
+		ss.raw.SetWriteDeadline(time.Time{})
+		// A client that ends TLS itself (curl's active mode) sends its
+		// close_notify, one TLS record, which is skipped whole, and not
+		// read through tc, which would read the command after it into
+		// its own buffer; a passive one goes on with a command, which
+		// begins with a letter.
+		if h, err := ss.plain.r.Peek(5); err == nil && h[0] < 0x20 {
+			n := 5 + (int(h[3])<<8 | int(h[4]))
+			ss.plain.r.Discard(n)
+		}
+		ss.setConn(ss.plain)
+	case "PRET":
+		// drftpd's PRET names the transfer to come; one server has
+		// nothing to choose.
+		ss.reply("200 OK, will use this slave for the transfer.")
 	case "RETR":
 		ss.retr(arg)
 	case "LIST", "NLST", "MLSD":

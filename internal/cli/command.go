@@ -67,6 +67,9 @@ func exitCode(err error) int {
 	if errors.As(err, &se) && se.Code >= 400 && se.Code <= 599 && strings.HasPrefix(se.URL, "http") {
 		return exitHTTP
 	}
+	if code, ok := ftpExitCode(err); ok {
+		return code
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -195,6 +198,9 @@ type transfer struct {
 	given   string
 	reached bool
 	metrics *schemes.Metrics
+	// entryPath: FTP's login directory, -w's %{ftp_entry_path}, as the
+	// resource tells it.
+	entryPath string
 }
 
 func (c *command) run(ctx context.Context, q *urlQueue) int {
@@ -500,6 +506,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	t.effective = res.URL
 	t.contentType = res.ContentType
 	t.httpCode = httpCode(res)
+	t.entryPath = res.EntryPath
 	if c.stateResponse(req, st, res); st.state.skip {
 		if c.opts.head {
 			// -I shows the 304's head.

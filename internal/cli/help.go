@@ -163,6 +163,24 @@ var flagCategories = map[string]string{
 	"ftp-anon-pass": "ftp auth",
 	"ftp-sync":      "ftp",
 
+	// ftp (ftpflags.go)
+	"list-only":               "ftp",
+	"quote":                   "ftp",
+	"use-ascii":               "ftp",
+	"ftp-pasv":                "ftp",
+	"ftp-skip-pasv-ip":        "ftp",
+	"disable-epsv":            "ftp",
+	"disable-eprt":            "ftp",
+	"ftp-pret":                "ftp",
+	"ftp-account":             "ftp auth",
+	"ftp-alternative-to-user": "ftp auth",
+	"ssl":                     "ftp tls",
+	"ftp-ssl":                 "ftp tls",
+	"ftp-ssl-reqd":            "ftp tls",
+	"ftp-ssl-control":         "ftp tls",
+	"ftp-ssl-ccc":             "ftp tls",
+	"ftp-ssl-ccc-mode":        "ftp tls",
+
 	// gopher, news, wais
 	"search":       "gopher wais",
 	"nntp-server":  "news",

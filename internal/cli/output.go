@@ -234,7 +234,10 @@ var writeOutVars = []writeOutVar{
 	{"filename_effective", varString, func(_ *command, t *transfer, _ *schemes.MetricsReport) (string, bool, int64, time.Duration) {
 		return optStr(t.filename)
 	}},
-	{"ftp_entry_path", varString, func(_ *command, _ *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+	{"ftp_entry_path", varString, func(_ *command, t *transfer, r *schemes.MetricsReport) (string, bool, int64, time.Duration) {
+		if r.EntryPath == "" {
+			return optStr(t.entryPath)
+		}
 		return optStr(r.EntryPath)
 	}},
 	{"header_json", varControl, nil},

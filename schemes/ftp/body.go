@@ -29,6 +29,9 @@ type transfer struct {
 	done   bool
 	err    error
 	ahead  bool // passive (EPSV or PASV) and not the last request: the next EPSV may go out early
+	// res, when set, gets the final reply's code (and a PostQuote
+	// command's) as its StatusCode.
+	res *schemes.Resource
 }
 
 // Read reads the data connection; at its end it checks the final reply.
@@ -109,6 +112,9 @@ func (t *transfer) end(err error) {
 		t.c.sendAhead()
 	}
 	r, rerr := t.c.readReply(t.op)
+	if rerr == nil && t.res != nil {
+		t.res.StatusCode = r.code
+	}
 	switch {
 	case rerr != nil:
 		// RFC 959 §4.2: the transfer is complete only once 226 or 250
@@ -134,6 +140,16 @@ func (t *transfer) end(err error) {
 		}
 		e.Temporary = e.Temporary || r.code/100 == 4
 		t.err = e
+	}
+	if t.err == nil && len(t.f.PostQuote) > 0 {
+		// curl sends its -Q -CMD commands once the transfer is done,
+		// and only when it succeeded.
+		if err := t.c.quote(t.f.PostQuote); err != nil {
+			t.err = err
+		}
+		if t.res != nil && t.c.lastCode != 0 {
+			t.res.StatusCode = t.c.lastCode
+		}
 	}
 	t.release()
 }

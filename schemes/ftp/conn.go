@@ -76,6 +76,15 @@ type conn struct {
 	epsvAhead  bool              // an EPSV went out ahead of need; its reply is unread
 	aheadUntil time.Time         // until when the port it names is used
 	reused     bool              // the connection served an earlier request
+	// single: the connection serves one request and is logged out of
+	// after it (quote commands, Fetcher.Quote).
+	single bool
+	// wantPWD: the login directory is asked even for a last request
+	// (Fetcher.EntryPath).
+	wantPWD bool
+	// lastCode is the code of the last reply read, curl's
+	// %{response_code} for FTP.
+	lastCode int
 
 	ctx      context.Context // the current request's context
 	answered bool            // the server replied during the current request
@@ -343,6 +352,7 @@ func (c *conn) readReply(op string) (reply, error) {
 		return reply{}, fmt.Errorf("%w: %w", errStale, c.replyErr(op, reply{code: code, text: line}))
 	}
 	if !multi {
+		c.lastCode = code
 		return reply{code: code, text: line}, nil
 	}
 	var b strings.Builder
@@ -362,6 +372,7 @@ func (c *conn) readReply(op string) (reply, error) {
 		b.WriteByte('\n')
 		b.WriteString(line)
 		if strings.HasPrefix(line, end) || line == end[:3] {
+			c.lastCode = code
 			return reply{code: code, text: b.String()}, nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{key: key, raw: raw, absDir: map[string]string{}}
+	c := &conn{key: key, raw: raw, absDir: map[string]string{}, noEPSV: key.noEPSV}
 	c.onCancel = c.closeData
 	c.peer = key.host
 	if a, ok := raw.RemoteAddr().(*net.TCPAddr); ok && req.Proxy == "" {
@@ -88,21 +89,46 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 		if err != nil {
 			return nil, err
 		}
-		if r.code != 234 {
+		switch {
+		case r.code == 234:
+			if err := c.startTLS(ctx, cfg); err != nil {
+				return nil, err
+			}
+		case key.tryTLS && r.code != 421:
+			// curl's --ssl: go on in the clear, data connections too.
+			cfg = nil
+		default:
 			e := c.replyErr("AUTH TLS", r)
 			e.Kind = schemes.ErrConnect
 			e.Temporary = false
+			if r.code != 421 {
+				// Refused, not a server going away.
+				e.Err = ErrTLSRefused
+			}
 			return nil, e
 		}
-		if err := c.startTLS(ctx, cfg); err != nil {
+	}
+	// cfg is set when the control connection is in TLS now; data
+	// connections are protected as well unless key.clearData (PROT C).
+	d := &deferredLogin{lg: lg, tls: cfg != nil, clearData: key.clearData, tlsConf: cfg}
+	if key.account != "" || key.altUser != "" || key.ccc != NoCCC && cfg != nil {
+		// A login that may need ACCT or another command in USER's
+		// place goes one command at a time, as one that CCC follows.
+		if err := c.loginStepwise(d); err != nil {
 			return nil, err
 		}
+		if key.ccc != NoCCC && cfg != nil {
+			if err := c.clearControl(key.ccc); err != nil {
+				return nil, err
+			}
+		}
+		ok = true
+		return c, nil
 	}
-	d := &deferredLogin{lg: lg, tlsConf: cfg}
-	if key.sync || !(lg.havePass && (lg.public || key.tls != tlsNone)) {
+	if key.sync || !(lg.havePass && (lg.public || cfg != nil)) {
 		// USER first, and PASS only if the server asks for it.
 		var err error
-		if d, err = c.login(lg, cfg); err != nil {
+		if d, err = c.login(d); err != nil {
 			return nil, err
 		}
 	}
@@ -118,6 +144,63 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 	}
 	ok = true
 	return c, nil
+}
+
+// clearControl sends CCC and ends TLS on the control connection (RFC
+// 4217 §12.3), which goes on in the clear over the same TCP connection:
+// in CCCActive mode it sends its close_notify first, in either mode it
+// reads up to the server's. Nothing may come inside TLS after CCC's
+// reply but that close_notify; the server reads the next command only
+// once it is out, so nothing is read ahead of it. A refusal (5yz) keeps
+// TLS, as curl does.
+func (c *conn) clearControl(mode CCCMode) error {
+	tc, isTLS := c.nc.(*tls.Conn)
+	if !isTLS {
+		return nil
+	}
+	r, err := c.cmd("CCC")
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.code/100 == 5:
+		c.trace.TraceLine(schemes.Info, "CCC refused: the control connection stays in TLS")
+		return nil
+	case r.code/100 != 2:
+		return c.replyErr("CCC", r)
+	case c.r.R.Buffered() > 0:
+		c.broken = true
+		return c.req.Fail(schemes.ErrProtocol, "CCC", r.code, r.last(), errors.New("the server sent more after its reply to CCC"))
+	}
+	if mode == CCCActive {
+		err := tc.CloseWrite()
+		// CloseWrite leaves a past write deadline on the TCP
+		// connection: the request's own bound holds again.
+		if c.ctx.Err() == nil {
+			d, _ := c.ctx.Deadline()
+			c.raw.SetWriteDeadline(d)
+		}
+		if err != nil {
+			return c.netErr("CCC", err)
+		}
+	}
+	var buf [512]byte
+	for {
+		n, err := tc.Read(buf[:])
+		if n > 0 {
+			c.broken = true
+			return c.req.Fail(schemes.ErrProtocol, "CCC", 0, "", errors.New("the server sent data after CCC instead of ending TLS"))
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c.netErr("CCC", err)
+		}
+	}
+	c.setStream(c.raw)
+	c.trace.TraceLine(schemes.Info, "TLS ended on the control connection (CCC); it goes on in the clear")
+	return nil
 }
 
 // startTLS wraps the control connection in TLS once the server agreed to
@@ -136,39 +219,99 @@ func (c *conn) startTLS(ctx context.Context, cfg *tls.Config) error {
 // PASS the server asked for with 331, prompting for a password the request
 // lacks, or nothing but the data protection commands if the server let
 // the user in at USER.
-func (c *conn) login(lg login, cfg *tls.Config) (*deferredLogin, error) {
+func (c *conn) login(d *deferredLogin) (*deferredLogin, error) {
+	lg := d.lg
 	r, err := c.cmd("USER " + lg.user)
 	if err != nil {
 		return nil, err
 	}
 	switch r.code {
 	case 230:
-		return &deferredLogin{lg: lg, loggedIn: true, tlsConf: cfg}, nil
+		d.loggedIn = true
+		return d, nil
 	case 331:
 	default:
 		// 332 too: an account the URL cannot carry.
 		return nil, c.loginErr("USER "+lg.user, r)
 	}
-	if !lg.havePass {
-		if c.req.Prompt == nil {
-			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
-				fmt.Errorf("%w (a password, and there is no terminal to ask for it on)", schemes.ErrNoCredentials))
-		}
-		p, err := c.req.Prompt("Enter FTP password for user '" + lg.user + "' on " + c.key.host + ": ")
-		if err != nil {
-			return nil, c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
-		}
-		if err := checkArg(c.req, "password", p); err != nil {
-			return nil, err
-		}
-		lg.pass, lg.havePass = p, true
+	if err := c.askPassword(d, r); err != nil {
+		return nil, err
 	}
-	return &deferredLogin{lg: lg, userSent: true, tlsConf: cfg}, nil
+	d.userSent = true
+	return d, nil
 }
 
-// dataProtection is what RFC 4217 §9 sends after the login to protect
-// data connections as well.
-var dataProtection = []string{"PBSZ 0", "PROT P"}
+// askPassword prompts for the password of d's login when it has none,
+// after the server's 331 reply r asked for one.
+func (c *conn) askPassword(d *deferredLogin, r reply) error {
+	if d.lg.havePass {
+		return nil
+	}
+	if c.req.Prompt == nil {
+		return c.req.Fail(schemes.ErrLoginFailed, "PASS", 331, r.last(),
+			fmt.Errorf("%w (a password, and there is no terminal to ask for it on)", schemes.ErrNoCredentials))
+	}
+	p, err := c.req.Prompt("Enter FTP password for user '" + d.lg.user + "' on " + c.key.host + ": ")
+	if err != nil {
+		return c.req.Fail(schemes.ErrLoginFailed, "PASS", 0, "", err)
+	}
+	if err := checkArg(c.req, "password", p); err != nil {
+		return err
+	}
+	d.lg.pass, d.lg.havePass = p, true
+	return nil
+}
+
+// loginStepwise logs in one command at a time, as curl does: USER, PASS
+// when the server answers 331, ACCT with Fetcher.Account when it answers
+// 332 (RFC 959 §4.1.1), and, once, Fetcher.AlternativeToUser in USER's
+// place when USER or PASS is refused, its reply taken as USER's. The data
+// protection commands follow.
+func (c *conn) loginStepwise(d *deferredLogin) error {
+	cmd, op := "USER "+d.lg.user, "USER "+d.lg.user
+	triedAlt, sentAcct := false, false
+	for {
+		if err := c.write(cmd); err != nil {
+			return err
+		}
+		r, err := c.readReply(op)
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.code/100 == 2:
+			d.loggedIn = true
+			return c.finishLogin(d)
+		case sentAcct:
+			// curl: "ACCT rejected by server", its exit 11.
+			e := c.loginErr(op, r)
+			e.Err = ErrAccountRefused
+			return e
+		case r.code == 331 && !strings.HasPrefix(cmd, "PASS "):
+			if err := c.askPassword(d, r); err != nil {
+				return err
+			}
+			cmd, op = "PASS "+d.lg.pass, "PASS"
+		case r.code == 332 && c.key.account != "":
+			cmd, op, sentAcct = "ACCT "+c.key.account, "ACCT", true
+		case r.code == 332:
+			// An account the request cannot give: no alternative helps.
+			return c.loginErr(op, r)
+		case c.key.altUser != "" && !triedAlt && r.code != 421:
+			cmd, op, triedAlt = c.key.altUser, c.key.altUser, true
+		default:
+			return c.loginErr(op, r)
+		}
+	}
+}
+
+// dataProtection is what RFC 4217 §9 sends after the login inside TLS:
+// PROT P protects data connections as well, PROT C (curl's
+// --ftp-ssl-control) leaves them in the clear.
+var (
+	dataProtection = []string{"PBSZ 0", "PROT P"}
+	clearData      = []string{"PBSZ 0", "PROT C"}
+)
 
 // deferredLogin is what is left of a login, sent in one write with the
 // first commands of the connection's first request: a round trip less
@@ -189,7 +332,10 @@ type deferredLogin struct {
 	lg       login
 	userSent bool // USER went out and was answered 331: PASS is left
 	loggedIn bool // USER was answered 230: no PASS
-	// tlsConf, when set, protects data connections (PBSZ, PROT P).
+	// tls: the control connection is in TLS, and the data protection
+	// commands follow the login: PROT P, or PROT C with clearData.
+	tls, clearData bool
+	// tlsConf protects data connections after PROT P.
 	tlsConf *tls.Config
 	// user is the reply to a USER sent with PASS, judged with PASS's.
 	user reply
@@ -205,7 +351,10 @@ func (d *deferredLogin) lines() []string {
 	default:
 		l = append(l, "USER "+d.lg.user, "PASS "+d.lg.pass)
 	}
-	if d.tlsConf != nil {
+	switch {
+	case d.tls && d.clearData:
+		l = append(l, clearData...)
+	case d.tls:
 		l = append(l, dataProtection...)
 	}
 	return l
@@ -285,7 +434,7 @@ func (c *conn) loginReply(d *deferredLogin, l string) error {
 		if r.code/100 != 2 {
 			return c.replyErr(l, r)
 		}
-		if l == dataProtection[len(dataProtection)-1] {
+		if l == "PROT P" {
 			c.tlsConf = d.tlsConf
 		}
 	}
@@ -294,7 +443,7 @@ func (c *conn) loginReply(d *deferredLogin, l string) error {
 
 // loginErr maps a refused login: RFC 959 §4.2 530 and 332 (an account the
 // URL cannot carry) are login failures, 421 stays temporary.
-func (c *conn) loginErr(op string, r reply) error {
+func (c *conn) loginErr(op string, r reply) *schemes.Error {
 	e := c.replyErr(op, r)
 	if r.code/100 == 5 || r.code == 332 || r.code == 331 {
 		e.Kind = schemes.ErrLoginFailed
@@ -376,25 +525,42 @@ func (c *conn) passive() (int, error) {
 }
 
 // active listens for the server's data connection (RFC 959 §3.2, curl's
-// -P): addr is "-" for the control connection's local address, or an IP
-// address, optionally with a port.
+// -P): addr is "-" for the control connection's local address, an IP
+// address or the name of a network interface (its address of the control
+// connection's family), optionally followed by ":PORT" or
+// ":FIRST-LAST", a range of ports to listen on, as curl takes it.
 func (c *conn) active(addr string) (*pending, error) {
 	host, port := addr, "0"
 	if h, p, err := net.SplitHostPort(addr); err == nil {
 		host, port = h, p
 	}
-	if host == "-" {
-		if a, ok := c.raw.LocalAddr().(*net.TCPAddr); ok {
-			host = a.IP.String()
+	local, _ := c.raw.LocalAddr().(*net.TCPAddr)
+	var ip net.IP
+	switch {
+	case host == "-" && local != nil:
+		ip = local.IP
+	case net.ParseIP(host) != nil:
+		ip = net.ParseIP(host)
+	default:
+		ip = interfaceIP(host, local)
+	}
+	first, last, ok := portRange(port)
+	if ip == nil || !ok {
+		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", fmt.Errorf("%w: the active-mode address %q is not \"-\", an IP address or an interface's name, with an optional :PORT or :FIRST-LAST", ErrPortFailed, addr))
+	}
+	var ln net.Listener
+	var err error
+	for p := first; p <= last; p++ {
+		if ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p))); err == nil {
+			break
 		}
 	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return nil, c.req.Fail(schemes.ErrBadURL, "PORT", 0, "", errors.New("the active-mode address "+strconv.Quote(addr)+" is not \"-\" or an IP address"))
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), port))
 	if err != nil {
-		return nil, c.req.NetError("listen", err)
+		e := c.req.NetError("listen", err)
+		if se, ok := e.(*schemes.Error); ok {
+			se.Err = fmt.Errorf("%w: %w", ErrPortFailed, se.Err)
+		}
+		return nil, e
 	}
 	p := ln.Addr().(*net.TCPAddr).Port
 	var cmd string
@@ -413,10 +579,47 @@ func (c *conn) active(addr string) (*pending, error) {
 	}
 	if r.code/100 != 2 {
 		ln.Close()
-		return nil, c.replyErr(cmd, r)
+		e := c.replyErr(cmd, r)
+		e.Err = ErrPortFailed
+		return nil, e
 	}
 	c.setData(ln)
 	return &pending{ln: ln}, nil
+}
+
+// interfaceIP returns the address of the network interface named name
+// of local's family (IPv4 or IPv6), nil if there is none. Host names are
+// not looked up: only an interface's own addresses are taken.
+func interfaceIP(name string, local *net.TCPAddr) net.IP {
+	ifc, err := net.InterfaceByName(name)
+	if err != nil {
+		return nil
+	}
+	addrs, err := ifc.Addrs()
+	if err != nil {
+		return nil
+	}
+	want4 := local == nil || local.IP.To4() != nil
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && (n.IP.To4() != nil) == want4 {
+			return n.IP
+		}
+	}
+	return nil
+}
+
+// portRange reads -P's port part: "0" (any), "PORT" or "FIRST-LAST".
+func portRange(s string) (first, last int, ok bool) {
+	lo, hi, isRange := strings.Cut(s, "-")
+	if !isRange {
+		hi = lo
+	}
+	a, err1 := strconv.Atoi(lo)
+	b, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || a < 0 || b > 65535 || a > b || isRange && a == 0 {
+		return 0, 0, false
+	}
+	return a, b, true
 }
 
 // establish returns the data connection once the server accepted the

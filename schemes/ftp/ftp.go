@@ -31,6 +31,26 @@ import (
 // it.
 const DefaultAnonymousPassword = "urlget@"
 
+// The causes, under a schemes.Error, of failures only FTP options lead
+// to; the command exits with curl's codes for them.
+var (
+	// ErrQuote: a command of Fetcher.Quote, PreQuote or PostQuote was
+	// answered with 400 or above (curl's exit 21).
+	ErrQuote = errors.New("a quote command failed")
+	// ErrTLSRefused: the server refused AUTH TLS where TLS was required
+	// (Fetcher.RequireTLS, ControlTLSOnly; curl's exit 64).
+	ErrTLSRefused = errors.New("the server refused TLS (AUTH TLS), which is required")
+	// ErrPRET: the server refused PRET (Fetcher.PRET; curl's exit 84).
+	ErrPRET = errors.New("the server refused PRET")
+	// ErrPortFailed: active mode (Fetcher.ActiveAddr) could not be set
+	// up: an address that is none, no port free to listen on, or PORT
+	// or EPRT refused (curl's exit 30).
+	ErrPortFailed = errors.New("active mode (PORT) failed")
+	// ErrAccountRefused: the server refused the ACCT Fetcher.Account
+	// sent (curl's exit 11); its kind is schemes.ErrLoginFailed.
+	ErrAccountRefused = errors.New("the server refused the account (ACCT)")
+)
+
 // maxIdlePerKey bounds the idle control connections kept per server and
 // user; concurrent fetches beyond it log in anew.
 const maxIdlePerKey = 8
@@ -52,10 +72,12 @@ type Fetcher struct {
 	RequireTLS bool
 
 	// ActiveAddr selects active mode (RFC 959 §3.2, PORT and EPRT): the
-	// client listens for the data connection at this IP address, with an
-	// optional ":port", or at the control connection's own address when
-	// it is "-". Empty means passive mode (EPSV, then PASV). Active mode
-	// cannot go through a proxy (schemes.ErrActiveFTPProxy).
+	// client listens for the data connection at this IP address or at
+	// the address of the network interface so named, with an optional
+	// ":port" or ":first-last" range of ports, or at the control
+	// connection's own address when it is "-". Empty means passive mode
+	// (EPSV, then PASV). Active mode cannot go through a proxy
+	// (schemes.ErrActiveFTPProxy); failing to set it up is ErrPortFailed.
 	ActiveAddr string
 
 	// Sync sends each command only once the reply to the one before has
@@ -67,6 +89,70 @@ type Fetcher struct {
 	// AnonymousPassword is the password of an anonymous login (RFC 1738
 	// §3.2.1); empty means DefaultAnonymousPassword.
 	AnonymousPassword string
+
+	// TryTLS makes an ftp: URL's connection ask for TLS with AUTH TLS
+	// and go on in the clear when the server refuses (curl's --ssl);
+	// RequireTLS, when also set, wins.
+	TryTLS bool
+
+	// ControlTLSOnly protects the control connection only: AUTH TLS is
+	// required, as with RequireTLS, but data connections stay in the
+	// clear (RFC 4217 §9, PROT C), as curl's --ftp-ssl-control. It wins
+	// over RequireTLS and TryTLS, as curl's last setting of CURLOPT_USE_SSL
+	// does.
+	ControlTLSOnly bool
+
+	// CCC ends TLS on the control connection after the login (RFC 4217
+	// §12.3, curl's --ftp-ssl-ccc), so that NAT routers can follow the
+	// session; data connections keep their protection. The zero value
+	// keeps TLS. A server that refuses CCC (5yz) keeps it too, as with
+	// curl.
+	CCC CCCMode
+
+	// EntryPath asks every connection's login directory (PWD), for
+	// Resource.EntryPath, also where no later request needs it (the last
+	// one of a run).
+	EntryPath bool
+
+	// ListOnly lists a directory with NLST, names only (curl's -l): the
+	// listing is a NameLister, as a ;type=d URL's.
+	ListOnly bool
+
+	// ASCII fetches files in TYPE A where the URL names no type (curl's
+	// -B); ";type=i" still asks for TYPE I.
+	ASCII bool
+
+	// NoEPSV asks for passive ports with PASV only (curl's
+	// --disable-epsv).
+	NoEPSV bool
+
+	// PRET sends "PRET <command>" before each passive port is asked for,
+	// for distributed servers (drftpd) that choose the data host by the
+	// command to come. It makes every command wait for the reply to the
+	// one before (Sync).
+	PRET bool
+
+	// Account is sent with ACCT when the server asks for one at login
+	// (RFC 959 §4.1.1, reply 332); without it such a login fails.
+	Account string
+
+	// AlternativeToUser is a command sent in place of USER when the
+	// login with USER and PASS is refused, once (curl's
+	// --ftp-alternative-to-user); its reply is taken as USER's.
+	AlternativeToUser string
+
+	// Quote, PreQuote and PostQuote are commands sent as they are: Quote
+	// after the login, before the walk to the file; PreQuote after the
+	// walk, before a file's RETR (or where it would be, for a head
+	// request; not before a listing, as curl 7.88 sends none there);
+	// PostQuote after a transfer, listing or head request that succeeded
+	// (curl's -Q CMD, -Q +CMD and -Q -CMD).
+	// A reply of 400 or above fails the request with ErrQuote, unless
+	// the command begins with "*", which is not sent and lets the
+	// command fail. A request with quote commands gets a control
+	// connection of its own, logged out of afterwards: the commands may
+	// leave it in any state.
+	Quote, PreQuote, PostQuote []string
 
 	once sync.Once
 	pool netconn.Pool[connKey, *conn]
@@ -110,6 +196,22 @@ func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
 	f.expected.Add(reqs, end)
 }
 
+// CCCMode is how the control connection's TLS ends after CCC (curl's
+// --ftp-ssl-ccc-mode).
+type CCCMode int
+
+// The CCC modes.
+const (
+	// NoCCC keeps TLS on the control connection.
+	NoCCC CCCMode = iota
+	// CCCPassive waits for the server to end TLS (its close_notify) and
+	// sends none back: curl's default mode.
+	CCCPassive
+	// CCCActive ends TLS itself (close_notify) and waits for the
+	// server's.
+	CCCActive
+)
+
 // Method is how an FTP fetch reaches the directory of the file it
 // retrieves (RFC 1738 §3.2.2).
 type Method int
@@ -150,6 +252,15 @@ type connKey struct {
 	// active is Fetcher.ActiveAddr: where data connections are
 	// listened for, "" in passive mode.
 	active string
+	// tryTLS: a refused AUTH TLS leaves the connection in the clear
+	// (Fetcher.TryTLS); clearData: data connections stay in the clear
+	// (PROT C, Fetcher.ControlTLSOnly).
+	tryTLS, clearData bool
+	// account and altUser are Fetcher.Account and AlternativeToUser,
+	// which change how the login goes.
+	account, altUser string
+	noEPSV, pret     bool
+	ccc              CCCMode
 }
 
 // Close logs out of and closes every idle control connection. The Fetcher
@@ -174,9 +285,14 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg
 }
 
 // put ends c's request and keeps it for the next URL if it is still sound.
+// A connection that served quote commands is logged out of (QUIT).
 func (f *Fetcher) put(c *conn) {
 	if !c.unbind() {
 		c.close(false)
+		return
+	}
+	if c.single {
+		c.close(true)
 		return
 	}
 	f.conns().Put(c.key, c)
@@ -287,8 +403,14 @@ func (f *Fetcher) keyAndLogin(req *schemes.Request) (connKey, login, error) {
 		// Its port, when the URL names none, is the scheme table's:
 		// 990, which RFC 4217 §7 names for implicit FTPS.
 		key.tls = tlsImplicit
+	case f.ControlTLSOnly:
+		// curl sets CURLOPT_USE_SSL for --ssl, --ssl-reqd and
+		// --ftp-ssl-control in that order: the last one given wins.
+		key.tls, key.clearData = tlsExplicit, true
 	case f.RequireTLS:
 		key.tls = tlsExplicit
+	case f.TryTLS:
+		key.tls, key.tryTLS = tlsExplicit, true
 	}
 	if key.port == "" {
 		key.port = "21"
@@ -296,8 +418,16 @@ func (f *Fetcher) keyAndLogin(req *schemes.Request) (connKey, login, error) {
 	if key.tls != tlsNone {
 		key.tlsConf = req.TLSConfig
 	}
-	key.sync = f.Sync
+	// PRET must precede each EPSV or PASV, and the quote commands must
+	// each be judged before the next goes out: neither has commands sent
+	// ahead.
+	key.sync = f.Sync || f.PRET || f.hasQuotes()
 	key.active = f.ActiveAddr
+	key.account, key.altUser = f.Account, f.AlternativeToUser
+	key.noEPSV, key.pret = f.NoEPSV, f.PRET
+	if key.tls != tlsNone {
+		key.ccc = f.CCC
+	}
 	anonPass := f.AnonymousPassword
 	if anonPass == "" {
 		anonPass = DefaultAnonymousPassword
@@ -336,13 +466,17 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 		return nil, err
 	}
 	_, last := f.expected.Take(req)
-	fresh := false
+	// Quote commands may leave a connection anywhere: they get one of
+	// their own, and no other request gets it after them.
+	fresh := f.hasQuotes()
 	for {
 		c, err := f.get(ctx, req, key, lg, fresh)
 		if err != nil {
 			return nil, err
 		}
 		c.last = last
+		c.single = c.single || f.hasQuotes()
+		c.wantPWD = f.EntryPath
 		wasReused := c.reused
 		attempt := *p // run may rewrite the argument for this connection
 		res, err := f.run(ctx, c, req, &attempt)
@@ -369,7 +503,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 // success the returned resource owns c; on error the caller releases it.
 func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *plan) (*schemes.Resource, error) {
 	v := p.ftp
-	fileOp := v.Type != "d" && v.Name != ""
+	if err := c.quote(f.Quote); err != nil {
+		return nil, err
+	}
+	// -l lists a directory with NLST, names only, as ;type=d does.
+	nlst := v.Type == "d" || f.ListOnly && v.Name == ""
+	fileOp := !nlst && v.Name != ""
 	abs, short := c.shortcut(p, fileOp)
 	if short {
 		p.arg = abs
@@ -382,7 +521,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	var tail []step
 	fi := fileInfo{size: -1}
 	if fileOp || req.Head && v.Name != "" {
-		if t := transferType(p, req.Head); c.typ != t {
+		if t := f.transferType(p, req.Head); c.typ != t {
 			tail = append(tail, c.typeStep(t))
 		}
 		if req.Head || req.Offset > 0 || req.Range != "" {
@@ -394,10 +533,16 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 				return nil
 			}})
 		}
-	} else if v.Type != "d" && !req.Raw && !req.Head && c.feat == nil {
+	} else if !nlst && !req.Raw && !req.Head && c.feat == nil {
 		tail = append(tail, c.featStep())
 	}
-	epsv := c.key.active == "" && !c.noEPSV && !req.Head
+	if c.wantPWD && !c.haveLogin && c.dirKey == "" && p.dirKey == "" {
+		// No walk to send the PWD with (navigate): it goes first in
+		// the tail.
+		c.haveLogin = true
+		tail = append([]step{c.pwdStep(func(d string) { c.loginDir = d })}, tail...)
+	}
+	epsv := c.key.active == "" && !c.noEPSV && !req.Head && !c.key.sync
 	if short {
 		if err := c.sendTail(tail, epsv); err != nil {
 			return nil, err
@@ -405,15 +550,25 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 	} else if err := c.navigate(p, tail, epsv); err != nil {
 		return nil, err
 	}
-	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name}
+	res := &schemes.Resource{URL: req.URL.Redacted(), Size: -1, Name: v.Name, EntryPath: c.loginDir}
 	switch {
 	case req.Head:
 		if err := c.head(p, res, fi); err != nil {
 			return nil, err
 		}
+		// curl sends -Q +CMD for a file's -I too, where its transfer
+		// would be; -Q -CMD once the request succeeded.
+		if err := c.quote(f.PreQuote); err != nil {
+			return nil, err
+		}
+		if err := c.quote(f.PostQuote); err != nil {
+			return nil, err
+		}
+		// curl's %{response_code}: the last reply of the request.
+		res.StatusCode = c.lastCode
 		f.put(c)
 		return res, nil
-	case v.Type == "d":
+	case nlst:
 		// RFC 1738 §3.2.3: ;type=d asks for NLST.
 		cmd := "NLST"
 		if p.arg != "" {
@@ -423,6 +578,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *schemes.Request, p *pla
 		if err != nil {
 			return nil, err
 		}
+		t.report(res)
 		res.ContentType = "text/plain"
 		if req.Raw {
 			res.Body = t
@@ -452,6 +608,7 @@ func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *pl
 	if err != nil {
 		return nil, err
 	}
+	t.report(res)
 	res.Name = ""
 	if req.Raw {
 		res.Body = t
@@ -467,9 +624,15 @@ func (f *Fetcher) list(ctx context.Context, c *conn, req *schemes.Request, p *pl
 // fi is what SIZE (and MDTM) said, for a resumed fetch (size -1 if SIZE
 // said nothing).
 func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *plan, res *schemes.Resource, fi fileInfo) (*schemes.Resource, error) {
-	typ := transferType(p, false)
+	typ := f.transferType(p, false)
 	ascii := typ == "A"
 	if err := c.setType(typ); err != nil {
+		return nil, err
+	}
+	// curl's -Q +CMD: after the walk, before RETR (or before finding
+	// that a resume has nothing left to fetch). curl 7.88 sends none
+	// before a listing, and neither does this.
+	if err := c.quote(f.PreQuote); err != nil {
 		return nil, err
 	}
 	size := fi.size
@@ -514,6 +677,10 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 			if offset > size {
 				return nil, req.Fail(schemes.ErrNotRetrievable, "REST", 0, "", fmt.Errorf("resume offset %d is %w of the %d-byte file", offset, schemes.ErrPastEnd, size))
 			}
+			if err := c.quote(f.PostQuote); err != nil {
+				return nil, err
+			}
+			res.StatusCode = c.lastCode
 			f.put(c)
 			res.Offset = offset
 			res.Body = io.NopCloser(strings.NewReader(""))
@@ -524,6 +691,7 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 	if err != nil {
 		return nil, err
 	}
+	t.report(res)
 	res.Offset = t.offset
 	if part >= 0 || req.Range != "" && offset > 0 {
 		if t.offset != offset {
@@ -560,24 +728,73 @@ func (f *Fetcher) retr(ctx context.Context, c *conn, req *schemes.Request, p *pl
 }
 
 // transferType is the TYPE a file of p is fetched in (RFC 1738 §3.2.3):
-// A for ;type=a, I otherwise, and I for -I, whose SIZE counts bytes.
-func transferType(p *plan, head bool) string {
-	if p.ftp.Type == "a" && !head {
+// A for ;type=a, or with no type when f.ASCII is set (curl's -B, which
+// the URL's ";type=i" overrides, as in curl), I otherwise, and I for -I,
+// whose SIZE counts bytes.
+func (f *Fetcher) transferType(p *plan, head bool) string {
+	if !head && (p.ftp.Type == "a" || p.ftp.Type == "" && f.ASCII) {
 		return "A"
 	}
 	return "I"
+}
+
+// hasQuotes reports whether any quote command is to be sent.
+func (f *Fetcher) hasQuotes() bool {
+	return len(f.Quote)+len(f.PreQuote)+len(f.PostQuote) > 0
+}
+
+// quote sends cmds one at a time, each after the reply to the one before
+// (curl's -Q): a reply of 400 or above fails with ErrQuote, unless the
+// command was given with a leading "*", which is not sent (curl 7.88's
+// "ignore failure" mark).
+func (c *conn) quote(cmds []string) error {
+	for _, q := range cmds {
+		line, mayFail := strings.CutPrefix(q, "*")
+		r, err := c.cmd(line)
+		if err != nil {
+			return err
+		}
+		if r.code >= 400 && !mayFail {
+			e := c.replyErr(line, r)
+			e.Err = ErrQuote
+			return e
+		}
+	}
+	return nil
+}
+
+// report makes res carry the transfer's reply codes (curl's
+// %{response_code}): the 1yz now, the final reply once it comes.
+func (t *startedTransfer) report(res *schemes.Resource) {
+	res.StatusCode = t.code
+	t.res = res
 }
 
 // startedTransfer is a transfer with what the server said when it began.
 type startedTransfer struct {
 	*transfer
 	start  string // the 1yz reply
+	code   int    // its code
 	offset int64  // the REST offset the server accepted
 }
 
 // startTransfer opens a data connection, sends REST when offset > 0, then
 // cmd, and waits for the server's 1yz reply (RFC 959 §5.4).
 func (f *Fetcher) startTransfer(ctx context.Context, c *conn, cmd string, offset int64) (*startedTransfer, error) {
+	if c.key.pret && c.key.active == "" {
+		// PRET names the transfer before the port is asked for (drftpd's
+		// extension; curl's --ftp-pret). It implies Sync, so the port
+		// is asked for below, after its reply.
+		r, err := c.cmd("PRET " + cmd)
+		if err != nil {
+			return nil, err
+		}
+		if r.code/100 != 2 {
+			e := c.replyErr("PRET "+cmd, r)
+			e.Err = ErrPRET
+			return nil, e
+		}
+	}
 	if c.key.active == "" && !c.noEPSV && !c.key.sync {
 		if c.epsvAhead && time.Now().Before(c.aheadUntil) {
 			st, fallback, err := f.startPipelined(ctx, c, cmd, offset, true)
@@ -796,6 +1013,7 @@ func (f *Fetcher) began(c *conn, pd *pending, st *startedTransfer, cmd string, r
 		return nil, err
 	}
 	st.start = r.last()
+	st.code = r.code
 	st.transfer = &transfer{f: f, c: c, d: d, op: cmd, expect: -1, ahead: pd.ln == nil && !c.last}
 	return st, nil
 }
@@ -975,7 +1193,7 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 		// another URL after this one; with no other to come (c.last), it
 		// is not asked for.
 		c.loginDir, c.haveLogin = "", true
-		if !c.last {
+		if !c.last || c.wantPWD {
 			pwds = append(pwds, c.pwdStep(func(d string) { c.loginDir = d; c.metrics.EntryPath(d) }))
 		}
 	}
