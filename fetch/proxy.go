@@ -20,6 +20,7 @@ import (
 type Proxy struct {
 	URL    uri.URL // http, https, socks4, socks4a, socks5 or socks5h, with optional user:password
 	Tunnel bool    // an http(s) proxy reaches non-http schemes by CONNECT even where it could be a gateway (curl's -p)
+	HTTP10 bool    // CONNECT requests to an http(s) proxy say HTTP/1.0 (curl's --proxy1.0)
 }
 
 // NoProxy is a proxy policy that sends every URL direct, whatever the
@@ -85,7 +86,7 @@ func withCredentials(p *Proxy, user, password string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proxy{URL: u, Tunnel: p.Tunnel}, nil
+	return &Proxy{URL: u, Tunnel: p.Tunnel, HTTP10: p.HTTP10}, nil
 }
 
 // routeURL is p as a schemes.Route names an HTTP proxy: its port filled
@@ -371,7 +372,7 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	if ways&schemes.ViaDialer == 0 {
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%s: URLs cannot go through the proxy %s", req.URL.Scheme(), req.Proxy))
 	}
-	req.Dialer = &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
+	req.Dialer = c.tunnel(req, p)
 	return f, nil
 }
 
@@ -392,9 +393,42 @@ func (c *Client) routeTo(req *schemes.Request, target uri.URL) (schemes.Route, e
 		if err != nil {
 			return schemes.Route{}, err
 		}
-		return schemes.Route{Dialer: c.dialer, HTTPProxy: &u}, nil
+		if p.HTTP10 && target.Scheme() == "https" {
+			// CONNECT in HTTP/1.0 is the tunnel's own, as -p's.
+			return schemes.Route{Dialer: c.tunnel(req, p)}, nil
+		}
+		return schemes.Route{Dialer: c.toProxy(req, p), HTTPProxy: &u}, nil
 	}
-	return schemes.Route{Dialer: &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}}, nil
+	return schemes.Route{Dialer: c.tunnel(req, p)}, nil
+}
+
+// tunnel is the Dialer of req's connections through p: a CONNECT
+// tunnel or a SOCKS connection, p reached through the pre-proxy if any.
+func (c *Client) tunnel(req *schemes.Request, p *Proxy) schemes.Dialer {
+	return &proxyDialer{base: c.toProxy(req, p), proxy: p, req: req, tls: c.proxyTLS}
+}
+
+// toProxy is the Dialer that reaches p: through the Client's PreProxy
+// when p is an HTTP proxy (curl's --preproxy), else direct.
+func (c *Client) toProxy(req *schemes.Request, p *Proxy) schemes.Dialer {
+	if c.PreProxy == nil || !isHTTPProxy(p) {
+		return c.dialer
+	}
+	return &proxyDialer{base: c.dialer, proxy: c.PreProxy, req: req, tls: c.proxyTLS}
+}
+
+// ConnectHTTP10 returns policy with every http(s) proxy it gives asking
+// for its CONNECT tunnels in HTTP/1.0 (curl's --proxy1.0).
+func ConnectHTTP10(policy func(uri.URL) (*Proxy, error)) func(uri.URL) (*Proxy, error) {
+	return func(u uri.URL) (*Proxy, error) {
+		p, err := policy(u)
+		if p == nil || err != nil || !isHTTPProxy(p) {
+			return p, err
+		}
+		q := *p
+		q.HTTP10 = true
+		return &q, nil
+	}
 }
 
 // gateway fetches through an HTTP proxy acting as a gateway, with the
@@ -414,8 +448,8 @@ type gateway struct {
 func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	res, err := g.via.FetchThroughGateway(ctx, req, &schemes.GatewayProxy{
 		URL:       g.proxy.URL,
-		Dialer:    gatewayDialer{base: g.c.dialer, req: req},
-		TLSConfig: g.c.tls,
+		Dialer:    gatewayDialer{base: g.c.toProxy(req, g.proxy), req: req},
+		TLSConfig: g.c.proxyTLS,
 		Waiting:   waitingOnProxy,
 	})
 	var se *schemes.Error
@@ -425,7 +459,7 @@ func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Reso
 	req.Trace.TraceLine(schemes.Info, "the proxy serves no "+req.URL.Scheme()+": URLs; through a CONNECT tunnel instead")
 	g.c.noGateway.Store(gatewayKey(req), true)
 	tunnel := *req
-	tunnel.Dialer = &proxyDialer{base: g.c.dialer, proxy: g.proxy, req: &tunnel, tls: g.c.tls}
+	tunnel.Dialer = g.c.tunnel(&tunnel, g.proxy)
 	return g.next.Fetch(ctx, &tunnel)
 }
 
