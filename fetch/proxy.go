@@ -433,10 +433,11 @@ func ConnectHTTP10(policy func(uri.URL) (*Proxy, error)) func(uri.URL) (*Proxy, 
 
 // gateway fetches through an HTTP proxy acting as a gateway, with the
 // registry's Gateway for the proxy's scheme. With fallback, a proxy that
-// answers 501 Not Implemented (as squid does for gopher: since version 4)
-// is passed over for a CONNECT tunnel to the scheme's own fetcher, next:
-// the gateway is used "where the proxy offers it", as DESIGN and the URL
-// specifications have it, and the run remembers the answer.
+// refuses the request (gatewayRefusals: squid's 501 for gopher: since
+// version 4, tinyproxy's 400 for ftp: and 503 for gopher:) is passed over
+// for a CONNECT tunnel to the scheme's own fetcher, next: the gateway is
+// used "where the proxy offers it", as DESIGN and the URL specifications
+// have it, and the run remembers the answer.
 type gateway struct {
 	c        *Client
 	via      schemes.Gateway
@@ -453,14 +454,46 @@ func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Reso
 		Waiting:   waitingOnProxy,
 	})
 	var se *schemes.Error
-	if err == nil || !g.fallback || !errors.As(err, &se) || se.Code != http.StatusNotImplemented {
+	if err == nil || !g.fallback || !errors.As(err, &se) || !gatewayRefusals[se.Code] || ctx.Err() != nil {
 		return res, err
 	}
-	req.Trace.TraceLine(schemes.Info, "the proxy serves no "+req.URL.Scheme()+": URLs; through a CONNECT tunnel instead")
-	g.c.noGateway.Store(gatewayKey(req), true)
+	req.Trace.TraceLine(schemes.Info, fmt.Sprintf("proxy %s does not gateway %s: (HTTP %d); tunnelling with CONNECT", req.Proxy, req.URL.Scheme(), se.Code))
+	sure := se.Code == http.StatusBadRequest || se.Code == http.StatusMethodNotAllowed || se.Code == http.StatusNotImplemented
+	if sure {
+		g.c.noGateway.Store(gatewayKey(req), true)
+	}
 	tunnel := *req
 	tunnel.Dialer = g.c.tunnel(&tunnel, g.proxy)
-	return g.next.Fetch(ctx, &tunnel)
+	res, terr := g.next.Fetch(ctx, &tunnel)
+	var te *schemes.Error
+	if !errors.Is(terr, schemes.ErrProxyTunnel) || !errors.As(terr, &te) {
+		if !sure {
+			// The tunnel opened: the proxy tunnels what it does not
+			// fetch.
+			g.c.noGateway.Store(gatewayKey(req), true)
+		}
+		return res, terr
+	}
+	// Refused both ways: one message with both of the proxy's answers,
+	// the tunnel's last, and curl's exit code for a refused CONNECT.
+	gw := se.Reply
+	if gw == "" {
+		gw = fmt.Sprint(se.Code)
+	}
+	if se.Err != nil {
+		gw += ", " + se.Err.Error()
+	}
+	return nil, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: te.Reply,
+		Err: fmt.Errorf("the proxy %s fetches no %s: URLs (it answered %s) and tunnels none to %s", req.Proxy, req.URL.Scheme(), gw, req.URL.Addr())}
+}
+
+// gatewayRefusals are the answers of an HTTP proxy that does not fetch a
+// URL of another scheme for its client: 501 Not Implemented (RFC 9110
+// §15.6.2; squid for gopher:), 400 (tinyproxy for ftp:), 503 (tinyproxy
+// for gopher:), and the 403, 405 and 502 of others.
+var gatewayRefusals = map[int]bool{
+	http.StatusBadRequest: true, http.StatusForbidden: true, http.StatusMethodNotAllowed: true,
+	http.StatusNotImplemented: true, http.StatusBadGateway: true, http.StatusServiceUnavailable: true,
 }
 
 // gatewayKey names a proxy, by its URL as req.Proxy has it, and the

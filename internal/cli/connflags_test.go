@@ -18,9 +18,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/urlget/urlget/integration/ftptest"
+	"github.com/urlget/urlget/integration/gophertest"
+	"github.com/urlget/urlget/integration/proxytest"
 )
 
 // testPKI is a CA with a server certificate for 127.0.0.1 and a client
@@ -283,5 +289,62 @@ func TestTLSUsageRefusals(t *testing.T) {
 		if code != exitUsage || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, stderr %q; want %d and one line", args, code, errOut, exitUsage)
 		}
+	}
+}
+
+// TestTunnelOnlyProxy checks ftp: and gopher: through an HTTP proxy that
+// fetches neither but tunnels: whatever refusal the gateway request
+// meets (tinyproxy's 400 and 503, squid's 501, others' 403, 405, 502),
+// the fetch goes on through a CONNECT tunnel and -v says so; a later URL
+// of the run goes by CONNECT at once after a refusal of the request
+// itself. A proxy that refuses the tunnel too fails with curl's exit 56
+// and one line naming both answers.
+func TestTunnelOnlyProxy(t *testing.T) {
+	clearProxyEnv(t)
+	ftpSrv := ftptest.NewServer(fstest.MapFS{"f.txt": {Data: []byte("ftp body\n"), Mode: 0o644}})
+	t.Cleanup(ftpSrv.Close)
+	mux := gophertest.NewMux()
+	mux.Handle("/g.txt", gophertest.Text("gopher body\n"))
+	gs := gophertest.NewServer(mux)
+	t.Cleanup(gs.Close)
+	for _, code := range []int{400, 403, 405, 501, 502, 503} {
+		px := proxytest.NewHTTPProxy(false)
+		px.Gateway = code
+		for _, u := range []struct{ url, body string }{
+			{ftpSrv.URL + "/f.txt", "ftp body\n"},
+			{gs.URL + "/0/g.txt", "gopher body\n"},
+		} {
+			status, out, errOut := runProxy(t, "-v", "-x", px.URL, u.url, u.url)
+			scheme, _, _ := strings.Cut(u.url, ":")
+			if status != 0 || out != u.body+u.body {
+				t.Errorf("%d, %s: exit %d, out %q\n%s", code, u.url, status, out, errOut)
+			}
+			note := "proxy " + px.URL + " does not gateway " + scheme + ": (HTTP " + strconv.Itoa(code) + "); tunnelling with CONNECT"
+			if !strings.Contains(errOut, note) {
+				t.Errorf("%d, %s: -v lacks %q:\n%s", code, u.url, note, errOut)
+			}
+			// One gateway request for the two URLs: the run remembers
+			// a proxy that refused and then tunnelled.
+			gets := 0
+			for _, e := range px.Log() {
+				if e.Method == http.MethodGet && strings.HasPrefix(e.Target, scheme+":") {
+					gets++
+				}
+			}
+			if want := 1; gets != want {
+				t.Errorf("%d, %s: %d gateway requests, want %d", code, u.url, gets, want)
+			}
+		}
+		px.Close()
+	}
+
+	refusing := proxytest.NewHTTPProxy(false)
+	refusing.Gateway = http.StatusBadRequest
+	refusing.Refuse = http.StatusForbidden
+	defer refusing.Close()
+	status, _, errOut := runProxy(t, "-sS", "-x", refusing.URL, ftpSrv.URL+"/f.txt")
+	if status != exitProxyTunnel || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "proxy CONNECT failed: 403 Forbidden") || !strings.Contains(errOut, "it answered 400 Bad Request") {
+		t.Errorf("refused both ways: exit %d, stderr %q", status, errOut)
 	}
 }
