@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -27,6 +28,7 @@ import (
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/integration/proxytest"
+	"github.com/urlget/urlget/internal/xfer/xfertest"
 )
 
 // testPKI is a CA with a server certificate for 127.0.0.1 and a client
@@ -63,6 +65,7 @@ func newPKI(t *testing.T) *testPKI {
 			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn},
 			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 			ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+			DNSNames: []string{"site.example"},
 		}
 		der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &k.PublicKey, caKey)
 		if err != nil {
@@ -129,20 +132,7 @@ func TestTLSExitCodes(t *testing.T) {
 	tls12 := p.tlsSite(t, &tls.Config{MaxVersion: tls.VersionTLS12})
 	need13 := p.tlsSite(t, &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: p.clientPool, MinVersion: tls.VersionTLS13})
 	need12 := p.tlsSite(t, &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: p.clientPool, MaxVersion: tls.VersionTLS12})
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	go func() {
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	silent := silentListener(t)
 	sum := sha256.Sum256(p.serverSPKI)
 	pin := "sha256//" + base64.StdEncoding.EncodeToString(sum[:])
 	other := "sha256//" + base64.StdEncoding.EncodeToString(make([]byte, 32))
@@ -303,10 +293,7 @@ func TestTunnelOnlyProxy(t *testing.T) {
 	clearProxyEnv(t)
 	ftpSrv := ftptest.NewServer(fstest.MapFS{"f.txt": {Data: []byte("ftp body\n"), Mode: 0o644}})
 	t.Cleanup(ftpSrv.Close)
-	mux := gophertest.NewMux()
-	mux.Handle("/g.txt", gophertest.Text("gopher body\n"))
-	gs := gophertest.NewServer(mux)
-	t.Cleanup(gs.Close)
+	gs := gopherSite(t)
 	for _, code := range []int{400, 403, 405, 501, 502, 503} {
 		px := proxytest.NewHTTPProxy(false)
 		px.Gateway = code
@@ -347,4 +334,279 @@ func TestTunnelOnlyProxy(t *testing.T) {
 		!strings.Contains(errOut, "proxy CONNECT failed: 403 Forbidden") || !strings.Contains(errOut, "it answered 400 Bad Request") {
 		t.Errorf("refused both ways: exit %d, stderr %q", status, errOut)
 	}
+}
+
+// TestSOCKSShorthands checks --socks4, --socks4a, --socks5 and
+// --socks5-hostname: each is -x with its kind, the name resolved here
+// or by the proxy as the kind says, and the last of them and -x wins.
+func TestSOCKSShorthands(t *testing.T) {
+	clearProxyEnv(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "site body") }))
+	defer site.Close()
+	_, port, _ := net.SplitHostPort(site.Listener.Addr().String())
+	for _, c := range []struct {
+		flag, host, method string
+	}{
+		{"--socks4", "127.0.0.1", "SOCKS4"},
+		{"--socks4a", "site.example", "SOCKS4a"},
+		{"--socks5", "127.0.0.1", "SOCKS5"},
+		{"--socks5-hostname", "site.example", "SOCKS5"},
+	} {
+		sp := proxytest.NewSOCKS()
+		sp.Hosts = proxytest.Hosts{"site.example": "127.0.0.1"}
+		u := "http://" + net.JoinHostPort(c.host, port) + "/"
+		code, out, errOut := runProxy(t, "-sS", c.flag, sp.Addr(), u)
+		log := sp.Log()
+		if code != 0 || out != "site body" || len(log) != 1 || log[0].Method != c.method || log[0].Target != net.JoinHostPort(c.host, port) {
+			t.Errorf("%s: exit %d, out %q, proxy log %+v (%s)", c.flag, code, out, log, errOut)
+		}
+		sp.Close()
+	}
+
+	// The last of -x and --socks5 wins.
+	sp := proxytest.NewSOCKS()
+	defer sp.Close()
+	hp := proxytest.NewHTTPProxy(false)
+	defer hp.Close()
+	runProxy(t, "-sS", "-x", hp.URL, "--socks5", sp.Addr(), site.URL+"/")
+	runProxy(t, "-sS", "--socks5", sp.Addr(), "-x", hp.URL, site.URL+"/")
+	if s, h := len(sp.Log()), len(hp.Log()); s != 1 || h != 1 {
+		t.Errorf("-x then --socks5, --socks5 then -x: %d SOCKS and %d HTTP proxy requests, want 1 and 1", s, h)
+	}
+}
+
+// TestPreproxy checks --preproxy: the HTTP proxy is reached through the
+// SOCKS proxy, for an http: URL (the absolute form), an https: one
+// (CONNECT) and a gopher: one through a proxy that tunnels it.
+func TestPreproxy(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	secure := p.tlsSite(t, nil)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "plain body") }))
+	defer plain.Close()
+	gs := gopherSite(t)
+	for _, c := range []struct{ url, body string }{
+		{plain.URL + "/", "plain body"},
+		{secure.URL + "/", "secure body"},
+		{gs.URL + "/0/g.txt", "gopher body\n"},
+	} {
+		sp := proxytest.NewSOCKS()
+		hp := proxytest.NewHTTPProxy(false)
+		_, hpPort, _ := net.SplitHostPort(hp.Listener.Addr().String())
+		code, out, errOut := runProxy(t, "-sS", "--cacert", p.caFile, "-x", "http://127.0.0.1:"+hpPort, "--preproxy", "socks5h://"+sp.Addr(), c.url)
+		if code != 0 || out != c.body {
+			t.Errorf("%s: exit %d, out %q (%s)", c.url, code, out, errOut)
+		}
+		for _, e := range sp.Log() {
+			if e.Target != "127.0.0.1:"+hpPort {
+				t.Errorf("%s: the SOCKS proxy was asked for %s, not the HTTP proxy", c.url, e.Target)
+			}
+		}
+		if len(sp.Log()) == 0 || len(hp.Log()) == 0 {
+			t.Errorf("%s: %d SOCKS and %d HTTP proxy requests", c.url, len(sp.Log()), len(hp.Log()))
+		}
+		sp.Close()
+		hp.Close()
+	}
+}
+
+// TestProxy10 checks --proxy1.0: CONNECT in HTTP/1.0, through the proxy.
+func TestProxy10(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	secure := p.tlsSite(t, nil)
+	hp := proxytest.NewHTTPProxy(false)
+	defer hp.Close()
+	code, out, errOut := runProxy(t, "-v", "--cacert", p.caFile, "--proxy1.0", hp.Listener.Addr().String(), secure.URL+"/")
+	if code != 0 || out != "secure body" || !strings.Contains(errOut, "> CONNECT "+secure.Listener.Addr().String()+" HTTP/1.0") {
+		t.Errorf("exit %d, out %q:\n%s", code, out, errOut)
+	}
+	if log := hp.Log(); len(log) != 1 || log[0].Method != http.MethodConnect {
+		t.Errorf("proxy log %+v", log)
+	}
+}
+
+// TestProxyTLSFlags checks that an https proxy's certificate is verified
+// with the --proxy-* flags, not -k and --cacert, which are the site's, as
+// in curl: exit 60 for an untrusted proxy, through with --proxy-insecure
+// or --proxy-cacert.
+func TestProxyTLSFlags(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	site := p.tlsSite(t, nil)
+	hp := proxytest.NewHTTPProxy(true)
+	defer hp.Close()
+	proxyCA := filepath.Join(p.dir, "proxy-ca.pem")
+	os.WriteFile(proxyCA, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hp.Certificate().Raw}), 0o600)
+	sum := sha256.Sum256(hp.Certificate().RawSubjectPublicKeyInfo)
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--cacert", p.caFile}, exitPeerCert},
+		{[]string{"-k"}, exitPeerCert},
+		{[]string{"--cacert", p.caFile, "--proxy-insecure"}, exitOK},
+		{[]string{"--cacert", p.caFile, "--proxy-cacert", proxyCA}, exitOK},
+		{[]string{"--cacert", p.caFile, "--proxy-cacert", proxyCA, "--proxy-pinnedpubkey", "sha256//" + base64.StdEncoding.EncodeToString(sum[:])}, exitOK},
+		{[]string{"--cacert", p.caFile, "--proxy-insecure", "--proxy-pinnedpubkey", "sha256//" + base64.StdEncoding.EncodeToString(make([]byte, 32))}, exitPinned},
+		{[]string{"--cacert", p.caFile, "--proxy-insecure", "--proxy-tlsv1", "--proxy-ciphers", "NONE-SUCH"}, exitCipher},
+	} {
+		code, out, errOut := runProxy(t, append(append([]string{"-sS", "-x", hp.URL}, c.args...), site.URL+"/")...)
+		if code != c.want || c.want == 0 && out != "secure body" {
+			t.Errorf("%v: exit %d, want %d; out %q (%s)", c.args, code, c.want, out, errOut)
+		}
+	}
+}
+
+// TestConnectTo checks --connect-to: the connection goes to the second
+// pair, empty parts matching any host or port; the URL's host stays the
+// one named in Host and verified by TLS; curl itself does the same.
+func TestConnectTo(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	secure := p.tlsSite(t, nil)
+	_, securePort, _ := net.SplitHostPort(secure.Listener.Addr().String())
+	var host string
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host = r.Host
+		io.WriteString(w, "plain body")
+	}))
+	defer plain.Close()
+	_, plainPort, _ := net.SplitHostPort(plain.Listener.Addr().String())
+	gs := gopherSite(t)
+	_, gopherPort, _ := net.SplitHostPort(gs.Addr)
+	for _, c := range []struct {
+		args []string
+		body string
+	}{
+		{[]string{"--connect-to", "site.example:80:127.0.0.1:" + plainPort, "http://site.example/"}, "plain body"},
+		{[]string{"--connect-to", "other.example:80:127.0.0.1:1", "--connect-to", "::127.0.0.1:" + plainPort, "http://site.example/"}, "plain body"},
+		{[]string{"--connect-to", "site.example::[127.0.0.1]:" + securePort, "--cacert", p.caFile, "https://site.example/"}, "secure body"},
+		{[]string{"--connect-to", "site.example:70:127.0.0.1:" + gopherPort, "gopher://site.example/0/g.txt"}, "gopher body\n"},
+	} {
+		code, out, errOut := runProxy(t, append([]string{"-sS"}, c.args...)...)
+		if code != 0 || out != c.body {
+			t.Errorf("%v: exit %d, out %q (%s)", c.args, code, out, errOut)
+		}
+	}
+	if host != "site.example" {
+		t.Errorf("Host %q, want site.example", host)
+	}
+	// TLS verifies the URL's host: a certificate without it fails.
+	code, _, _ := runProxy(t, "-sS", "--connect-to", "other.example:443:127.0.0.1:"+securePort, "--cacert", p.caFile, "https://other.example/")
+	if code != exitPeerCert {
+		t.Errorf("a certificate for another host: exit %d, want %d", code, exitPeerCert)
+	}
+	if curl, err := exec.LookPath("curl"); err == nil {
+		out, err := exec.Command(curl, "-sS", "--noproxy", "*", "--connect-to", "site.example:80:127.0.0.1:"+plainPort, "http://site.example/").Output()
+		if err != nil || string(out) != "plain body" {
+			t.Errorf("curl: %q, %v", out, err)
+		}
+	}
+}
+
+// TestLocalEnd checks --interface and --local-port: the server sees the
+// connection come from the address and port range asked for; an
+// interface that does not exist is curl's exit 45.
+func TestLocalEnd(t *testing.T) {
+	clearProxyEnv(t)
+	var remote string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		remote = r.RemoteAddr
+		io.WriteString(w, "body")
+	}))
+	defer srv.Close()
+	lo := loopbackName(t)
+	for _, c := range []struct {
+		args     []string
+		wantHost string
+		minPort  int
+	}{
+		{[]string{"--interface", "127.0.0.2"}, "127.0.0.2", 0},
+		{[]string{"--interface", "host!127.0.0.3"}, "127.0.0.3", 0},
+		{[]string{"--interface", lo}, "127.0.0.1", 0},
+		{[]string{"--interface", "if!" + lo, "--local-port", "41000-41999"}, "127.0.0.1", 41000},
+		{[]string{"--local-port", "42000-42999"}, "127.0.0.1", 42000},
+	} {
+		code, out, errOut := runProxy(t, append(append([]string{"-sS"}, c.args...), srv.URL+"/")...)
+		host, port, _ := net.SplitHostPort(remote)
+		n, _ := strconv.Atoi(port)
+		if code != 0 || out != "body" || host != c.wantHost || c.minPort > 0 && (n < c.minPort || n > c.minPort+999) {
+			t.Errorf("%v: exit %d, out %q, from %s (%s)", c.args, code, out, remote, errOut)
+		}
+	}
+	if code, _, errOut := runProxy(t, "-sS", "--interface", "if!nosuchif0", srv.URL+"/"); code != exitInterface {
+		t.Errorf("no such interface: exit %d (%s)", code, errOut)
+	}
+	// A port in use on the same address is passed over for the next.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	bp := busy.Addr().(*net.TCPAddr).Port
+	code, _, errOut := runProxy(t, "-sS", "--interface", "127.0.0.1", "--local-port", fmt.Sprintf("%d-%d", bp, bp+1), srv.URL+"/")
+	if _, port, _ := net.SplitHostPort(remote); code != 0 || port != strconv.Itoa(bp+1) {
+		t.Errorf("a range whose first port is busy: exit %d, from %s (%s)", code, remote, errOut)
+	}
+	code, _, _ = runProxy(t, "-sS", "--interface", "127.0.0.1", "--local-port", strconv.Itoa(bp), srv.URL+"/")
+	if code != exitInterface {
+		t.Errorf("the one port busy: exit %d, want %d", code, exitInterface)
+	}
+}
+
+// loopbackName is the name of the loopback interface.
+func loopbackName(t *testing.T) string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback != 0 {
+			return i.Name
+		}
+	}
+	t.Fatal("no loopback interface")
+	return ""
+}
+
+// TestUnixSocket checks --unix-socket and --abstract-unix-socket: HTTP
+// over the socket, the URL's host in Host.
+func TestUnixSocket(t *testing.T) {
+	clearProxyEnv(t)
+	for _, c := range []struct{ flag, path, listen string }{
+		{"--unix-socket", filepath.Join(t.TempDir(), "s"), ""},
+		{"--abstract-unix-socket", "urlget-test-" + strconv.Itoa(os.Getpid()), "@"},
+	} {
+		ln, err := net.Listen("unix", c.listen+c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var host string
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			host = r.Host
+			io.WriteString(w, "over the socket")
+		})}
+		go srv.Serve(ln)
+		code, out, errOut := runProxy(t, "-sS", c.flag, c.path, "http://site.example/x")
+		if code != 0 || out != "over the socket" || host != "site.example" {
+			t.Errorf("%s: exit %d, out %q, Host %q (%s)", c.flag, code, out, host, errOut)
+		}
+		srv.Close()
+	}
+}
+
+// gopherSite starts a gopher server with one text file, /0/g.txt.
+func gopherSite(t *testing.T) *gophertest.Server {
+	mux := gophertest.NewMux()
+	mux.Handle("/g.txt", gophertest.Text("gopher body\n"))
+	gs := gophertest.NewServer(mux)
+	t.Cleanup(gs.Close)
+	return gs
+}
+
+// silentListener accepts connections on loopback and says nothing on
+// them: the client's end closes them.
+func silentListener(t *testing.T) net.Listener {
+	return xfertest.ServeTCP(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 }
