@@ -25,6 +25,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"golang.org/x/crypto/ocsp"
+
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/integration/proxytest"
@@ -609,4 +611,154 @@ func gopherSite(t *testing.T) *gophertest.Server {
 // them: the client's end closes them.
 func silentListener(t *testing.T) net.Listener {
 	return xfertest.ServeTCP(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+}
+
+// staple returns an OCSP response for the PKI's server certificate,
+// signed by its CA, with status.
+func (p *testPKI) staple(t *testing.T, status int) []byte {
+	leaf, _ := x509.ParseCertificate(p.server.Certificate[0])
+	b, err := ocsp.CreateResponse(p.ca, p.ca, ocsp.Response{
+		Status: status, SerialNumber: leaf.SerialNumber,
+		ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour),
+		RevokedAt: time.Now().Add(-time.Minute),
+	}, p.caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestCertStatus checks --cert-status: through with a good stapled OCSP
+// response, curl's exit 91 with a revoked one or none; curl agrees.
+func TestCertStatus(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	site := func(staple []byte) string {
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "secure body") }))
+		cert := p.server
+		// The chain with its issuer, as servers send it: OpenSSL's
+		// check of the response, curl's, looks for the issuer there.
+		cert.Certificate = append(cert.Certificate[:1:1], p.ca.Raw)
+		cert.OCSPStaple = staple
+		s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+		s.StartTLS()
+		t.Cleanup(s.Close)
+		return s.URL + "/"
+	}
+	curl, _ := exec.LookPath("curl")
+	for _, c := range []struct {
+		name string
+		url  string
+		want int
+	}{
+		{"good", site(p.staple(t, ocsp.Good)), exitOK},
+		{"revoked", site(p.staple(t, ocsp.Revoked)), exitCertStatus},
+		{"none stapled", site(nil), exitCertStatus},
+		{"not OCSP", site([]byte("not a response")), exitCertStatus},
+	} {
+		args := []string{"-sS", "--cacert", p.caFile, "--cert-status", c.url}
+		if code, _, errOut := runProxy(t, args...); code != c.want {
+			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, c.want, errOut)
+		}
+		if curl != "" {
+			cmd := exec.Command(curl, append([]string{"-o", os.DevNull, "--noproxy", "*"}, args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != c.want {
+				t.Errorf("%s: curl exits %d, urlget %d (%s)", c.name, code, c.want, stderr.String())
+			}
+		}
+	}
+}
+
+// TestRevocationAndRoots checks --crlfile (a revoked certificate is one
+// not verified, curl's 60; a list of another issuer's fails as OpenSSL's
+// check fails), --capath (a directory of CA files), --no-sessionid (every
+// connection a full handshake) and a client certificate on ftps: with
+// its password in -E (a key not encrypted needs none).
+func TestRevocationAndRoots(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	site := p.tlsSite(t, nil)
+	crl := func(name string, serials ...int64) string {
+		var entries []x509.RevocationListEntry
+		for _, s := range serials {
+			entries = append(entries, x509.RevocationListEntry{SerialNumber: big.NewInt(s), RevocationTime: time.Now().Add(-time.Minute)})
+		}
+		der, err := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{
+			Number: big.NewInt(1), ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour),
+			RevokedCertificateEntries: entries,
+		}, p.ca, p.caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(p.dir, name)
+		os.WriteFile(f, pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: der}), 0o600)
+		return f
+	}
+	other := newPKI(t)
+	otherCRL := func() string {
+		der, _ := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{Number: big.NewInt(1), ThisUpdate: time.Now(), NextUpdate: time.Now().Add(time.Hour)}, other.ca, other.caKey)
+		f := filepath.Join(p.dir, "other.crl")
+		os.WriteFile(f, der, 0o600)
+		return f
+	}()
+	caDir := t.TempDir()
+	os.WriteFile(filepath.Join(caDir, "ca.pem"), []byte(readFile(t, p.caFile)), 0o600)
+	os.WriteFile(filepath.Join(caDir, "junk.txt"), []byte("not a certificate"), 0o600)
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"CRL without the certificate", []string{"--cacert", p.caFile, "--crlfile", crl("ok.crl", 99)}, exitOK},
+		{"CRL revoking the certificate", []string{"--cacert", p.caFile, "--crlfile", crl("revoked.crl", 99, 2)}, exitPeerCert},
+		{"CRL of another issuer", []string{"--cacert", p.caFile, "--crlfile", otherCRL}, exitPeerCert},
+		{"--capath", []string{"--capath", caDir}, exitOK},
+	} {
+		code, out, errOut := runProxy(t, append(append([]string{"-sS"}, c.args...), site.URL+"/")...)
+		if code != c.want || c.want == 0 && out != "secure body" {
+			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, c.want, errOut)
+		}
+	}
+	// A site that closes each connection: the second request needs a
+	// second handshake, which resumes the first's session unless
+	// --no-sessionid.
+	closing := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+	}))
+	closing.TLS = &tls.Config{Certificates: []tls.Certificate{p.server}}
+	closing.StartTLS()
+	defer closing.Close()
+	_, _, errOut := runProxy(t, "-sS", "-v", "--cacert", p.caFile, closing.URL+"/a", closing.URL+"/b")
+	_, _, errNoID := runProxy(t, "-sS", "-v", "--no-sessionid", "--cacert", p.caFile, closing.URL+"/a", closing.URL+"/b")
+	if !strings.Contains(errOut, "session resumed") || strings.Contains(errNoID, "session resumed") {
+		t.Errorf("without --no-sessionid:\n%s\nwith it:\n%s", errOut, errNoID)
+	}
+
+	srv := ftptest.NewUnstartedServer(fstest.MapFS{"f.txt": {Data: []byte("ftps body\n"), Mode: 0o644}})
+	srv.StartTLS(true)
+	defer srv.Close()
+	srv.TLS.ClientAuth = tls.RequireAndVerifyClientCert
+	srv.TLS.ClientCAs = p.clientPool
+	code, out, errOut := runProxy(t, "-sS", "-k", "-E", p.clientCert+":unused", "--key", p.clientKey, srv.URL+"/f.txt")
+	if code != 0 || out != "ftps body\n" {
+		t.Errorf("ftps with a client certificate: exit %d, out %q (%s)", code, out, errOut)
+	}
+	if code, _, _ := runProxy(t, "-sS", "-k", srv.URL+"/f.txt"); code == 0 {
+		t.Errorf("ftps without the client certificate the server requires: exit 0")
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -17,8 +17,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/crypto/ocsp"
 
 	"github.com/urlget/urlget/schemes"
 )
@@ -37,6 +39,7 @@ type tlsFlags struct {
 	pinned         string // --pinnedpubkey sha256//B64[;…] or FILE
 	minVersion     uint16 // --tlsv1.x
 	maxVersion     uint16 // --tls-max
+	certStatus     bool   // --cert-status
 
 	// The proxy's alone: the server's are -k and --cacert of cli.go.
 	insecure bool
@@ -123,6 +126,7 @@ func addTLSFlags(fs *pflag.FlagSet, t *tlsFlags, prefix string) {
 		fs.VarPF(minVersionFlag{&t.minVersion, tls.VersionTLS12}, "tlsv1.2", "", "use TLS 1.2 or later").NoOptDefVal = "true"
 		fs.VarPF(minVersionFlag{&t.minVersion, tls.VersionTLS13}, "tlsv1.3", "", "use TLS 1.3").NoOptDefVal = "true"
 		fs.Var(maxVersionFlag{&t.maxVersion}, "tls-max", "use at most TLS `version` (1.0, 1.1, 1.2, 1.3, default)")
+		fs.BoolVar(&t.certStatus, "cert-status", false, "require the server's certificate status, stapled (OCSP), to be good")
 	}
 }
 
@@ -261,6 +265,9 @@ func (t *tlsFlags) apply(c *tls.Config, prefix string) error {
 			}
 			return pinError(sum)
 		})
+	}
+	if t.certStatus {
+		verify = append(verify, checkStatus)
 	}
 	if len(verify) > 0 {
 		prev := c.VerifyConnection
@@ -491,6 +498,43 @@ func crlCheck(file string) (func(tls.ConnectionState) error, error) {
 		}
 		return fail("no revocation list of the certificate's issuer in " + file)
 	}, nil
+}
+
+// checkStatus is --cert-status's check: the server stapled an OCSP
+// response (RFC 6066 §8, RFC 6960) for its certificate, signed by the
+// certificate's issuer or a responder the issuer names, that says the
+// certificate is good and is not out of date. Anything else is curl's
+// exit 91.
+func checkStatus(cs tls.ConnectionState) error {
+	fail := func(why string) error { return fmt.Errorf("%s: %w", why, schemes.ErrCertStatus) }
+	if len(cs.OCSPResponse) == 0 {
+		return fail("no OCSP response stapled")
+	}
+	if len(cs.PeerCertificates) == 0 {
+		return fail("no certificate")
+	}
+	var issuer *x509.Certificate
+	switch {
+	case len(cs.VerifiedChains) > 0 && len(cs.VerifiedChains[0]) > 1:
+		issuer = cs.VerifiedChains[0][1]
+	case len(cs.PeerCertificates) > 1:
+		issuer = cs.PeerCertificates[1]
+	default:
+		return fail("the issuer of the certificate is unknown, so its OCSP response cannot be checked")
+	}
+	r, err := ocsp.ParseResponseForCert(cs.OCSPResponse, cs.PeerCertificates[0], issuer)
+	if err != nil {
+		return fail("the OCSP response: " + err.Error())
+	}
+	switch {
+	case r.Status == ocsp.Revoked:
+		return fail("the certificate is revoked (OCSP)")
+	case r.Status != ocsp.Good:
+		return fail("the OCSP responder does not know the certificate")
+	case !r.NextUpdate.IsZero() && time.Now().After(r.NextUpdate):
+		return fail("the OCSP response is out of date")
+	}
+	return nil
 }
 
 // pinError is a server key none of --pinnedpubkey's hashes names; it is
