@@ -95,3 +95,33 @@ func (x *connOptions) configure(o *options, cl *fetch.Client) error {
 	}
 	return x.prox.configure(o, cl)
 }
+
+// connCategories are the --help categories of the flags of connections,
+// added to flagCategories.
+var connCategories = map[string]string{
+	"cert": "tls auth", "cert-type": "tls", "key": "tls auth", "key-type": "tls", "pass": "tls auth",
+	"ciphers": "tls", "tls13-ciphers": "tls", "capath": "tls", "crlfile": "tls", "pinnedpubkey": "tls",
+	"cert-status": "tls", "tlsv1": "tls", "tlsv1.0": "tls", "tlsv1.1": "tls", "tlsv1.2": "tls", "tlsv1.3": "tls",
+	"tls-max": "tls", "no-sessionid": "tls", "no-alpn": "tls http",
+	"ssl-no-revoke": "tls", "ssl-revoke-best-effort": "tls", "ssl-allow-beast": "tls", "ssl-auto-client-cert": "tls",
+	"no-npn": "tls", "false-start": "tls",
+
+	"proxy-cert": "proxy tls", "proxy-cert-type": "proxy tls", "proxy-key": "proxy tls", "proxy-key-type": "proxy tls",
+	"proxy-pass": "proxy tls", "proxy-ciphers": "proxy tls", "proxy-tls13-ciphers": "proxy tls", "proxy-capath": "proxy tls",
+	"proxy-crlfile": "proxy tls", "proxy-pinnedpubkey": "proxy tls", "proxy-tlsv1": "proxy tls", "proxy-insecure": "proxy tls",
+	"proxy-cacert": "proxy tls", "proxy-ssl-allow-beast": "proxy tls", "proxy-ssl-auto-client-cert": "proxy tls",
+
+	"connect-to": "connection dns", "interface": "connection", "local-port": "connection",
+	"unix-socket": "connection", "abstract-unix-socket": "connection", "keepalive-time": "connection",
+	"no-keepalive": "connection", "tcp-nodelay": "connection", "tcp-fastopen": "connection",
+	"happy-eyeballs-timeout-ms": "connection",
+
+	"socks4": "proxy", "socks4a": "proxy", "socks5": "proxy", "socks5-hostname": "proxy", "socks5-basic": "proxy",
+	"preproxy": "proxy", "proxy1.0": "proxy", "suppress-connect-headers": "proxy",
+}
+
+func init() {
+	for name, cats := range connCategories {
+		flagCategories[name] = cats
+	}
+}
