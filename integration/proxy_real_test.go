@@ -407,9 +407,16 @@ func TestTinyproxyGatewayFallback(t *testing.T) {
 	}
 	log.waitFor(t, "CONNECT "+hostPort(tr.base+"/"))
 
-	_, err := p.c.Fetch(testCtx(t), "ftp://127.0.0.1:1/f")
+	// A run that does not know yet that the proxy does not gateway.
+	_, err := newProxied(t, env[0], false).c.Fetch(testCtx(t), "ftp://127.0.0.1:1/f")
 	if !errors.Is(err, schemes.ErrProxyTunnel) || !strings.Contains(err.Error(), "fetches no ftp: URLs (it answered 400") {
 		t.Errorf("a port tinyproxy does not tunnel to: %v, want both refusals", err)
+	}
+	// The run that knows goes by CONNECT at once: the refusal is the
+	// tunnel's alone.
+	_, err = p.c.Fetch(testCtx(t), "ftp://127.0.0.1:1/f")
+	if !errors.Is(err, schemes.ErrProxyTunnel) || strings.Contains(err.Error(), "it answered") {
+		t.Errorf("a port tinyproxy does not tunnel to, known not to gateway: %v", err)
 	}
 }
 

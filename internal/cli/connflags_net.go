@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -46,7 +47,7 @@ func addNetFlags(fs *pflag.FlagSet, n *netFlags) {
 	curlNote(fs, "tcp-nodelay", "no-op: Go's connections always have TCP_NODELAY")
 	curlNote(fs, "tcp-fastopen", tcpFastOpenNote)
 	curlNote(fs, "interface", "an interface is used by its first address (IPv4 first), not bound with SO_BINDTODEVICE")
-	curlNote(fs, "connect-to", "applies to the host and port of every connection, a proxy's too, before --resolve")
+	curlNote(fs, "connect-to", "applies to the host and port of every connection, a proxy's and FTP data connections' too, before --resolve")
 	curlNote(fs, "unix-socket", "every connection of every scheme goes to the socket, a proxy's too")
 	curlNote(fs, "abstract-unix-socket", "every connection of every scheme goes to the socket, a proxy's too")
 }
@@ -160,7 +161,7 @@ func (n *netFlags) configure(o *options, cl *fetch.Client) error {
 	if timeout <= 0 {
 		timeout = dialAttemptTimeout
 	}
-	d := &connDialer{nd: net.Dialer{Timeout: timeout, FallbackDelay: time.Duration(n.eyeballsMS) * time.Millisecond}}
+	d := &connDialer{cl: cl, nd: net.Dialer{Timeout: timeout, FallbackDelay: time.Duration(n.eyeballsMS) * time.Millisecond}}
 	if n.eyeballsMS == 0 {
 		d.nd.FallbackDelay = time.Nanosecond // at once; 0 would mean Go's 300ms
 	}
@@ -253,6 +254,7 @@ type connDialer struct {
 	local          []net.IP
 	portLo, portHi int
 	unix           string
+	cl             *fetch.Client // for its Trace, set after the dialer
 }
 
 // bindError is a failure to bind the local end --interface and
@@ -323,6 +325,11 @@ func (d *connDialer) rewrite(address string) string {
 			}
 			if p == "" {
 				p = port
+			}
+			if d.cl != nil && d.cl.Trace != nil {
+				// curl's lines for the same.
+				d.cl.Trace(schemes.Info, "Connecting to hostname: "+h)
+				d.cl.Trace(schemes.Info, "Connecting to port: "+p)
 			}
 			return net.JoinHostPort(h, p)
 		}

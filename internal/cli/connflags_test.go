@@ -481,7 +481,7 @@ func TestConnectTo(t *testing.T) {
 		args []string
 		body string
 	}{
-		{[]string{"--connect-to", "site.example:80:127.0.0.1:" + plainPort, "http://site.example/"}, "plain body"},
+		{[]string{"-v", "--connect-to", "site.example:80:127.0.0.1:" + plainPort, "http://site.example/"}, "plain body"},
 		{[]string{"--connect-to", "other.example:80:127.0.0.1:1", "--connect-to", "::127.0.0.1:" + plainPort, "http://site.example/"}, "plain body"},
 		{[]string{"--connect-to", "site.example::[127.0.0.1]:" + securePort, "--cacert", p.caFile, "https://site.example/"}, "secure body"},
 		{[]string{"--connect-to", "site.example:70:127.0.0.1:" + gopherPort, "gopher://site.example/0/g.txt"}, "gopher body\n"},
@@ -489,6 +489,9 @@ func TestConnectTo(t *testing.T) {
 		code, out, errOut := runProxy(t, append([]string{"-sS"}, c.args...)...)
 		if code != 0 || out != c.body {
 			t.Errorf("%v: exit %d, out %q (%s)", c.args, code, out, errOut)
+		}
+		if c.args[0] == "-v" && !strings.Contains(errOut, "* Connecting to hostname: 127.0.0.1\n* Connecting to port: "+plainPort+"\n") {
+			t.Errorf("-v does not say where --connect-to led:\n%s", errOut)
 		}
 	}
 	if host != "site.example" {

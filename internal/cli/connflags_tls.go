@@ -117,6 +117,7 @@ func addTLSFlags(fs *pflag.FlagSet, t *tlsFlags, prefix string) {
 	}
 	fs.VarPF(minVersionFlag{&t.minVersion, tls.VersionTLS10}, prefix+"tlsv1", short, "use TLS 1.0 or later with "+side).NoOptDefVal = "true"
 	curlNote(fs, prefix+"pass", "encrypted private keys are refused: Go's standard library decrypts only the insecure legacy PEM encryption; decrypt the key first (openssl pkey)")
+	curlNote(fs, prefix+"capath", "every file in the directory is read, not only OpenSSL's hashed names")
 	curlNote(fs, prefix+"cert-type", "P12 and ENG are refused: no PKCS#12 or engine support in Go's standard library")
 	curlNote(fs, prefix+"tls13-ciphers", "Go offers every TLS 1.3 suite it has; a connection whose suite is not listed is refused after the handshake (exit 35)")
 	curlNote(fs, prefix+"ciphers", "OpenSSL's and IANA's suite names; OpenSSL's keywords (HIGH, DEFAULT, ALL) mean Go's default suites, and '!'/'-' entries remove named suites")
