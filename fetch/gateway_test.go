@@ -258,6 +258,9 @@ func TestGatewayErrors(t *testing.T) {
 		{"ftp://u:hidden@files.example/down", schemes.ErrProxyTunnel, "(it answered 503 Service Unavailable, the proxy says ERR_CONNECT_FAIL 111)"},
 	} {
 		_, err := c.Fetch(gatewayCtx(t), tc.url)
+		if temp := schemes.IsTemporary(err); temp != strings.HasSuffix(tc.url, "/down") {
+			t.Errorf("%s: temporary %v", tc.url, temp)
+		}
 		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) || strings.Contains(err.Error(), "hidden") {
 			t.Errorf("%s: %v, want %v with %q", tc.url, err, tc.kind, tc.msg)
 		}

@@ -483,7 +483,9 @@ func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Reso
 		return res, terr
 	}
 	// Refused both ways: one message with both of the proxy's answers,
-	// the tunnel's last, and curl's exit code for a refused CONNECT.
+	// the tunnel's last, and curl's exit code for a refused CONNECT. A
+	// retry may still cure what the gateway's answer said may pass (a
+	// site down behind a proxy that does gateway).
 	gw := se.Reply
 	if gw == "" {
 		gw = fmt.Sprint(se.Code)
@@ -492,7 +494,8 @@ func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Reso
 		gw += ", " + se.Err.Error()
 	}
 	return nil, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: te.Reply,
-		Err: fmt.Errorf("the proxy %s fetches no %s: URLs (it answered %s) and tunnels none to %s", req.Proxy, req.URL.Scheme(), gw, req.URL.Addr())}
+		Err:       fmt.Errorf("the proxy %s fetches no %s: URLs (it answered %s) and tunnels none to %s", req.Proxy, req.URL.Scheme(), gw, req.URL.Addr()),
+		Temporary: se.Temporary}
 }
 
 // gatewayRefusals are the answers of an HTTP proxy that does not fetch a

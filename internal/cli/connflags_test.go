@@ -140,6 +140,15 @@ func TestTLSExitCodes(t *testing.T) {
 	other := "sha256//" + base64.StdEncoding.EncodeToString(make([]byte, 32))
 	ca := []string{"--cacert", p.caFile}
 	client := []string{"-E", p.clientCert, "--key", p.clientKey}
+	der := func(pemFile string) string {
+		b, _ := pem.Decode([]byte(readFile(t, pemFile)))
+		f := pemFile + ".der"
+		os.WriteFile(f, b.Bytes, 0o600)
+		return f
+	}
+	clientDER := []string{"-E", der(p.clientCert), "--cert-type", "DER", "--key", der(p.clientKey), "--key-type", "der"}
+	both := filepath.Join(p.dir, "both.pem")
+	os.WriteFile(both, []byte(readFile(t, p.clientCert)+readFile(t, p.clientKey)), 0o600)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -159,6 +168,9 @@ func TestTLSExitCodes(t *testing.T) {
 		{"TLS 1.2 server refusing no client certificate", append(ca, need12.URL+"/"), exitTLS},
 		{"client certificate, TLS 1.3", append(append(ca, client...), need13.URL+"/"), exitOK},
 		{"client certificate, TLS 1.2", append(append(ca, client...), need12.URL+"/"), exitOK},
+		{"client certificate and key in DER", append(append(ca, clientDER...), need13.URL+"/"), exitOK},
+		{"client certificate and key in one file", append(ca, "--cert", both, need13.URL+"/"), exitOK},
+		{"client certificate without its key", append(ca, "--cert", p.clientCert, need13.URL+"/"), exitLocalCert},
 		{"client certificate missing", append(ca, "-E", filepath.Join(p.dir, "none.pem"), site.URL+"/"), exitLocalCert},
 		{"client key not the certificate's", append(ca, "-E", p.clientCert, "--key", p.keyFile, site.URL+"/"), exitLocalCert},
 		{"no cipher named", append(ca, "--ciphers", "NO-SUCH-CIPHER", site.URL+"/"), exitCipher},
