@@ -48,8 +48,8 @@ func addNetFlags(fs *pflag.FlagSet, n *netFlags) {
 	curlNote(fs, "tcp-fastopen", tcpFastOpenNote)
 	curlNote(fs, "interface", "an interface is used by its first address (IPv4 first), not bound with SO_BINDTODEVICE")
 	curlNote(fs, "connect-to", "applies to the host and port of every connection, a proxy's and FTP data connections' too, before --resolve")
-	curlNote(fs, "unix-socket", "every connection of every scheme goes to the socket, a proxy's too")
-	curlNote(fs, "abstract-unix-socket", "every connection of every scheme goes to the socket, a proxy's too")
+	curlNote(fs, "unix-socket", "every connection goes to the socket, a proxy's too; refused for ftp: and ftps:, whose data connections need TCP")
+	curlNote(fs, "abstract-unix-socket", "every connection goes to the socket, a proxy's too; refused for ftp: and ftps:, whose data connections need TCP")
 }
 
 // dialAttemptTimeout bounds one connection attempt without
@@ -141,6 +141,15 @@ func (n *netFlags) check(fs *pflag.FlagSet) error {
 	}
 	if n.unixSocket != "" && n.abstractSocket != "" {
 		return errors.New("--unix-socket and --abstract-unix-socket exclude each other")
+	}
+	if n.unixSocket != "" || n.abstractSocket != "" {
+		// An FTP data connection is a second TCP connection to the
+		// port a reply names (RFC 959 §3.2): a socket file has none.
+		for _, u := range fs.Args() {
+			if scheme, _, ok := strings.Cut(strings.ToLower(u), "://"); ok && (scheme == "ftp" || scheme == "ftps") {
+				return fmt.Errorf("--unix-socket: %s: URLs cannot go through a Unix socket: their data connections need TCP", scheme)
+			}
+		}
 	}
 	if n.keepaliveTime < 0 || n.keepaliveTime > 1<<31 {
 		return errors.New("--keepalive-time must be a number of seconds")

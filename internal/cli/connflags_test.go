@@ -285,6 +285,7 @@ func TestTLSUsageRefusals(t *testing.T) {
 		{"--key-type", "ENG", "--key", "x"},
 		{"--tls-max", "1.4"},
 		{"--unix-socket", "/a", "--abstract-unix-socket", "b"},
+		{"--unix-socket", "/a", "ftp://127.0.0.1:1/f"},
 		{"--connect-to", "a:b:c"},
 		{"--local-port", "70000"},
 		{"--preproxy", "http://127.0.0.1:1"},
