@@ -65,6 +65,9 @@ func checkConnFlags(fs *pflag.FlagSet, o *options) error {
 	if x.noALPN {
 		o.http.HTTP1Only = true
 	}
+	// curl's -i and -D show the proxy's answer to CONNECT before the
+	// site's response, unless --suppress-connect-headers.
+	o.http.ConnectResponses = !x.prox.suppress && (o.include || o.dumpHeader != "")
 	return x.prox.check(fs, o)
 }
 

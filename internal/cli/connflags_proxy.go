@@ -68,9 +68,9 @@ func addProxyNameFlags(fs *pflag.FlagSet, p *proxyNames) {
 	fs.Var(namedProxy{p, "http"}, "proxy1.0", "go through the HTTP proxy `host[:port]`, asking CONNECT in HTTP/1.0")
 	fs.StringVar(&p.preproxy, "preproxy", "", "reach the HTTP proxy through the SOCKS proxy `[scheme://]host[:port]` (socks4 without a scheme)")
 	fs.BoolVar(&p.basic, "socks5-basic", false, "SOCKS5 with user name and password (RFC 1929), the default")
-	fs.BoolVar(&p.suppress, "suppress-connect-headers", false, "leave the proxy's answer to CONNECT out of -i and -D")
+	fs.BoolVar(&p.suppress, "suppress-connect-headers", false, "leave the proxy's answer to an https: URL's CONNECT out of -i and -D")
 	curlNote(fs, "socks5-basic", "no-op: user name and password, or none, are the only SOCKS5 methods offered")
-	curlNote(fs, "suppress-connect-headers", "no-op: the proxy's answer to CONNECT is never in -i or -D output, only in -v")
+	curlNote(fs, "suppress-connect-headers", "https: URLs only: a -p tunnel's or --proxy1.0's CONNECT answer is never in -i or -D output")
 	curlNote(fs, "preproxy", "reaches an http or https proxy only; a SOCKS -x is reached directly")
 }
 

@@ -778,3 +778,47 @@ func readFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// TestConnectHeaders checks that -i and -D show the proxy's answer to
+// CONNECT before the site's response, unless --suppress-connect-headers,
+// and that curl shows the same status lines.
+func TestConnectHeaders(t *testing.T) {
+	clearProxyEnv(t)
+	p := newPKI(t)
+	site := p.tlsSite(t, nil)
+	hp := proxytest.NewHTTPProxy(false)
+	defer hp.Close()
+	statusLines := func(out string) []string {
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "HTTP/") {
+				lines = append(lines, strings.TrimSpace(l))
+			}
+		}
+		return lines
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-i"}, []string{"HTTP/1.1 200 Connection established", "HTTP/1.1 200 OK"}},
+		{[]string{"-D", "-", "-o", os.DevNull}, []string{"HTTP/1.1 200 Connection established", "HTTP/1.1 200 OK"}},
+		{[]string{"-i", "--suppress-connect-headers"}, []string{"HTTP/1.1 200 OK"}},
+	} {
+		// HTTP/1.1 on both sides: urlget offers no h2 with --no-alpn,
+		// curl with --http1.1.
+		args := append(append([]string{"-sS", "--cacert", p.caFile, "-x", hp.URL}, c.args...), site.URL+"/")
+		code, out, errOut := runProxy(t, append([]string{"--no-alpn"}, args...)...)
+		if got := statusLines(out); code != 0 || strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%v: exit %d, status lines %q, want %q (%s)", c.args, code, got, c.want, errOut)
+		}
+		if curl, err := exec.LookPath("curl"); err == nil {
+			cmd := exec.Command(curl, append([]string{"--http1.1"}, args...)...)
+			cmd.Env = append(os.Environ(), "https_proxy=", "HTTPS_PROXY=", "all_proxy=", "ALL_PROXY=")
+			out, err := cmd.Output()
+			if got := statusLines(string(out)); err != nil || strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("curl %v: %v, status lines %q, want %q", c.args, err, got, c.want)
+			}
+		}
+	}
+}

@@ -290,6 +290,9 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
 	}
+	if f.ConnectResponses && f.OnResponse != nil {
+		f.OnResponse(responseHead(resp))
+	}
 	if c.br.Buffered() > 0 {
 		// The server's first TLS bytes never come before the client's:
 		// bytes here were sent before the tunnel was open.
