@@ -360,14 +360,15 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	if isHTTPProxy(p) && !p.Tunnel {
 		switch {
 		case ways&schemes.ViaHTTPProxy != 0:
-			// The first hop goes through the request's Dialer: the
-			// way to the proxy (through a pre-proxy), or the tunnel
-			// of an HTTP/1.0 CONNECT.
-			rt, err := c.routeTo(req, req.URL)
-			if err != nil {
-				return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+			if c.PreProxy != nil || p.HTTP10 {
+				// The first hop goes through the request's Dialer:
+				// the way to the proxy through the pre-proxy, or the
+				// tunnel of an HTTP/1.0 CONNECT.
+				req.Dialer = c.toProxy(req, p)
+				if p.HTTP10 && req.URL.Scheme() == "https" {
+					req.Dialer = c.tunnel(req, p)
+				}
 			}
-			req.Dialer = rt.Dialer
 			return f, nil
 		case ways&schemes.ViaGateway != 0:
 			gw, ok := c.registry[p.URL.Scheme()].(schemes.Gateway)
