@@ -39,7 +39,7 @@ func addNetFlags(fs *pflag.FlagSet, n *netFlags) {
 	fs.StringVar(&n.localPort, "local-port", "", "make connections from a local port in `N[-M]`")
 	fs.StringVar(&n.unixSocket, "unix-socket", "", "connect to the Unix domain socket `path` instead of the URL's host")
 	fs.StringVar(&n.abstractSocket, "abstract-unix-socket", "", "connect to the abstract Unix domain socket `path` instead of the URL's host")
-	fs.Float64Var(&n.keepaliveTime, "keepalive-time", 60, "send TCP keepalive probes after `seconds` idle, and every `seconds` after")
+	fs.Float64Var(&n.keepaliveTime, "keepalive-time", 60, "send TCP keepalive probes after `seconds` idle, and as often after that")
 	fs.BoolVar(&n.noKeepalive, "no-keepalive", false, "send no TCP keepalive probes")
 	fs.BoolVar(&n.tcpNoDelay, "tcp-nodelay", true, "disable Nagle's algorithm (always so)")
 	fs.BoolVar(&n.tcpFastOpen, "tcp-fastopen", false, "send the first bytes with the SYN (TCP Fast Open, RFC 7413)")

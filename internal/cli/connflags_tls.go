@@ -102,14 +102,14 @@ func addTLSFlags(fs *pflag.FlagSet, t *tlsFlags, prefix string) {
 		fs.BoolVar(&t.insecure, prefix+"insecure", false, "do not verify the certificate of an https proxy")
 		fs.StringVar(&t.cacert, prefix+"cacert", "", "trust the CA certificates in `file` for an https proxy")
 	}
-	fs.StringVar(&t.certType, prefix+"cert-type", "PEM", "the client certificate's `type`: PEM or DER")
-	fs.StringVar(&t.key, prefix+"key", "", "the client certificate's private key, in `file` (default: in the certificate's file)")
-	fs.StringVar(&t.keyType, prefix+"key-type", "PEM", "the private key's `type`: PEM or DER")
-	fs.StringVar(&t.pass, prefix+"pass", "", "the private key's pass `phrase`")
-	fs.StringVar(&t.ciphers, prefix+"ciphers", "", "offer only the cipher suites of `list` (OpenSSL's names) up to TLS 1.2")
-	fs.StringVar(&t.tls13Ciphers, prefix+"tls13-ciphers", "", "accept only the TLS 1.3 cipher suites of `list`")
-	fs.StringVar(&t.capath, prefix+"capath", "", "trust the CA certificates in the files of `dir` as well")
-	fs.StringVar(&t.crlfile, prefix+"crlfile", "", "refuse a certificate that the CRL in `file` revokes")
+	fs.StringVar(&t.certType, prefix+"cert-type", "PEM", "the `type` of the client certificate for "+side+": PEM or DER")
+	fs.StringVar(&t.key, prefix+"key", "", "the private key of the client certificate for "+side+", in `file` (default: in the certificate's file)")
+	fs.StringVar(&t.keyType, prefix+"key-type", "PEM", "the `type` of that private key: PEM or DER")
+	fs.StringVar(&t.pass, prefix+"pass", "", "the pass `phrase` of that private key")
+	fs.StringVar(&t.ciphers, prefix+"ciphers", "", "offer "+side+" only the cipher suites of `list` (OpenSSL's names) up to TLS 1.2")
+	fs.StringVar(&t.tls13Ciphers, prefix+"tls13-ciphers", "", "accept from "+side+" only the TLS 1.3 cipher suites of `list`")
+	fs.StringVar(&t.capath, prefix+"capath", "", "trust the CA certificates in the files of `dir` as well, for "+side)
+	fs.StringVar(&t.crlfile, prefix+"crlfile", "", "refuse a certificate of "+side+" that the CRL in `file` revokes")
 	fs.StringVar(&t.pinned, prefix+"pinnedpubkey", "", "accept only "+side+"'s public keys in `hashes` (sha256//BASE64[;…]) or a key file")
 	short := ""
 	if prefix == "" {
