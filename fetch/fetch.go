@@ -49,6 +49,10 @@ type Client struct {
 	// a proxy, every connection a fetch makes goes through it.
 	Proxy func(u uri.URL) (*Proxy, error)
 
+	// PreProxy, when not nil, is a SOCKS proxy every connection to an
+	// http or https proxy goes through (curl's --preproxy).
+	PreProxy *Proxy
+
 	// ProxyUser holds the proxy's credentials (curl's --proxy-user) in
 	// place of the proxy URL's; nil when none were given. They go to the
 	// proxy only, never to a site.
@@ -97,6 +101,11 @@ type Client struct {
 
 	// TLSConfig is the base TLS configuration; nil means the system roots.
 	TLSConfig *tls.Config
+
+	// ProxyTLSConfig is the TLS configuration of the connections to an
+	// https proxy (curl's --proxy-cacert, --proxy-insecure, …), apart
+	// from the sites'; nil means TLSConfig.
+	ProxyTLSConfig *tls.Config
 
 	// User holds the credentials used when the URL names none (curl's
 	// -u), nil when none were given; a user without a password (Password
@@ -164,6 +173,7 @@ type Client struct {
 	registry map[string]schemes.Fetcher
 	dialer   schemes.Dialer
 	tls      *tls.Config
+	proxyTLS *tls.Config // ProxyTLSConfig, else tls
 	proxy    func(u uri.URL) (*Proxy, error)
 	rate     *xfer.Bucket // LimitRate's, shared by every body
 
@@ -275,6 +285,10 @@ func (c *Client) init() {
 		c.tls = c.TLSConfig
 		if c.tls == nil {
 			c.tls = &tls.Config{}
+		}
+		c.proxyTLS = c.ProxyTLSConfig
+		if c.proxyTLS == nil {
+			c.proxyTLS = c.tls
 		}
 		c.proxy = c.Proxy
 		if c.proxy == nil {
@@ -561,6 +575,7 @@ func (c *Client) request(u uri.URL, r Request) *schemes.Request {
 		Search:          c.Search,
 		Dialer:          c.dialer,
 		TLSConfig:       c.tls,
+		ProxyTLSConfig:  c.proxyTLS,
 		Trace:           c.Trace,
 		MaxSize:         c.MaxSize,
 		Prompt:          c.Prompt,

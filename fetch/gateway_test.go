@@ -245,14 +245,22 @@ func TestGatewayErrors(t *testing.T) {
 		msg  string
 	}{
 		{"ftp://files.example/missing", schemes.ErrNotFound, "404 Not Found: the proxy says ERR_FTP_NOT_FOUND 0"},
-		{"ftp://files.example/secret", schemes.ErrAccessDenied, "403 Forbidden"},
+		// A refusal of the gateway request: the fetch goes on by
+		// CONNECT, which this proxy refuses too; the message names
+		// both answers.
+		{"ftp://files.example/secret", schemes.ErrProxyTunnel, "proxy CONNECT failed: 503 Service Unavailable: the proxy http://proxyuser:****@127.0.0.1:"},
+		{"ftp://files.example/secret", schemes.ErrProxyTunnel, "fetches no ftp: URLs (it answered 403 Forbidden) and tunnels none to files.example:21"},
 		// 501 to a gopher: URL: the fetch goes on by CONNECT, which this
 		// proxy answers 503.
 		{"gopher://hole.example/0/a", schemes.ErrProxyTunnel, "proxy CONNECT failed: 503 Service Unavailable"},
 		{"ftp://files.example/proxyauth", schemes.ErrLoginFailed, "the proxy refused its credentials"},
-		{"ftp://u:hidden@files.example/down", schemes.ErrServer, "ftp://u:****@files.example/down: server error (GET through proxy 127.0.0.1:"},
+		{"ftp://u:hidden@files.example/down", schemes.ErrProxyTunnel, "ftp://u:****@files.example/down: proxy CONNECT failed: 503 Service Unavailable"},
+		{"ftp://u:hidden@files.example/down", schemes.ErrProxyTunnel, "(it answered 503 Service Unavailable, the proxy says ERR_CONNECT_FAIL 111)"},
 	} {
 		_, err := c.Fetch(gatewayCtx(t), tc.url)
+		if temp := schemes.IsTemporary(err); temp != strings.HasSuffix(tc.url, "/down") {
+			t.Errorf("%s: temporary %v", tc.url, temp)
+		}
 		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) || strings.Contains(err.Error(), "hidden") {
 			t.Errorf("%s: %v, want %v with %q", tc.url, err, tc.kind, tc.msg)
 		}

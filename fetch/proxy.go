@@ -20,6 +20,7 @@ import (
 type Proxy struct {
 	URL    uri.URL // http, https, socks4, socks4a, socks5 or socks5h, with optional user:password
 	Tunnel bool    // an http(s) proxy reaches non-http schemes by CONNECT even where it could be a gateway (curl's -p)
+	HTTP10 bool    // CONNECT requests to an http(s) proxy say HTTP/1.0 (curl's --proxy1.0)
 }
 
 // NoProxy is a proxy policy that sends every URL direct, whatever the
@@ -85,7 +86,7 @@ func withCredentials(p *Proxy, user, password string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proxy{URL: u, Tunnel: p.Tunnel}, nil
+	return &Proxy{URL: u, Tunnel: p.Tunnel, HTTP10: p.HTTP10}, nil
 }
 
 // routeURL is p as a schemes.Route names an HTTP proxy: its port filled
@@ -359,6 +360,15 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	if isHTTPProxy(p) && !p.Tunnel {
 		switch {
 		case ways&schemes.ViaHTTPProxy != 0:
+			if c.PreProxy != nil || p.HTTP10 {
+				// The first hop goes through the request's Dialer:
+				// the way to the proxy through the pre-proxy, or the
+				// tunnel of an HTTP/1.0 CONNECT.
+				req.Dialer = c.toProxy(req, p)
+				if p.HTTP10 && req.URL.Scheme() == "https" {
+					req.Dialer = c.tunnel(req, p)
+				}
+			}
 			return f, nil
 		case ways&schemes.ViaGateway != 0:
 			gw, ok := c.registry[p.URL.Scheme()].(schemes.Gateway)
@@ -371,7 +381,7 @@ func (c *Client) route(req *schemes.Request, f schemes.Fetcher) (schemes.Fetcher
 	if ways&schemes.ViaDialer == 0 {
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("%s: URLs cannot go through the proxy %s", req.URL.Scheme(), req.Proxy))
 	}
-	req.Dialer = &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}
+	req.Dialer = c.tunnel(req, p)
 	return f, nil
 }
 
@@ -392,17 +402,51 @@ func (c *Client) routeTo(req *schemes.Request, target uri.URL) (schemes.Route, e
 		if err != nil {
 			return schemes.Route{}, err
 		}
-		return schemes.Route{Dialer: c.dialer, HTTPProxy: &u}, nil
+		if p.HTTP10 && target.Scheme() == "https" {
+			// CONNECT in HTTP/1.0 is the tunnel's own, as -p's.
+			return schemes.Route{Dialer: c.tunnel(req, p)}, nil
+		}
+		return schemes.Route{Dialer: c.toProxy(req, p), HTTPProxy: &u}, nil
 	}
-	return schemes.Route{Dialer: &proxyDialer{base: c.dialer, proxy: p, req: req, tls: c.tls}}, nil
+	return schemes.Route{Dialer: c.tunnel(req, p)}, nil
+}
+
+// tunnel is the Dialer of req's connections through p: a CONNECT
+// tunnel or a SOCKS connection, p reached through the pre-proxy if any.
+func (c *Client) tunnel(req *schemes.Request, p *Proxy) schemes.Dialer {
+	return &proxyDialer{base: c.toProxy(req, p), proxy: p, req: req, tls: c.proxyTLS}
+}
+
+// toProxy is the Dialer that reaches p: through the Client's PreProxy
+// when p is an HTTP proxy (curl's --preproxy), else direct.
+func (c *Client) toProxy(req *schemes.Request, p *Proxy) schemes.Dialer {
+	if c.PreProxy == nil || !isHTTPProxy(p) {
+		return c.dialer
+	}
+	return &proxyDialer{base: c.dialer, proxy: c.PreProxy, req: req, tls: c.proxyTLS}
+}
+
+// ConnectHTTP10 returns policy with every http(s) proxy it gives asking
+// for its CONNECT tunnels in HTTP/1.0 (curl's --proxy1.0).
+func ConnectHTTP10(policy func(uri.URL) (*Proxy, error)) func(uri.URL) (*Proxy, error) {
+	return func(u uri.URL) (*Proxy, error) {
+		p, err := policy(u)
+		if p == nil || err != nil || !isHTTPProxy(p) {
+			return p, err
+		}
+		q := *p
+		q.HTTP10 = true
+		return &q, nil
+	}
 }
 
 // gateway fetches through an HTTP proxy acting as a gateway, with the
 // registry's Gateway for the proxy's scheme. With fallback, a proxy that
-// answers 501 Not Implemented (as squid does for gopher: since version 4)
-// is passed over for a CONNECT tunnel to the scheme's own fetcher, next:
-// the gateway is used "where the proxy offers it", as DESIGN and the URL
-// specifications have it, and the run remembers the answer.
+// refuses the request (gatewayRefusals: squid's 501 for gopher: since
+// version 4, tinyproxy's 400 for ftp: and 503 for gopher:) is passed over
+// for a CONNECT tunnel to the scheme's own fetcher, next: the gateway is
+// used "where the proxy offers it", as DESIGN and the URL specifications
+// have it, and the run remembers the answer.
 type gateway struct {
 	c        *Client
 	via      schemes.Gateway
@@ -414,19 +458,54 @@ type gateway struct {
 func (g gateway) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
 	res, err := g.via.FetchThroughGateway(ctx, req, &schemes.GatewayProxy{
 		URL:       g.proxy.URL,
-		Dialer:    gatewayDialer{base: g.c.dialer, req: req},
-		TLSConfig: g.c.tls,
+		Dialer:    gatewayDialer{base: g.c.toProxy(req, g.proxy), req: req},
+		TLSConfig: g.c.proxyTLS,
 		Waiting:   waitingOnProxy,
 	})
 	var se *schemes.Error
-	if err == nil || !g.fallback || !errors.As(err, &se) || se.Code != http.StatusNotImplemented {
+	if err == nil || !g.fallback || !errors.As(err, &se) || !gatewayRefusals[se.Code] || ctx.Err() != nil {
 		return res, err
 	}
-	req.Trace.TraceLine(schemes.Info, "the proxy serves no "+req.URL.Scheme()+": URLs; through a CONNECT tunnel instead")
-	g.c.noGateway.Store(gatewayKey(req), true)
+	req.Trace.TraceLine(schemes.Info, fmt.Sprintf("proxy %s does not gateway %s: (HTTP %d); tunnelling with CONNECT", req.Proxy, req.URL.Scheme(), se.Code))
+	sure := se.Code == http.StatusBadRequest || se.Code == http.StatusMethodNotAllowed || se.Code == http.StatusNotImplemented
+	if sure {
+		g.c.noGateway.Store(gatewayKey(req), true)
+	}
 	tunnel := *req
-	tunnel.Dialer = &proxyDialer{base: g.c.dialer, proxy: g.proxy, req: &tunnel, tls: g.c.tls}
-	return g.next.Fetch(ctx, &tunnel)
+	tunnel.Dialer = g.c.tunnel(&tunnel, g.proxy)
+	res, terr := g.next.Fetch(ctx, &tunnel)
+	var te *schemes.Error
+	if !errors.Is(terr, schemes.ErrProxyTunnel) || !errors.As(terr, &te) {
+		if !sure {
+			// The tunnel opened: the proxy tunnels what it does not
+			// fetch.
+			g.c.noGateway.Store(gatewayKey(req), true)
+		}
+		return res, terr
+	}
+	// Refused both ways: one message with both of the proxy's answers,
+	// the tunnel's last, and curl's exit code for a refused CONNECT. A
+	// retry may still cure what the gateway's answer said may pass (a
+	// site down behind a proxy that does gateway).
+	gw := se.Reply
+	if gw == "" {
+		gw = fmt.Sprint(se.Code)
+	}
+	if se.Err != nil {
+		gw += ", " + se.Err.Error()
+	}
+	return nil, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: te.Reply,
+		Err:       fmt.Errorf("the proxy %s fetches no %s: URLs (it answered %s) and tunnels none to %s", req.Proxy, req.URL.Scheme(), gw, req.URL.Addr()),
+		Temporary: se.Temporary}
+}
+
+// gatewayRefusals are the answers of an HTTP proxy that does not fetch a
+// URL of another scheme for its client: 501 Not Implemented (RFC 9110
+// §15.6.2; squid for gopher:), 400 (tinyproxy for ftp:), 503 (tinyproxy
+// for gopher:), and the 403, 405 and 502 of others.
+var gatewayRefusals = map[int]bool{
+	http.StatusBadRequest: true, http.StatusForbidden: true, http.StatusMethodNotAllowed: true,
+	http.StatusNotImplemented: true, http.StatusBadGateway: true, http.StatusServiceUnavailable: true,
 }
 
 // gatewayKey names a proxy, by its URL as req.Proxy has it, and the

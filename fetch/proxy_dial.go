@@ -30,7 +30,7 @@ type proxyDialer struct {
 	base  schemes.Dialer
 	proxy *Proxy
 	req   *schemes.Request // for errors and the trace
-	tls   *tls.Config      // the base TLS configuration, for an https proxy
+	tls   *tls.Config      // the TLS configuration of an https proxy
 }
 
 // DialContext connects to address through the proxy.
@@ -89,7 +89,7 @@ func (d *proxyDialer) handshake(ctx context.Context, conn net.Conn, address stri
 	case "https":
 		tc := tls.Client(conn, d.proxyTLS())
 		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, d.handshakeErr("TLS handshake with proxy", schemes.ErrConnect, err)
+			return nil, d.req.TLSError("TLS handshake with proxy", err)
 		}
 		return d.connect(tc, address)
 	case "socks4", "socks4a":
@@ -127,6 +127,9 @@ func basicAuth(user, password string) string {
 func (d *proxyDialer) connect(conn net.Conn, address string) (net.Conn, error) {
 	tr := d.req.Trace
 	line := "CONNECT " + address + " HTTP/1.1"
+	if d.proxy.HTTP10 {
+		line = "CONNECT " + address + " HTTP/1.0"
+	}
 	msg := line + "\r\nHost: " + address + "\r\n"
 	tr.TraceLine(schemes.Sent, line)
 	tr.TraceLine(schemes.Sent, "Host: "+address)

@@ -385,6 +385,41 @@ func TestTinyproxy(t *testing.T) {
 	p.checkNoProxy(t, log, dirURL+"a%20file.txt", text, url, "CONNECT "+hostPort(url), "CONNECT localhost")
 }
 
+// tinyproxy as a proxy that tunnels but fetches no ftp: or gopher: URLs
+// (it answers 400 to the gateway request, some versions 503 for
+// gopher:): without Tunnel, the fetch goes on through CONNECT; to a port
+// tinyproxy does not tunnel to, both refusals are named, and the error is
+// the tunnel's (curl's exit 56).
+func TestTinyproxyGatewayFallback(t *testing.T) {
+	env := realServer(t, "URLGET_TINYPROXY_URL", "URLGET_TINYPROXY_LOG")
+	log := markLog(t, env[1])
+	p := newProxied(t, env[0], false)
+
+	dirURL, text := proxyFTPTree(t)
+	if got := p.get(t, dirURL+"a%20file.txt"); got != text {
+		t.Fatalf("ftp: got %q, want %q", got, text)
+	}
+	log.waitFor(t, "CONNECT "+hostPort(dirURL))
+
+	tr := gophernicus(t)
+	if got := p.get(t, tr.base+"/0"+tr.sel+"/hello.txt"); !strings.HasPrefix(got, "Hello from gophernicus") {
+		t.Fatalf("gopher: got %q", got)
+	}
+	log.waitFor(t, "CONNECT "+hostPort(tr.base+"/"))
+
+	// A run that does not know yet that the proxy does not gateway.
+	_, err := newProxied(t, env[0], false).c.Fetch(testCtx(t), "ftp://127.0.0.1:1/f")
+	if !errors.Is(err, schemes.ErrProxyTunnel) || !strings.Contains(err.Error(), "fetches no ftp: URLs (it answered 400") {
+		t.Errorf("a port tinyproxy does not tunnel to: %v, want both refusals", err)
+	}
+	// The run that knows goes by CONNECT at once: the refusal is the
+	// tunnel's alone.
+	_, err = p.c.Fetch(testCtx(t), "ftp://127.0.0.1:1/f")
+	if !errors.Is(err, schemes.ErrProxyTunnel) || strings.Contains(err.Error(), "it answered") {
+		t.Errorf("a port tinyproxy does not tunnel to, known not to gateway: %v", err)
+	}
+}
+
 // The gateway's answers through squid for what fails: a listing of a
 // directory that is not there is not found (exit 78, as for ftp).
 func TestSquidFTPGatewayRaw(t *testing.T) {

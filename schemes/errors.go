@@ -3,6 +3,7 @@ package schemes
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -42,7 +43,38 @@ var (
 	ErrProxyResolve   = errors.New("could not resolve proxy")
 	ErrProxyTunnel    = errors.New("proxy CONNECT failed")
 	ErrProxyHandshake = errors.New("SOCKS handshake failed")
+
+	// The failures of TLS, apart from other failures to connect (curl's
+	// exit codes 35, 60 and 90): the handshake failed (no version or
+	// cipher suite in common, a peer that speaks no TLS, an alert such
+	// as a TLS 1.2 server's refusal of the client's certificate, RFC 5246
+	// §7.4.6), the server's certificate was not verified (unknown
+	// authority, wrong name, expired, RFC 5280 §6), or its public key is
+	// none of those pinned (curl's --pinnedpubkey). Each is also
+	// ErrConnect for errors.Is: the connection was not made.
+	ErrTLSHandshake = &subKind{"TLS handshake failed", ErrConnect}
+	ErrCertificate  = &subKind{"the server's certificate was not verified", ErrConnect}
+	ErrPinnedKey    = &subKind{"the server's public key is not the pinned one", ErrConnect}
+	// ErrCertStatus: the server stapled no OCSP response, or one that
+	// says the certificate is revoked or does not answer for it (RFC
+	// 6066 §8, curl's --cert-status and its exit 91).
+	ErrCertStatus = &subKind{"the server's certificate status is not good", ErrConnect}
+
+	// ErrTLSAlert: the server ended a TLS connection with an alert after
+	// the handshake, as a TLS 1.3 server refuses the client's certificate
+	// (RFC 8446 §4.4.2.4: the client learns of it on its first read).
+	// curl reports it as a failure to receive (its exit 56).
+	ErrTLSAlert = errors.New("the server ended TLS with an alert")
 )
+
+// subKind is a kind of failure that is also a broader one for errors.Is.
+type subKind struct {
+	msg string
+	of  error
+}
+
+func (k *subKind) Error() string { return k.msg }
+func (k *subKind) Unwrap() error { return k.of }
 
 // Causes a fetcher gives (as Error.Err, or wrapped in it) when the request
 // lacks something only its caller can supply. A program can recognise them
@@ -284,10 +316,59 @@ func (r *Request) NetError(op string, err error) error {
 		kind, temp = ErrTimeout, true
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		kind, temp = ErrTruncated, true
-	case errors.As(err, &tlsErr), errors.As(err, &certErr):
-		kind = ErrConnect
+	case errors.As(err, &certErr):
+		kind = ErrCertificate
+	case errors.As(err, &tlsErr):
+		kind = ErrTLSHandshake
+	case isRemoteAlert(err):
+		kind = ErrTLSAlert
 	}
 	return &Error{Kind: kind, URL: r.URL.Redacted(), Op: op, Err: err, Temporary: temp}
+}
+
+// TLSError classifies the failure of a TLS handshake: a timeout or a
+// cancellation as NetError has them (curl too reports a handshake out of
+// time as its exit 28), the server's certificate not verified as
+// ErrCertificate (x509's failures, with or without crypto/tls's wrapper),
+// a key other than the pinned ones (an error wrapping ErrPinnedKey, as a
+// tls.Config's VerifyConnection returns it) as ErrPinnedKey, a stapled
+// status that is not good as ErrCertStatus, and anything else (an alert,
+// a record that is no TLS, the peer closing or resetting the connection
+// mid-handshake) as ErrTLSHandshake: curl's exit 35, "SSL connect error",
+// which is what a user looks the failure up by.
+func (r *Request) TLSError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
+		return r.NetError(op, err)
+	}
+	var certErr *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	kind := ErrTLSHandshake
+	switch {
+	case errors.Is(err, ErrPinnedKey):
+		kind = ErrPinnedKey
+	case errors.Is(err, ErrCertStatus):
+		kind = ErrCertStatus
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &host), errors.As(err, &invalid):
+		kind = ErrCertificate
+	}
+	return &Error{Kind: kind, URL: r.URL.Redacted(), Op: op, Err: err}
+}
+
+// isRemoteAlert tells an alert the peer sent (crypto/tls reports one as
+// a net.OpError of the operation "remote error").
+func isRemoteAlert(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error"
 }
 
 // IsTemporary reports whether err is one a retry may cure.

@@ -26,10 +26,13 @@ const (
 	// for it in the absolute form (RFC 1738 §3 leaves the protocol to the
 	// proxy; squid gateways ftp:), through the registry's Gateway.
 	ViaGateway
-	// GatewayFallback: a gateway that answers 501 Not Implemented (RFC
-	// 9110 §15.6.2: it fetches no such URLs) is passed over for ViaDialer,
-	// for the rest of the run. Squid stopped gatewaying gopher: in
-	// version 4 and still tunnels it.
+	// GatewayFallback: a gateway that refuses the request (400, 403,
+	// 405, 501, 502 or 503: RFC 9110 §15.6.2's Not Implemented, and what
+	// proxies that only tunnel answer instead) is passed over for
+	// ViaDialer's CONNECT tunnel, for the rest of the run once the tunnel
+	// opened or the refusal was one of the request itself (400, 405,
+	// 501). Squid stopped gatewaying gopher: in version 4 and still
+	// tunnels it; tinyproxy answers 400 to ftp: and 503 to gopher:.
 	GatewayFallback
 )
 

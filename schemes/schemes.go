@@ -171,6 +171,11 @@ type Request struct {
 	// fetcher clones it and sets ServerName. Never nil.
 	TLSConfig *tls.Config
 
+	// ProxyTLSConfig is the TLS configuration of a connection to an
+	// https proxy the fetcher speaks to itself (Route's HTTPProxy); nil
+	// means TLSConfig.
+	ProxyTLSConfig *tls.Config
+
 	// Trace, when not nil, receives every protocol line the fetcher sends
 	// and receives (curl's -v). Fetchers mask secrets before calling it
 	// (TraceSecret does so for commands such as PASS and AUTHINFO PASS).

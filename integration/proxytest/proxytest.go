@@ -77,6 +77,11 @@ type HTTPProxy struct {
 	User, Pass string
 	// Refuse, when set, answers every CONNECT with this status.
 	Refuse int
+	// Gateway, when set, is the status of the answer to a request for a
+	// URL of another scheme than http (the proxy fetches none): 501 when
+	// it is 0, as squid answers for gopher:; tinyproxy answers 400 for
+	// ftp: and 503 for gopher:.
+	Gateway int
 	// Hosts maps names to loopback addresses.
 	Hosts Hosts
 
@@ -126,7 +131,11 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Scheme != "http" {
 		// As squid since version 4 does for gopher: URLs: the proxy
 		// is no gateway to the scheme.
-		http.Error(w, "no gateway to "+r.URL.Scheme+": URLs", http.StatusNotImplemented)
+		code := p.Gateway
+		if code == 0 {
+			code = http.StatusNotImplemented
+		}
+		http.Error(w, "no gateway to "+r.URL.Scheme+": URLs", code)
 		return
 	}
 	if _, ok := p.Hosts.target(hostPort(r.URL.Host, r.URL.Scheme)); r.URL.Host == "" || !ok {

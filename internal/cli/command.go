@@ -49,12 +49,19 @@ const (
 	exitRead           = 26  // a URL list (--url @FILE) cannot be read
 	exitTimeout        = 28  // a timeout expired
 	exitRange          = 33  // the server cannot resume (-C), or a range no server could serve
+	exitTLS            = 35  // the TLS handshake failed
 	exitPastEnd        = 36  // a range or -C offset past the end of an ftp: or file: file
 	exitRedirects      = 47  // more redirects than --max-redirs
 	exitProxyTunnel    = 56  // the proxy refused the CONNECT tunnel
+	exitRecv           = 56  // receiving failed: a TLS alert after the handshake
+	exitLocalCert      = 58  // the client certificate or key cannot be used (-E, --key)
+	exitCipher         = 59  // --ciphers names no cipher suite
+	exitPeerCert       = 60  // the server's certificate was not verified
 	exitTooLarge       = 63  // larger than --max-filesize
 	exitLoginDenied    = 67  // the server refused the login
 	exitNotFound       = 78  // the resource does not exist
+	exitPinned         = 90  // the server's public key is not the pinned one (--pinnedpubkey)
+	exitCertStatus     = 91  // the stapled certificate status is not good (--cert-status)
 	exitProxy          = 97  // the SOCKS handshake failed
 	exitInterrupted    = 130 // SIGINT; other signals 128 plus their number
 	exitOther          = 1
@@ -99,6 +106,18 @@ func exitCode(err error) int {
 		return exitProxy
 	case errors.Is(err, schemes.ErrResolve):
 		return exitResolve
+	case errors.As(err, new(*bindError)):
+		return exitInterface
+	case errors.Is(err, schemes.ErrTLSHandshake):
+		return exitTLS
+	case errors.Is(err, schemes.ErrCertificate):
+		return exitPeerCert
+	case errors.Is(err, schemes.ErrPinnedKey):
+		return exitPinned
+	case errors.Is(err, schemes.ErrCertStatus):
+		return exitCertStatus
+	case errors.Is(err, schemes.ErrTLSAlert):
+		return exitRecv
 	case errors.Is(err, schemes.ErrConnect):
 		return exitConnect
 	case errors.Is(err, schemes.ErrAccessDenied):
@@ -208,7 +227,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 	cl, err := c.newClient()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
-		return exitUsage
+		return setupExit(err)
 	}
 	c.client = cl
 	if !c.sharedFetchers {

@@ -286,7 +286,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	cl, err := c.newClient()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "urlget: %v\n", err)
-		return exitUsage
+		return setupExit(err)
 	}
 	c.client = cl
 	if !c.sharedFetchers {

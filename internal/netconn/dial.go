@@ -8,7 +8,6 @@ package netconn
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"net"
 	"strconv"
 
@@ -57,21 +56,17 @@ func Dial(ctx context.Context, req *schemes.Request, addr string, cfg *tls.Confi
 // URL's host in ASCII form (the IDNA A-labels fetch put in the URL) and
 // the caller's trust roots hold. On error c is left to the caller.
 //
-// Any failure of the handshake is a failure to connect (curl's exit 35),
-// not a protocol error of the server's conversation: a peer that does not
-// speak TLS answers with bytes that are no TLS record.
+// Any failure of the handshake is a failure to connect, not a protocol
+// error of the server's conversation (a peer that does not speak TLS
+// answers with bytes that are no TLS record): req.TLSError tells curl's
+// exit 35 from a certificate not verified (60) or a key not pinned (90).
 func StartTLS(ctx context.Context, req *schemes.Request, c net.Conn, cfg *tls.Config) (*tls.Conn, error) {
 	if req.Trace != nil {
 		req.Trace(schemes.Info, "TLS handshake with "+cfg.ServerName)
 	}
 	tc, err := Handshake(ctx, c, cfg)
 	if err != nil {
-		e := req.NetError("TLS handshake", err)
-		var se *schemes.Error
-		if errors.As(e, &se) && se.Kind == schemes.ErrProtocol {
-			se.Kind = schemes.ErrConnect
-		}
-		return nil, e
+		return nil, req.TLSError("TLS handshake", err)
 	}
 	if req.Trace != nil {
 		req.Trace(schemes.Info, Describe(tc.ConnectionState()))

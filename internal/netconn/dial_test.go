@@ -190,8 +190,8 @@ func TestDialTLSUntrusted(t *testing.T) {
 	req := newRequest(t, "nntps://example.com/", &lines)
 	_, _, err := Dial(context.Background(), req, addr, req.TLSClientConfig("example.com"))
 	var e *schemes.Error
-	if !errors.As(err, &e) || e.Kind != schemes.ErrConnect || e.Op != "TLS handshake" {
-		t.Fatalf("error %v, want a TLS handshake that could not connect", err)
+	if !errors.As(err, &e) || e.Kind != schemes.ErrCertificate || e.Op != "TLS handshake" || !errors.Is(err, schemes.ErrConnect) {
+		t.Fatalf("error %v, want a TLS handshake whose certificate was not verified", err)
 	}
 	var certErr *tls.CertificateVerificationError
 	if !errors.As(err, &certErr) {
@@ -209,8 +209,8 @@ func TestDialTLSToPlainServer(t *testing.T) {
 	var lines []string
 	req := newRequest(t, "ftps://localhost/", &lines)
 	_, _, err := Dial(context.Background(), req, ln.Addr().String(), req.TLSClientConfig("localhost"))
-	if kindOf(err) != schemes.ErrConnect {
-		t.Fatalf("error %v, want kind %v", err, schemes.ErrConnect)
+	if kindOf(err) != schemes.ErrTLSHandshake || !errors.Is(err, schemes.ErrConnect) {
+		t.Fatalf("error %v, want kind %v", err, schemes.ErrTLSHandshake)
 	}
 }
 

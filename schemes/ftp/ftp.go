@@ -185,7 +185,9 @@ func (f *Fetcher) ProxyWays(req *schemes.Request) (schemes.ProxyWays, error) {
 	if f.ActiveAddr != "" {
 		return 0, fmt.Errorf("%w; use passive mode", schemes.ErrActiveFTPProxy)
 	}
-	return schemes.ViaGateway | schemes.ViaDialer, nil
+	// A proxy that tunnels but fetches no ftp: URLs (tinyproxy answers
+	// 400) is passed over for a CONNECT tunnel.
+	return schemes.ViaGateway | schemes.GatewayFallback | schemes.ViaDialer, nil
 }
 
 // Expect implements schemes.Expecter. FTP sends nothing ahead for

@@ -128,7 +128,31 @@ func (f *Fetcher) handshake(ctx context.Context, req *schemes.Request, c net.Con
 	}
 	tc, err := netconn.Handshake(ctx, c, cfg)
 	if err != nil {
-		return nil, err
+		return nil, req.TLSError("TLS handshake with "+host, err)
+	}
+	req.Trace.TraceLine(schemes.Info, netconn.Describe(tc.ConnectionState()))
+	return tc, nil
+}
+
+// proxyHandshake runs TLS over c with the https proxy host, with the
+// request's proxy TLS configuration (curl's --proxy-cacert and its
+// siblings), tracing the outcome.
+func proxyHandshake(ctx context.Context, req *schemes.Request, c net.Conn, host string) (*tls.Conn, error) {
+	base := req.ProxyTLSConfig
+	if base == nil {
+		base = req.TLSConfig
+	}
+	cfg := &tls.Config{}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	tc, err := netconn.Handshake(ctx, c, cfg)
+	if err != nil {
+		return nil, req.TLSError("TLS handshake with proxy "+host, err)
 	}
 	req.Trace.TraceLine(schemes.Info, netconn.Describe(tc.ConnectionState()))
 	return tc, nil
@@ -215,7 +239,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		return nil, nil, err
 	}
 	if r.proxy != nil && r.proxy.Scheme == "https" {
-		if nc, err = f.handshake(ctx, req, nc, r.proxy.Hostname(), false); err != nil {
+		if nc, err = proxyHandshake(ctx, req, nc, r.proxy.Hostname()); err != nil {
 			return fail(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: err})
 		}
 	}
@@ -270,6 +294,9 @@ func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r 
 	m.ProxyConnect(resp.StatusCode, resp.headBytes)
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
+	}
+	if f.ConnectResponses && f.OnResponse != nil {
+		f.OnResponse(responseHead(resp))
 	}
 	if c.br.Buffered() > 0 {
 		// The server's first TLS bytes never come before the client's:

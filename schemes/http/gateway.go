@@ -127,7 +127,7 @@ func (f *Fetcher) gatewayExchange(ctx context.Context, req *schemes.Request, pro
 		t, err := netconn.Handshake(ctx, raw, tc)
 		if err != nil {
 			raw.Close()
-			return nil, err
+			return nil, req.TLSError("TLS handshake with proxy "+pu.Hostname(), err)
 		}
 		nc = t
 	}

@@ -148,6 +148,12 @@ type Fetcher struct {
 	// the responses before it. The cookies package's Jar is one.
 	Jar CookieJar
 
+	// ConnectResponses makes OnResponse receive an HTTP proxy's 2xx
+	// answer to the CONNECT of an https: URL too, before the site's
+	// responses, as curl's -i and -D show it (unless
+	// --suppress-connect-headers).
+	ConnectResponses bool
+
 	// HTTP1Only speaks HTTP/1.1 on every connection: h2 is not offered
 	// by ALPN. An archiving client needs it, HTTP/2's frames being no
 	// one exchange's bytes.
