@@ -347,6 +347,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	addFtpXFlags(fs, o)
 	addOutFlags(fs, o)
 	addWriteOutFlags(fs, o)
+	// Last: what the flags above do not define.
+	addOutOfScopeFlags(fs)
 	fs.Usage = func() { writeHelp(stderr, stderr, fs, nil) }
 	args, code := withConfig(fs, args, stderr)
 	if code != 0 {
@@ -355,6 +357,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	if err := fs.Parse(wgetArgs(args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, nil, 0
+		}
+		var r *refusal
+		if errors.As(err, &r) {
+			fmt.Fprintf(stderr, "urlget: %v\n", r)
+			return nil, nil, exitUsage
 		}
 		fmt.Fprintf(stderr, "urlget: %v\nTry 'urlget --help'.\n", err)
 		return nil, nil, exitUsage

@@ -103,7 +103,7 @@ func (x *connOptions) configure(o *options, cl *fetch.Client) error {
 // added to flagCategories.
 var connCategories = map[string]string{
 	"cert": "tls auth", "cert-type": "tls", "key": "tls auth", "key-type": "tls", "pass": "tls auth",
-	"ciphers": "tls", "tls13-ciphers": "tls", "capath": "tls", "crlfile": "tls", "pinnedpubkey": "tls",
+	"ciphers": "tls", "curves": "tls", "tls13-ciphers": "tls", "capath": "tls", "crlfile": "tls", "pinnedpubkey": "tls",
 	"cert-status": "tls", "tlsv1": "tls", "tlsv1.0": "tls", "tlsv1.1": "tls", "tlsv1.2": "tls", "tlsv1.3": "tls",
 	"tls-max": "tls", "no-sessionid": "tls", "no-alpn": "tls http",
 	"ssl-no-revoke": "tls", "ssl-revoke-best-effort": "tls", "ssl-allow-beast": "tls", "ssl-auto-client-cert": "tls",

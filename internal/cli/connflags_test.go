@@ -188,12 +188,12 @@ func TestTLSExitCodes(t *testing.T) {
 // TestTLSExitCodesAsCurl runs curl itself on the same failures and
 // checks that both exit alike.
 func TestTLSExitCodesAsCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("curl is not installed")
-	}
+	curl := curlPath(t)
 	clearProxyEnv(t)
 	p := newPKI(t)
+	// A site that has only P-384 for the key exchange: --curves that
+	// leaves it out fails the handshake.
+	p384 := p.tlsSite(t, &tls.Config{CurvePreferences: []tls.CurveID{tls.CurveP384}})
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer plain.Close()
 	site := p.tlsSite(t, nil)
@@ -207,6 +207,10 @@ func TestTLSExitCodesAsCurl(t *testing.T) {
 		{"--cacert", p.caFile, "--pinnedpubkey", other, site.URL + "/"},
 		{"--cacert", p.caFile, "--ciphers", "NO-SUCH-CIPHER", site.URL + "/"},
 		{"--cacert", p.caFile, "-E", filepath.Join(p.dir, "none.pem"), site.URL + "/"},
+		{"--cacert", p.caFile, "--curves", "X25519", p384.URL + "/"},
+		{"--cacert", p.caFile, "--curves", "X25519:secp384r1", p384.URL + "/"},
+		{"--cacert", p.caFile, "--curves", "P-384", p384.URL + "/"},
+		{"--cacert", p.caFile, "--curves", "no-such-group", site.URL + "/"},
 	} {
 		cmd := exec.Command(curl, append([]string{"-sS", "-o", os.DevNull}, args...)...)
 		cmd.Env = append(os.Environ(), "https_proxy=", "HTTPS_PROXY=", "all_proxy=", "ALL_PROXY=")

@@ -40,6 +40,7 @@ type tlsFlags struct {
 	minVersion     uint16 // --tlsv1.x
 	maxVersion     uint16 // --tls-max
 	certStatus     bool   // --cert-status
+	curves         string // --curves: OpenSSL's names of key exchange groups
 
 	// The proxy's alone: the server's are -k and --cacert of cli.go.
 	insecure bool
@@ -128,6 +129,8 @@ func addTLSFlags(fs *pflag.FlagSet, t *tlsFlags, prefix string) {
 		fs.VarPF(minVersionFlag{&t.minVersion, tls.VersionTLS13}, "tlsv1.3", "", "use TLS 1.3").NoOptDefVal = "true"
 		fs.Var(maxVersionFlag{&t.maxVersion}, "tls-max", "use at most TLS `version` (1.0, 1.1, 1.2, 1.3, default)")
 		fs.BoolVar(&t.certStatus, "cert-status", false, "require the server's certificate status, stapled (OCSP), to be good")
+		fs.StringVar(&t.curves, "curves", "", "offer the key exchange groups of `list` (X25519:P-256:…), in that order")
+		curlNote(fs, "curves", "the groups Go has: X25519, X25519MLKEM768, P-256 (prime256v1), P-384 (secp384r1), P-521 (secp521r1); others are passed over, and a list naming none of them fails (exit 59)")
 	}
 }
 
@@ -206,6 +209,13 @@ func (t *tlsFlags) apply(c *tls.Config, prefix string) error {
 		c.Certificates = []tls.Certificate{cert}
 	} else if t.key != "" {
 		return &codedError{exitLocalCert, fmt.Errorf("--%skey without --%scert", prefix, prefix)}
+	}
+	if t.curves != "" {
+		ids, err := curveIDs(t.curves)
+		if err != nil {
+			return &codedError{exitCipher, fmt.Errorf("--curves: %v", err)}
+		}
+		c.CurvePreferences = ids
 	}
 	if t.ciphers != "" {
 		ids, err := cipherSuites(t.ciphers)
@@ -672,6 +682,31 @@ func tls13Suites(list string) ([]uint16, error) {
 	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("failed setting TLS 1.3 cipher suite: %s", list)
+	}
+	return ids, nil
+}
+
+// curveNames are the key exchange groups Go's TLS has, by the names
+// OpenSSL (and so curl's --curves) and IANA give them.
+var curveNames = map[string]tls.CurveID{
+	"x25519": tls.X25519, "x25519mlkem768": tls.X25519MLKEM768,
+	"p-256": tls.CurveP256, "prime256v1": tls.CurveP256, "secp256r1": tls.CurveP256,
+	"p-384": tls.CurveP384, "secp384r1": tls.CurveP384,
+	"p-521": tls.CurveP521, "secp521r1": tls.CurveP521,
+}
+
+// curveIDs reads --curves: names separated by ':', in the order of
+// preference. As OpenSSL, a name it does not have is passed over, and a
+// list that names none it has is an error.
+func curveIDs(list string) ([]tls.CurveID, error) {
+	var ids []tls.CurveID
+	for _, n := range strings.Split(list, ":") {
+		if id, ok := curveNames[strings.ToLower(strings.TrimSpace(n))]; ok && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%q names no key exchange group urlget has (X25519, X25519MLKEM768, P-256, P-384, P-521)", list)
 	}
 	return ids, nil
 }

@@ -1,5 +1,11 @@
 package cli
 
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+)
+
 // curl's options, as curl 7.88 lists them (curl --help all), for the
 // table in docs/usage.md that says for each what urlget does with it:
 // go generate makes the table from this list and the flag set, and the
@@ -364,4 +370,28 @@ var outOfScope = map[string]string{
 	"tlspassword":           whySrp,
 	"tlsuser":               whySrp,
 	"upload-file":           whyUpload,
+}
+
+// addOutOfScopeFlags defines curl's options that are out of urlget's
+// scope (outOfScope), each hidden and with curl's letter, so that a curl
+// command line that holds one fails with a line that says why, where
+// pflag would say only "unknown flag". An option defined already (curl's
+// --json, with its own message) is left as it is.
+func addOutOfScopeFlags(fs *pflag.FlagSet) {
+	for _, c := range curlOptions {
+		why := outOfScope[c.Name]
+		if why == "" || fs.Lookup(c.Name) != nil {
+			continue
+		}
+		name := "--" + c.Name
+		if c.Short != "" {
+			name = "-" + c.Short + "/" + name
+		}
+		f := fs.VarPF(refusedValue{err: fmt.Errorf("curl's %s is out of urlget's scope: %s", name, why), isSwitch: c.Arg == ""}, c.Name, c.Short, c.Help)
+		if c.Arg == "" {
+			// A switch: it is refused without taking the next argument.
+			f.NoOptDefVal = "true"
+		}
+		f.Hidden = true
+	}
 }

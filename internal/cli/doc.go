@@ -94,13 +94,14 @@ func CurlTable() []CurlRow {
 		}
 		r := CurlRow{Option: opt}
 		switch f := fs.Lookup(c.Name); {
+		case outOfScope[c.Name] != "":
+			// A flag of that name, if any, only refuses it.
+			r.Status = "out of scope: " + outOfScope[c.Name]
 		case f != nil:
 			r.Taken = true
 			if note := f.Annotations["curl"]; len(note) > 0 {
 				r.Status = note[0]
 			}
-		case outOfScope[c.Name] != "":
-			r.Status = "out of scope: " + outOfScope[c.Name]
 		default:
 			r.Status = "not taken"
 		}

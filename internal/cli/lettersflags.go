@@ -30,7 +30,7 @@ func addLettersFlags(fs *pflag.FlagSet, o *options) {
 	// curl's --raw and --json: urlget's own listing formats are
 	// --raw-listing and --json-lines.
 	fs.BoolVar(&o.curlRaw, "raw", false, "http(s): pass the body on without undoing its content or transfer coding")
-	fs.Var(refusedValue{errJSON}, "json", "curl's: send `data` as JSON; refused, urlget sends no data (listings as JSON: --json-lines)")
+	fs.Var(refusedValue{err: errJSON}, "json", "curl's: send `data` as JSON; refused, urlget sends no data (listings as JSON: --json-lines)")
 	curlNote(fs, "json", "refused: urlget sends no data")
 }
 
@@ -41,12 +41,28 @@ func addLettersFlags(fs *pflag.FlagSet, o *options) {
 var errJSON = errors.New("--json sends data (curl's meaning), and urlget sends none; for listings and reports as JSON lines use --json-lines")
 
 // refusedValue is the value of an option urlget refuses whatever it is:
-// setting it returns err.
-type refusedValue struct{ err error }
+// setting it returns err, as a *refusal. A switch (curl's --ntlm) has the
+// type "bool", so that its --no- form is refused the same way.
+type refusedValue struct {
+	err      error
+	isSwitch bool
+}
 
-func (v refusedValue) String() string   { return "" }
-func (v refusedValue) Type() string     { return "data" }
-func (v refusedValue) Set(string) error { return v.err }
+func (v refusedValue) String() string { return "" }
+func (v refusedValue) Type() string {
+	if v.isSwitch {
+		return "bool"
+	}
+	return "data"
+}
+func (v refusedValue) Set(string) error { return &refusal{v.err} }
+
+// refusal is the error of an option urlget refuses: parseFlags prints it
+// alone, without pflag's "invalid argument" around it, since the
+// argument is not what is wrong.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
 
 // checkLettersFlags checks the letters' flags once parsed: a range is
 // part of one resource, which a recursion does not fetch.
