@@ -128,6 +128,11 @@ type Fetcher struct {
 	// one exchange's bytes.
 	HTTP1Only bool
 
+	// RedirectSchemes, when not nil, are the schemes a redirect may go
+	// to (curl's --proto-redir), among http and https, the only ones
+	// followed: a redirect elsewhere fails with schemes.ErrNotRetrievable.
+	RedirectSchemes []string
+
 	// Recorder, when not nil, receives the bytes of every HTTP/1.x
 	// exchange as they crossed the connection (see Recorder). It implies
 	// HTTP1Only.
@@ -265,6 +270,10 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 	if next.Scheme != "http" && next.Scheme != "https" {
 		return nil, req.Fail(schemes.ErrAccessDenied, first.method, 0, "",
 			fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", next.Redacted()))
+	}
+	if f.RedirectSchemes != nil && !slices.Contains(f.RedirectSchemes, next.Scheme) {
+		return nil, req.Fail(schemes.ErrNotRetrievable, first.method, 0, "",
+			fmt.Errorf("refusing redirect to %s: protocol %q disabled for redirects", next.Redacted(), next.Scheme))
 	}
 	// A Location naming a host in Unicode is followed to its IDNA
 	// A-labels, the form the first request used (RFC 5891 §5), so that
@@ -727,6 +736,7 @@ func statusError(req *schemes.Request, resp *http.Response) error {
 		e.Err = fmt.Errorf("after redirect to %s", u)
 	}
 	e.Temporary = temp
+	e.RetryAfter = schemes.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	return e
 }
 
