@@ -68,6 +68,11 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
+	stderr, closeOut, code := o.out.open(stdout, stderr)
+	if code != 0 {
+		return code
+	}
+	defer closeOut()
 	for i := range o.urlArgs {
 		a := &o.urlArgs[i]
 		if !a.isList() {
@@ -87,6 +92,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	q := newURLQueue(urls, o.urlArgs)
 	q.globbing = !o.globOff
+	q.guess = o.out.guess
 	if o.verbose {
 		q.guessed = func(url string) {
 			// The text as given is the guess without its scheme, and
@@ -326,8 +332,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return nil, nil, writeHelp(stdout, stderr, fs, fs.Args())
 	}
 	if showVersion {
-		fmt.Fprintf(stdout, "urlget %s\n", version)
+		writeVersion(stdout, fs, o)
 		return nil, nil, 0
+	}
+	if o.out.manual {
+		fmt.Fprintln(stderr, "urlget: "+manualPointer)
+		return nil, nil, exitUsage
 	}
 	urls := fs.Args()
 	if len(urls) == 0 && len(o.urlArgs) == 0 {
@@ -541,8 +551,9 @@ func (c *command) newClient() (*fetch.Client, error) {
 	}
 	if o.verbose {
 		w := c.stderr
+		stamp := o.out.stamp
 		cl.Trace = func(dir schemes.Direction, line string) {
-			fmt.Fprintf(w, "%c %s\n", dir, line)
+			fmt.Fprintf(w, "%s%c %s\n", stamp(), dir, line)
 		}
 	}
 	return cl, nil

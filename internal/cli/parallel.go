@@ -105,7 +105,7 @@ func (b boundedInt) Set(s string) error {
 // parallelizable reports whether -Z may run transfers at once; see the
 // top of this file for the flags that keep a run serial.
 func (c *command) parallelizable() bool {
-	return !c.opts.verbose && c.opts.continueAt == "" && c.headers == nil
+	return !c.opts.verbose && c.opts.continueAt == "" && c.headers == nil && !c.opts.out.serial()
 }
 
 // pjob is one URL of a parallel run.
@@ -140,6 +140,7 @@ type parallelRun struct {
 	results  chan pdone         // capacity max: a transfer never waits to report
 	tally    *jobTally          // counts for the job line
 	status   int                // the exit status so far
+	halted   bool               // --fail-early met a failure: nothing more starts
 }
 
 // runParallel runs the transfers of q, up to --parallel-max at once, and
@@ -205,6 +206,9 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 
 	in, done := feed, ctx.Done()
 	for {
+		if r.halted {
+			in, r.pending = nil, nil
+		}
 		r.startReady()
 		if in == nil && len(r.pending) == 0 && r.running == 0 {
 			break
@@ -292,6 +296,7 @@ func (r *parallelRun) ended(d pdone) {
 	if t.err != nil {
 		r.status = t.code
 	}
+	r.halted = r.halted || r.c.opts.out.failedEarly(t.err)
 	r.tally.ended(t.err != nil)
 	if r.toStdout {
 		r.held = append(r.held, t)
