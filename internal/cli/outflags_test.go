@@ -419,6 +419,11 @@ func TestTraceHTTP(t *testing.T) {
 	if out != "hello\n" || !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{6} <= Recv header, 17 bytes \(0x11\)\n0000: HTTP/1.1 200 OK\n`).MatchString(errw) {
 		t.Errorf("--trace-ascii %% --trace-time: out %q, stderr:\n%s", out, errw)
 	}
+	// --trace-time stamps -v's lines too.
+	_, errw, _ = runOut(t, "-v", "--trace-time", srv.URL+"/x")
+	if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{6} > GET /x HTTP/1.1$`).MatchString(errw) {
+		t.Errorf("-v --trace-time:\n%s", errw)
+	}
 	out, _, _ = runOut(t, "--trace-ascii", "-", srv.URL+"/x")
 	if !strings.HasPrefix(out, "== Info: ") || !strings.Contains(out, "<= Recv data, 6 bytes (0x6)\n0000: hello.\n") {
 		t.Errorf("--trace-ascii -: %q", out)
@@ -706,5 +711,79 @@ func TestAcceptedOutFlags(t *testing.T) {
 	out, _, code := runOut(t, "--styled-output", "--parallel-immediate", "-Z", srv.URL+"/x")
 	if code != 0 || out != "hello\n" {
 		t.Errorf("exit %d, %q", code, out)
+	}
+}
+
+// TestNoBufferListing: with --no-buffer a listing's entries come out as
+// they arrive: the first entry of a gopher menu is read from the pipe
+// while the server still holds the rest back.
+func TestNoBufferListing(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	release := make(chan struct{})
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.Read(make([]byte, 512)) // the selector line
+		fmt.Fprintf(c, "0first\t/first\t127.0.0.1\t70\r\n")
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		fmt.Fprintf(c, "0second\t/second\t127.0.0.1\t70\r\n.\r\n")
+	}()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	code := make(chan int, 1)
+	go func() {
+		var errw bytes.Buffer
+		code <- run([]string{"-q", "--no-buffer", "gopher://" + l.Addr().String() + "/1/"}, nil, w, &errw)
+		w.Close()
+	}()
+	first := make(chan string, 1)
+	go func() {
+		b := make([]byte, 4096)
+		n, _ := r.Read(b)
+		first <- string(b[:n])
+	}()
+	select {
+	case got := <-first:
+		if !strings.Contains(got, "first") || strings.Contains(got, "second") {
+			t.Errorf("first read %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the first entry did not come out before the listing ended")
+	}
+	close(release)
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d", c)
+	}
+}
+
+// TestVersion: --version in curl's shape, the protocols of every scheme
+// urlget fetches and only the features it has.
+func TestVersion(t *testing.T) {
+	out, _, code := runOut(t, "--version")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 4 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !regexp.MustCompile(`^urlget 0\.1\.0 \(\w+/\w+\) Go/\S+`).MatchString(lines[0]) || !strings.HasPrefix(lines[1], "Release-Date: ") {
+		t.Errorf("heading %q, %q", lines[0], lines[1])
+	}
+	if want := "Protocols: file ftp ftps gopher gophers http https news nntp nntps snews wais"; lines[2] != want {
+		t.Errorf("%q, want %q", lines[2], want)
+	}
+	if want := "Features: brotli HTTP2 HTTPS-proxy IDN IPv6 Largefile libz SSL zstd"; lines[3] != want && lines[3] != strings.Replace(want, "SSL", "SSL UnixSockets", 1) {
+		t.Errorf("%q, want %q", lines[3], want)
 	}
 }

@@ -137,7 +137,10 @@ func checkOutProtoFlags(fs *pflag.FlagSet, o *options) error {
 		if err != nil {
 			return fmt.Errorf("--rate: %v", err)
 		}
-		x.rateGap.gap = gap
+		// curl: "This option has no effect when --parallel is used."
+		if !o.parallel {
+			x.rateGap.gap = gap
+		}
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func writeDump(b *bytes.Buffer, stamp, text string, p []byte, ascii bool) {
 				break
 			}
 			ch := p[i+c]
-			if ch < 0x20 || ch >= 0x80 {
+			if ch < 0x20 || ch >= 0x7f { // curl lets DEL through; a terminal need not see it
 				ch = '.'
 			}
 			b.WriteByte(ch)
