@@ -99,3 +99,14 @@ func retryAfterOf(res *schemes.Resource, err error, now time.Time) time.Duration
 	}
 	return 0
 }
+
+// RetryReason is the class of failure err, met fetching a URL of scheme,
+// is retried for under the Client's policy (see Retries), "" when it is
+// not. A caller that reads a body uses it to fetch again a URL whose body
+// failed, which Do cannot see.
+func (c *Client) RetryReason(scheme string, err error) RetryReason {
+	if err == nil {
+		return ""
+	}
+	return c.retryReason(scheme, nil, err)
+}

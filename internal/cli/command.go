@@ -250,7 +250,7 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			go func(raw string, u uri.URL, m queued, last bool) { ch <- c.start(ctx, raw, u, m, last, nil) }(raw, u, m, q.last())
 			ahead = append(ahead, ch)
 		}
-		t := c.finish(ctx, st)
+		t := c.finishRetrying(ctx, st)
 		c.settle(ctx, &t)
 		if t.err != nil {
 			status = t.code
@@ -415,6 +415,10 @@ type started struct {
 	target string
 	named  bool // the server chose target's name (-O, -J)
 	forced bool // "-o -": the body goes to stdout, binary or not
+	// u, m and last are start's, for a start again (finishRetrying).
+	u      uri.URL
+	m      queued
+	last   bool
 	offset int64
 	head   []byte // the response headers -i writes before the body
 }
@@ -428,7 +432,7 @@ const maxAhead = 32
 // of the run follows it; ahead, when not empty, lists the URLs that follow
 // it in order, for the client to be told of them (expect).
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
-	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}}
+	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err}, u: u, m: m, last: last}
 	t := &st.t
 	spec := c.spec(m.cli)
 	t.toFile = spec.file != "" || spec.remote

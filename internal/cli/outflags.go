@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -79,7 +80,7 @@ func addOutFlags(fs *pflag.FlagSet, o *options) {
 	curlNote(fs, "trace-ascii", "passwords masked, as --trace")
 	curlNote(fs, "no-progress-meter", "urlget's default meter is one line (percentage, size, rate, time left), drawn only when stderr is a terminal")
 	curlNote(fs, "no-buffer", "bodies are never held back in urlget; the flag makes listings come out entry by entry")
-	curlNote(fs, "retry", "the warning is one line, never wrapped; gopher and NNTP replies that say 'try later' are retried as FTP's 4xx")
+	curlNote(fs, "retry", "the warning is one line, never wrapped; gopher and NNTP replies that say 'try later' are retried as FTP's 4xx; a body already begun on stdout is not fetched again")
 }
 
 // outFlagCategories are the --help categories of the flags above.
@@ -181,15 +182,7 @@ func (x *outOptions) configure(o *options, cl *fetch.Client) error {
 	cl.RetryConnRefused = x.retryConnRefused
 	cl.RetryAllErrors = x.retryAllErrors
 	if o.retry > 0 && !o.silent && x.stderr != nil {
-		w := x.stderr
-		cl.OnRetry = func(r fetch.Retry) {
-			// curl tells the attempt's error, then the warning, in
-			// tool_operate.c's words.
-			if r.Err != nil {
-				fmt.Fprintf(w, "urlget: %s\n", oneLine(withFlagHint(r.Err).Error()))
-			}
-			fmt.Fprintf(w, "Warning: Problem %s. Will retry in %d seconds. %d retries left.\n", r.Reason, int64(r.Wait.Seconds()), r.Left)
-		}
+		cl.OnRetry = func(r fetch.Retry) { x.warnRetry(r.Err, r.Reason, r.Wait, r.Left) }
 	}
 	if x.trace != nil {
 		cl.Trace = x.trace.line
@@ -307,4 +300,71 @@ func (x *outOptions) stamp() string {
 		return ""
 	}
 	return time.Now().Format("15:04:05.000000 ")
+}
+
+// warnRetry tells a retry on stderr as curl does (tool_operate.c): the
+// attempt's error, then the warning, with the wait in whole seconds.
+func (x *outOptions) warnRetry(err error, reason fetch.RetryReason, wait time.Duration, left int) {
+	if x.stderr == nil {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(x.stderr, "urlget: %s\n", oneLine(withFlagHint(err).Error()))
+	}
+	fmt.Fprintf(x.stderr, "Warning: Problem %s. Will retry in %d seconds. %d retries left.\n", reason, int64(wait.Seconds()), left)
+}
+
+// finishRetrying is finish, and with --retry it fetches again a URL whose
+// body failed in one of the classes the client retries (a timeout: -m,
+// --speed-limit; anything with --retry-all-errors), as curl retries a
+// transfer whatever part of it failed; Do has retried what failed before
+// the body. It does so only where the output can start over: a file
+// written whole or not at all, a "-C -" file, which the next attempt
+// resumes, or standard output before its first byte. The body retries
+// have a budget of --retry of their own, the wait curl's (--retry-delay,
+// else 1 s doubling), while --retry-max-time has not passed since the
+// first attempt.
+func (c *command) finishRetrying(ctx context.Context, st *started) transfer {
+	t := c.finish(ctx, st)
+	o := c.opts
+	began := t.start
+	wait := seconds(o.retryDelay)
+	if wait <= 0 {
+		wait = time.Second
+	}
+	for left := o.retry; left > 0 && c.restartable(st, t) && ctx.Err() == nil; left-- {
+		reason := c.client.RetryReason(st.u.Scheme(), t.err)
+		if reason == "" || o.retryMaxTime > 0 && time.Since(began) >= seconds(o.retryMaxTime) {
+			break
+		}
+		if !o.silent {
+			o.out.warnRetry(t.err, reason, wait, left)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return t
+		case <-timer.C:
+		}
+		if o.retryDelay <= 0 {
+			wait = min(2*wait, 10*time.Minute)
+		}
+		st = c.start(ctx, st.t.url, st.u, st.m, st.last, nil)
+		t = c.finish(ctx, st)
+	}
+	return t
+}
+
+// restartable reports whether a transfer that ended with t may start
+// over: its request succeeded and its body failed (not by the binary
+// check), into an output that can take the body again.
+func (c *command) restartable(st *started, t transfer) bool {
+	switch {
+	case t.err == nil || st.res == nil || errors.Is(t.err, errBinaryOutput):
+		return false
+	case st.target != "":
+		return c.opts.continueAt == "" || c.opts.continueAt == "-"
+	}
+	return t.size == 0 && len(st.head) == 0
 }

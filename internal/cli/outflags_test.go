@@ -787,3 +787,33 @@ func TestVersion(t *testing.T) {
 		t.Errorf("%q, want %q", lines[3], want)
 	}
 }
+
+// TestRetryBodyTimeout: a body that stalls past -m is fetched again with
+// --retry when its file can start over, as curl retries a timeout in any
+// part of a transfer; a body that had begun on standard output is not.
+func TestRetryBodyTimeout(t *testing.T) {
+	srv, hits := newCounting(t, []string{"/stall"}, func(w http.ResponseWriter, r *http.Request, n int32) {
+		w.Header().Set("Content-Length", "10")
+		if n%2 == 1 {
+			w.Write([]byte("01234"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		w.Write([]byte("0123456789"))
+	})
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f")
+	_, errw, code := runOut(t, "-m", "0.5", "--retry", "2", "--retry-delay", "0.01", "-o", name, srv.URL+"/stall")
+	if b, _ := os.ReadFile(name); code != 0 || string(b) != "0123456789" || hits["/stall"].Load() != 2 {
+		t.Fatalf("exit %d, file %q after %d requests; stderr %q", code, b, hits["/stall"].Load(), errw)
+	}
+	if !strings.Contains(errw, "Warning: Problem : timeout. Will retry in 0 seconds. 2 retries left.") {
+		t.Errorf("stderr %q", errw)
+	}
+	hits["/stall"].Store(0)
+	out, errw, code := runOut(t, "-m", "0.5", "--retry", "2", "--retry-delay", "0.01", srv.URL+"/stall")
+	if code != exitTimeout || out != "01234" || hits["/stall"].Load() != 1 || strings.Contains(errw, "Warning") {
+		t.Errorf("stdout: exit %d, out %q after %d requests; stderr %q", code, out, hits["/stall"].Load(), errw)
+	}
+}

@@ -276,7 +276,7 @@ func (r *parallelRun) start(j pjob) {
 	}
 	go func() {
 		st := c.start(r.ctx, j.raw, j.u, j.m, j.last, nil)
-		r.results <- pdone{j, c.finish(r.ctx, st)}
+		r.results <- pdone{j, c.finishRetrying(r.ctx, st)}
 	}()
 }
 
