@@ -474,9 +474,6 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 
 	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.raw}
 	c.opts.out.rateGap.wait(ctx)
-	if tr := c.opts.out.trace; tr != nil {
-		tr.starting(u.Scheme())
-	}
 	c.expect(req, ahead, last)
 	res, err := c.client.Do(ctx, req)
 	st.head = c.headers.take()

@@ -59,6 +59,7 @@ type outOptions struct {
 	styledOutput   bool
 	stderr, stdout io.Writer // where the run's messages and output go, once open has chosen
 	warnings       []string  // told once stderr is chosen
+	stdoutTTY      bool      // stdout is a terminal: bodies for it are checked for binary bytes
 }
 
 // addOutFlags defines the flags of what the command prints and keeps: traces, the progress meter, buffering, retries told, files kept or removed, protocols allowed.
@@ -152,6 +153,8 @@ func (x *outOptions) open(stdout, stderr io.Writer) (io.Writer, func(), int) {
 		stderr = f
 	}
 	x.stdout, x.stderr = stdout, stderr
+	// Asked once for the run, not once a URL.
+	x.stdoutTTY = isTerminal(stdout)
 	if name, ascii := x.traceFile, false; name != "" || x.traceASCII != "" {
 		if name == "" {
 			name, ascii = x.traceASCII, true
@@ -187,6 +190,7 @@ func (x *outOptions) configure(o *options, cl *fetch.Client) error {
 	if x.trace != nil {
 		cl.Trace = x.trace.line
 		o.http.Recorder = x.trace
+		o.http.TraceNotesOnly = true
 	}
 	return x.configureProto(o, cl)
 }
@@ -270,7 +274,7 @@ func (g *binaryGuard) Write(p []byte) (int, error) {
 // stdout itself, or, when it is a terminal and "-o -" did not ask for it,
 // stdout behind the binary check.
 func (x *outOptions) guardTerminal(stdout io.Writer, forced bool) io.Writer {
-	if forced || !isTerminal(stdout) {
+	if forced || !x.stdoutTTY {
 		return stdout
 	}
 	return &binaryGuard{w: stdout}

@@ -205,7 +205,9 @@ func (r *rateLimiter) wait(ctx context.Context) {
 // both --proto and --proto-redir allow.
 func (x *outOptions) configureProto(o *options, cl *fetch.Client) error {
 	for _, w := range x.warnings {
-		fmt.Fprintf(x.stderr, "Warning: %s\n", w)
+		if x.stderr != nil && !o.silent {
+			fmt.Fprintf(x.stderr, "Warning: %s\n", w)
+		}
 	}
 	x.warnings = nil
 	if x.allowed != nil {
@@ -246,7 +248,10 @@ func (x *outOptions) checkURL(u uri.URL) error {
 		return &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(),
 			Err: fmt.Errorf("protocol %q not supported or disabled (--proto)", u.Scheme())}
 	}
-	if _, ok := u.RawUser(); ok && x.noURLUsername {
+	if !x.noURLUsername {
+		return nil
+	}
+	if _, ok := u.RawUser(); ok {
 		return &schemes.Error{Kind: schemes.ErrLoginFailed, URL: u.Redacted(),
 			Err: errors.New("the URL names a user, which --disallow-username-in-url forbids")}
 	}

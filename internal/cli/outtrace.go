@@ -7,7 +7,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/urlget/urlget/schemes"
@@ -37,22 +36,15 @@ type tracer struct {
 	ascii bool
 	stamp bool
 	now   func() time.Time
-	// http is set while the transfer under way is an http(s) one, whose
-	// lines the Recorder gives: the Tracer's copies of them are dropped.
-	http atomic.Bool
 }
 
 func newTracer(w io.Writer, ascii, stamp bool) *tracer {
 	return &tracer{w: w, ascii: ascii, stamp: stamp, now: time.Now}
 }
 
-// starting tells the tracer the scheme of the transfer that starts.
-func (t *tracer) starting(scheme string) {
-	t.http.Store(scheme == "http" || scheme == "https")
-}
-
 // line is the Client's Tracer: a note, or a protocol line of a scheme
-// the Recorder does not see.
+// the Recorder does not see (the http fetcher gives it none of its lines:
+// TraceNotesOnly).
 func (t *tracer) line(dir schemes.Direction, line string) {
 	switch dir {
 	case schemes.Info:
@@ -60,13 +52,9 @@ func (t *tracer) line(dir schemes.Direction, line string) {
 		defer t.mu.Unlock()
 		fmt.Fprintf(t.w, "%s== Info: %s\n", t.timestamp(), line)
 	case schemes.Sent:
-		if !t.http.Load() {
-			t.dump("=> Send header", []byte(line+"\r\n"))
-		}
+		t.dump("=> Send header", []byte(line+"\r\n"))
 	case schemes.Received:
-		if !t.http.Load() {
-			t.dump("<= Recv header", []byte(line+"\r\n"))
-		}
+		t.dump("<= Recv header", []byte(line+"\r\n"))
 	}
 }
 

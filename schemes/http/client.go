@@ -247,11 +247,11 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
 	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
-	req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
-	req.Trace.TraceLine(schemes.Sent, "Host: "+target)
+	f.lines(req).TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+	f.lines(req).TraceLine(schemes.Sent, "Host: "+target)
 	if r.proxy.User != nil {
 		msg += "Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n"
-		req.Trace.TraceSecret("Proxy-Authorization: Basic ")
+		f.lines(req).TraceSecret("Proxy-Authorization: Basic ")
 	}
 	x := c.exchange(target)
 	if err := c.write(x, []byte(msg+"\r\n")); err != nil {
@@ -262,7 +262,7 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 	if err != nil {
 		return endExchange(x, err)
 	}
-	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	f.lines(req).TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
 	}
@@ -291,7 +291,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	// tells the server.
 	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
-	traceRequest(req.Trace, r, " HTTP/1.1")
+	traceRequest(f.lines(req), r, " HTTP/1.1")
 	if err := c.write(x, r.bytes()); err != nil {
 		bind.Stop()
 		c.Close()
@@ -314,6 +314,15 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 		resp.Body = cb
 	}
 	return resp, false, nil
+}
+
+// lines is the Tracer of req's protocol lines: req's, but none with
+// TraceNotesOnly; the notes (schemes.Info) go to req's always.
+func (f *Fetcher) lines(req *schemes.Request) schemes.Tracer {
+	if f.TraceNotesOnly {
+		return nil
+	}
+	return req.Trace
 }
 
 // traceRequest traces the request line and fields as they are written,

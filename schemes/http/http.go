@@ -133,6 +133,11 @@ type Fetcher struct {
 	// followed: a redirect elsewhere fails with schemes.ErrNotRetrievable.
 	RedirectSchemes []string
 
+	// TraceNotesOnly gives a request's Trace the notes (schemes.Info)
+	// alone, not the request and response lines: a Recorder that traces
+	// the exchanges' bytes (curl's --trace) has them already.
+	TraceNotesOnly bool
+
 	// Recorder, when not nil, receives the bytes of every HTTP/1.x
 	// exchange as they crossed the connection (see Recorder). It implies
 	// HTTP1Only.
@@ -233,7 +238,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 		if err != nil {
 			return nil, err
 		}
-		traceResponse(req.Trace, resp)
+		traceResponse(f.lines(req), resp)
 		if f.OnResponse != nil {
 			f.OnResponse(responseHead(resp))
 		}
