@@ -58,7 +58,6 @@ type outOptions struct {
 	manual         bool
 	styledOutput   bool
 	stderr, stdout io.Writer // where the run's messages and output go, once open has chosen
-	warnings       []string  // told once stderr is chosen
 	stdoutTTY      bool      // stdout is a terminal: bodies for it are checked for binary bytes
 }
 
@@ -79,6 +78,7 @@ func addOutFlags(fs *pflag.FlagSet, o *options) {
 	addOutProtoFlags(fs, x)
 	curlNote(fs, "trace", "passwords (PASS, AUTHINFO PASS, Authorization) are masked; a listing's data is not dumped; http is traced over HTTP/1.1")
 	curlNote(fs, "trace-ascii", "passwords masked, as --trace")
+	curlNote(fs, "progress-bar", "with the size unknown a plain -=O=- goes to and fro, without curl's sine of '#'s")
 	curlNote(fs, "no-progress-meter", "urlget's default meter is one line (percentage, size, rate, time left), drawn only when stderr is a terminal")
 	curlNote(fs, "no-buffer", "bodies are never held back in urlget; the flag makes listings come out entry by entry")
 	curlNote(fs, "retry", "the warning is one line, never wrapped; gopher and NNTP replies that say 'try later' are retried as FTP's 4xx; a body already begun on stdout is not fetched again")

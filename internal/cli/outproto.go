@@ -59,9 +59,10 @@ func protocols() []string {
 // parseProto reads --proto's list as curl's proto2num does: from every
 // protocol, tokens separated by commas, each a protocol name or "all"
 // after modifiers: '+' adds it (the default), '-' removes it, '=' allows
-// only it (and those after). A name urlget does not know is warned of
-// and skipped, as curl does; a modifier other than these is an error.
-func parseProto(list string, warn func(string)) (protoSet, error) {
+// only it (and those after). A name urlget does not know is skipped, as
+// curl 7.88 skips it without a word, but for '=', which still clears the
+// set; a modifier other than these is an error.
+func parseProto(list string) (protoSet, error) {
 	all := protocols()
 	set := protoSet{}
 	for _, p := range all {
@@ -89,12 +90,11 @@ func parseProto(list string, warn func(string)) (protoSet, error) {
 			}
 			continue
 		}
-		if !slices.Contains(all, name) {
-			warn(fmt.Sprintf("unrecognized protocol '%s'", name))
-			continue
-		}
 		if action == '=' {
 			clear(set)
+		}
+		if !slices.Contains(all, name) {
+			continue
 		}
 		set[name] = action != '-'
 	}
@@ -113,15 +113,14 @@ const manualPointer = "--manual: urlget has no manual built in; read `man urlget
 // --rate.
 func checkOutProtoFlags(fs *pflag.FlagSet, o *options) error {
 	x := &o.out
-	warn := func(msg string) { x.warnings = append(x.warnings, msg) }
 	var err error
 	if fs.Changed("proto") {
-		if x.allowed, err = parseProto(x.proto, warn); err != nil {
+		if x.allowed, err = parseProto(x.proto); err != nil {
 			return fmt.Errorf("--proto: %v", err)
 		}
 	}
 	if fs.Changed("proto-redir") {
-		if x.redirAllowed, err = parseProto(x.protoRedir, warn); err != nil {
+		if x.redirAllowed, err = parseProto(x.protoRedir); err != nil {
 			return fmt.Errorf("--proto-redir: %v", err)
 		}
 	}
@@ -204,12 +203,6 @@ func (r *rateLimiter) wait(ctx context.Context) {
 // is refused (exit 1), and holds the http fetcher's redirects to what
 // both --proto and --proto-redir allow.
 func (x *outOptions) configureProto(o *options, cl *fetch.Client) error {
-	for _, w := range x.warnings {
-		if x.stderr != nil && !o.silent {
-			fmt.Fprintf(x.stderr, "Warning: %s\n", w)
-		}
-	}
-	x.warnings = nil
 	if x.allowed != nil {
 		for scheme := range cl.Fetchers {
 			if !x.allowed.allows(scheme) {
