@@ -704,7 +704,6 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 			if err := w.WriteByte('\n'); err != nil {
 				return count, err
 			}
-
 		case schemes.NamesOnly(res.Listing):
 			w.WriteString(e.Name)
 			w.WriteByte('\n')

@@ -889,3 +889,21 @@ func TestOutFlagsAsCurl(t *testing.T) {
 		t.Errorf("files %v", dirNames(t, dir))
 	}
 }
+
+// TestRetryFTP4xx: an FTP 4xx reply is transient (RFC 959 §4.2), which
+// --retry retries as curl does, telling it as an FTP error; a 5xx is
+// final.
+func TestRetryFTP4xx(t *testing.T) {
+	s := ftptest.NewServer(fstest.MapFS{"f.txt": {Data: []byte("ftp data\n"), Mode: 0o644}})
+	t.Cleanup(s.Close)
+	s.ReplyOnce("RETR", "450 Requested file action not taken; try again")
+	out, errw, code := runOut(t, "--retry", "2", "--retry-delay", "0.01", s.URL+"/f.txt")
+	if code != 0 || out != "ftp data\n" || !strings.Contains(errw, "Warning: Problem : FTP error. Will retry in 0 seconds. 2 retries left.") {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, errw)
+	}
+	s.ReplyOnce("RETR", "550 No such file")
+	_, errw, code = runOut(t, "--retry", "2", "--retry-delay", "0.01", s.URL+"/f.txt")
+	if code != exitNotFound || strings.Contains(errw, "Warning") {
+		t.Errorf("550: exit %d, stderr %q", code, errw)
+	}
+}
