@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -905,5 +906,26 @@ func TestRetryFTP4xx(t *testing.T) {
 	_, errw, code = runOut(t, "--retry", "2", "--retry-delay", "0.01", s.URL+"/f.txt")
 	if code != exitNotFound || strings.Contains(errw, "Warning") {
 		t.Errorf("550: exit %d, stderr %q", code, errw)
+	}
+}
+
+// TestNoProgressMeterJobLine: --no-progress-meter takes the job line of
+// a -Z run and of a recursion away too; the errors are still told.
+func TestNoProgressMeterJobLine(t *testing.T) {
+	jobTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { jobTerminal = isTerminal })
+	srv := fixedServer(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-Z", "--output-dir", dir, "-O", srv.URL + "/a", "-O", srv.URL + "/b/"},
+		{"-r", "--output-dir", dir, srv.URL + "/d/"},
+	} {
+		if _, errw, _ := runOut(t, args...); !strings.Contains(errw, "\r") {
+			t.Errorf("%v: no job line drawn: %q", args, errw)
+		}
+		_, errw, _ := runOut(t, append([]string{"--no-progress-meter"}, args...)...)
+		if strings.Contains(errw, "\r") || args[0] == "-Z" && !strings.Contains(errw, "urlget: ") {
+			t.Errorf("--no-progress-meter %v: stderr %q", args, errw)
+		}
 	}
 }

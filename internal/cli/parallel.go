@@ -160,7 +160,7 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 	// The job line replaces the per-transfer bar; messages to stderr are
 	// written above it.
 	var p *progress.Jobs
-	if !c.opts.silent {
+	if !c.opts.silent && !c.opts.out.noProgressMeter {
 		p = newJobs(c.stderr)
 	}
 	c.progress = nil

@@ -295,7 +295,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	mo := c.mirrorOptions()
 	var jobs *progress.Jobs
-	if !c.opts.silent {
+	if !c.opts.silent && !c.opts.out.noProgressMeter {
 		jobs = newJobs(c.stderr)
 	}
 	if jobs != nil {
