@@ -69,7 +69,11 @@ func addOutFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&x.failEarly, "fail-early", false, "stop at the first URL that fails (default: fetch them all)")
 	fs.BoolVarP(&x.hashBar, "progress-bar", "#", false, "draw the progress as a bar of '#'s and a percentage")
 	fs.BoolVar(&x.noProgressMeter, "no-progress-meter", false, "draw no progress meter; errors are still shown")
-	fs.BoolVar(&x.noBuffer, "no-buffer", false, "write a listing entry by entry, never held in a buffer")
+	if fs.Lookup("no-buffer") == nil {
+		// -N's letter is defined with curl's other letters in cli.go,
+		// on its own variable; checkOutFlags reads the flag either way.
+		fs.Bool("no-buffer", false, "write a listing entry by entry, never held in a buffer")
+	}
 	fs.StringVar(&x.stderrFile, "stderr", "", "write what goes to stderr to `file` ('-' is stdout)")
 	fs.StringVar(&x.traceFile, "trace", "", "write every byte sent and received to `file`, in hex and text ('-' stdout, '%' stderr)")
 	fs.StringVar(&x.traceASCII, "trace-ascii", "", "as --trace, text only, to `file`")
@@ -118,6 +122,7 @@ func init() {
 // checkOutFlags checks those flags once parsed.
 func checkOutFlags(fs *pflag.FlagSet, o *options) error {
 	x := &o.out
+	x.noBuffer = fs.Lookup("no-buffer").Value.String() == "true"
 	if x.traceFile != "" && x.traceASCII != "" {
 		return errors.New("--trace and --trace-ascii exclude each other")
 	}
