@@ -929,3 +929,31 @@ func TestNoProgressMeterJobLine(t *testing.T) {
 		}
 	}
 }
+
+// TestProtoRecursion: a -r link to a protocol --proto disabled is
+// refused with the protocol's message, before any connection to it.
+func TestProtoRecursion(t *testing.T) {
+	s := ftptest.NewServer(fstest.MapFS{"f.txt": {Data: []byte("ftp data\n"), Mode: 0o644}})
+	t.Cleanup(s.Close)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<a href="%s/f.txt">ftp</a>`, s.URL)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	_, errw, code := runOut(t, "-r", "--schemes", "http,ftp", "--span-hosts", "--output-dir", dir, srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("without --proto: exit %d: %s", code, errw)
+	}
+	// The first run's session has ended (QUIT) once the server closed it.
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Contains(s.Commands(), "QUIT") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := len(s.Commands())
+	dir = t.TempDir()
+	_, errw, code = runOut(t, "-r", "--schemes", "http,ftp", "--span-hosts", "--proto", "=http", "--output-dir", dir, srv.URL+"/")
+	if code != exitUnsupported || !strings.Contains(errw, `protocol "ftp" not supported or disabled`) || len(s.Commands()) != before {
+		t.Errorf("exit %d, %d FTP commands; stderr %s", code, len(s.Commands())-before, errw)
+	}
+}

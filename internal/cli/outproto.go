@@ -198,15 +198,15 @@ func (r *rateLimiter) wait(ctx context.Context) {
 	}
 }
 
-// configureProto takes the disabled protocols out of the client's
-// registry, so that a URL of one of them, given or reached by a link,
-// is refused (exit 1), and holds the http fetcher's redirects to what
+// configureProto puts disabledFetcher in the place of the disabled
+// protocols' fetchers in the client's registry, so that a URL of one of
+// them, given or reached by a link, is refused (exit 1), and holds the http fetcher's redirects to what
 // both --proto and --proto-redir allow.
 func (x *outOptions) configureProto(o *options, cl *fetch.Client) error {
 	if x.allowed != nil {
 		for scheme := range cl.Fetchers {
 			if !x.allowed.allows(scheme) {
-				delete(cl.Fetchers, scheme)
+				cl.Fetchers[scheme] = disabledFetcher{}
 			}
 		}
 	}
@@ -238,8 +238,7 @@ func (x *outOptions) guess(text string) (string, bool) {
 // (curl's exit 67).
 func (x *outOptions) checkURL(u uri.URL) error {
 	if !x.allowed.allows(u.Scheme()) {
-		return &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(),
-			Err: fmt.Errorf("protocol %q not supported or disabled (--proto)", u.Scheme())}
+		return disabledError(u)
 	}
 	if !x.noURLUsername {
 		return nil
@@ -249,4 +248,19 @@ func (x *outOptions) checkURL(u uri.URL) error {
 			Err: errors.New("the URL names a user, which --disallow-username-in-url forbids")}
 	}
 	return nil
+}
+
+// disabledFetcher stands for the fetcher of a protocol --proto disabled:
+// it refuses every URL, before any connection, in curl's words.
+type disabledFetcher struct{}
+
+// Fetch refuses req.
+func (disabledFetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Resource, error) {
+	return nil, disabledError(req.URL)
+}
+
+// disabledError is the error of a URL whose protocol --proto disabled.
+func disabledError(u uri.URL) error {
+	return &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(),
+		Err: fmt.Errorf("protocol %q not supported or disabled (--proto)", u.Scheme())}
 }
