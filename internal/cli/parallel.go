@@ -169,6 +169,7 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 	if p != nil {
 		c.client.Progress = r.tally.body
 		c.stderr = p.Above(c.stderr)
+		c.opts.out.stderr = c.stderr // --retry's warnings too
 	}
 	defer p.Stop()
 
