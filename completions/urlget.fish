@@ -107,5 +107,5 @@ complete -c urlget -l proto-default -x -d 'take a URL without a scheme for proto
 complete -c urlget -l disallow-username-in-url -d 'refuse a URL that names a user (exit 67)'
 complete -c urlget -l rate -x -d 'start at most N/unit transfers (s, m, h, d; /h when none), one after another'
 complete -c urlget -l parallel-immediate -d 'with -Z, open new connections at once (urlget always does)'
-complete -c urlget -l manual -s M -d 'tell where the manual is'
+complete -c urlget -l manual -s M -d 'print every option and where the manual is'
 complete -c urlget -l styled-output -d 'accepted: urlget styles none of its output'

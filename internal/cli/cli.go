@@ -336,8 +336,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return nil, nil, 0
 	}
 	if o.out.manual {
-		fmt.Fprintln(stderr, "urlget: "+manualPointer)
-		return nil, nil, exitUsage
+		return nil, nil, writeManual(stdout, stderr, fs)
 	}
 	urls := fs.Args()
 	if len(urls) == 0 && len(o.urlArgs) == 0 {

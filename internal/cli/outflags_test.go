@@ -711,12 +711,13 @@ func TestRate(t *testing.T) {
 	}
 }
 
-// TestAcceptedOutFlags: -M points at the manual (exit 2); --styled-output
+// TestAcceptedOutFlags: -M prints every option and points at the manual;
+// --styled-output
 // and --parallel-immediate are accepted.
 func TestAcceptedOutFlags(t *testing.T) {
 	srv := fixedServer(t)
-	if _, errw, code := runOut(t, "-M"); code != exitUsage || !strings.Contains(errw, "man urlget") {
-		t.Errorf("-M: exit %d, %s", code, errw)
+	if out, errw, code := runOut(t, "-M"); code != 0 || !strings.Contains(out, "man urlget") || !strings.Contains(out, "--trace-ascii") {
+		t.Errorf("-M: exit %d, %s%s", code, out, errw)
 	}
 	out, _, code := runOut(t, "--styled-output", "--parallel-immediate", "-Z", srv.URL+"/x")
 	if code != 0 || out != "hello\n" {

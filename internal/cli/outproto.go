@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,12 +30,12 @@ func addOutProtoFlags(fs *pflag.FlagSet, x *outOptions) {
 	fs.BoolVar(&x.noURLUsername, "disallow-username-in-url", false, "refuse a URL that names a user (exit 67)")
 	fs.StringVar(&x.rate, "rate", "", "start at most `N/unit` transfers (s, m, h, d; /h when none), one after another")
 	fs.BoolVar(&x.parallelImmed, "parallel-immediate", false, "with -Z, open new connections at once (urlget always does)")
-	fs.BoolVarP(&x.manual, "manual", "M", false, "tell where the manual is")
+	fs.BoolVarP(&x.manual, "manual", "M", false, "print every option and where the manual is")
 	fs.BoolVar(&x.styledOutput, "styled-output", false, "accepted: urlget styles none of its output")
 	curlNote(fs, "proto", "protocols are urlget's schemes (file ftp ftps gopher gophers http https news nntp nntps snews wais)")
 	curlNote(fs, "proto-redir", "urlget follows redirects to http and https only, whatever the list allows")
 	curlNote(fs, "parallel-immediate", "no effect: a -Z transfer never waits to share a connection, it opens its own at once")
-	curlNote(fs, "manual", "no manual built in: points at `man urlget` and docs/usage.md, exit 2")
+	curlNote(fs, "manual", "prints --help all and points at `man urlget` and docs/usage.md, the manual not being built in")
 	curlNote(fs, "styled-output", "no effect: urlget's headers are never styled")
 	curlNote(fs, "rate", "no effect with -Z or -r, as curl's with --parallel")
 }
@@ -105,9 +106,16 @@ func isAlnum(c byte) bool {
 	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
 }
 
-// manualPointer is what -M says: curl prints its manual, built in;
-// urlget's is the man page and docs/.
-const manualPointer = "--manual: urlget has no manual built in; read `man urlget`, or docs/usage.md in the source"
+// writeManual is -M: curl prints the manual built into it; urlget prints
+// the one it has built in, every option (--help all), and where the rest
+// is: the man page and docs/.
+func writeManual(w, errw io.Writer, fs *pflag.FlagSet) int {
+	if code := writeHelp(w, errw, fs, []string{"all"}); code != 0 {
+		return code
+	}
+	fmt.Fprintln(w, "\nThe whole manual: `man urlget`, and docs/usage.md with the source.")
+	return 0
+}
 
 // checkOutProtoFlags reads --proto, --proto-redir, --proto-default and
 // --rate.
