@@ -68,10 +68,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
-	stderr, closeOut, code := o.out.open(stdout, stderr)
-	if code != 0 {
-		return code
-	}
+	stderr, closeOut := o.out.open(stdout, stderr)
 	defer closeOut()
 	for i := range o.urlArgs {
 		a := &o.urlArgs[i]

@@ -134,9 +134,10 @@ func checkOutFlags(fs *pflag.FlagSet, o *options) error {
 }
 
 // open sets up where the run writes, before any transfer: --stderr's file
-// in place of stderr, and the trace's. It returns the run's stderr and the
-// function that closes what it opened, or the exit status of a failure.
-func (x *outOptions) open(stdout, stderr io.Writer) (io.Writer, func(), int) {
+// in place of stderr, and the trace's; a file that cannot be made is
+// warned of and left out, as curl leaves it. It returns the run's stderr
+// and the function that closes what it opened.
+func (x *outOptions) open(stdout, stderr io.Writer) (io.Writer, func()) {
 	var closers []io.Closer
 	done := func() {
 		for _, c := range closers {
@@ -173,16 +174,18 @@ func (x *outOptions) open(stdout, stderr io.Writer) (io.Writer, func(), int) {
 		default:
 			f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 			if err != nil {
-				fmt.Fprintf(stderr, "urlget: --trace: %v\n", err)
-				done()
-				return nil, nil, exitWrite
+				// curl goes on untraced, after a warning.
+				fmt.Fprintf(stderr, "Warning: --trace: %v\n", err)
+				break
 			}
 			closers = append(closers, f)
 			w = f
 		}
-		x.trace = newTracer(w, ascii, x.traceTime)
+		if w != nil {
+			x.trace = newTracer(w, ascii, x.traceTime)
+		}
 	}
-	return stderr, done, 0
+	return stderr, done
 }
 
 // configure sets those flags on the client.

@@ -426,6 +426,11 @@ func TestTraceHTTP(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{6} > GET /x HTTP/1.1$`).MatchString(errw) {
 		t.Errorf("-v --trace-time:\n%s", errw)
 	}
+	// A trace file that cannot be made is warned of, the run goes on.
+	out, errw, code = runOut(t, "--trace", filepath.Join(dir, "no", "such"), srv.URL+"/x")
+	if code != 0 || out != "hello\n" || !strings.HasPrefix(errw, "Warning: --trace: ") {
+		t.Errorf("unmade trace file: exit %d, out %q, stderr %q", code, out, errw)
+	}
 	out, _, _ = runOut(t, "--trace-ascii", "-", srv.URL+"/x")
 	if !strings.HasPrefix(out, "== Info: ") || !strings.Contains(out, "<= Recv data, 6 bytes (0x6)\n0000: hello.\n") {
 		t.Errorf("--trace-ascii -: %q", out)
