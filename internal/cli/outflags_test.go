@@ -963,3 +963,30 @@ func TestProtoRecursion(t *testing.T) {
 		t.Errorf("exit %d, %d FTP commands; stderr %s", code, len(s.Commands())-before, errw)
 	}
 }
+
+// TestHashProgressBarAsCurl draws -# with curl and urlget for the same
+// body, 40 columns wide: the same last line.
+func TestHashProgressBarAsCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl to compare with")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.Write(bytes.Repeat([]byte("x"), 100000))
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("COLUMNS", "40")
+	dir := t.TempDir()
+	cmd := exec.Command(curl, "-#", "-o", filepath.Join(dir, "c"), srv.URL+"/f")
+	var cerr bytes.Buffer
+	cmd.Stderr = &cerr
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, errw, code := runOut(t, "-#", "-o", filepath.Join(dir, "u"), srv.URL+"/f")
+	last := func(s string) string { return s[strings.LastIndex(s, "\r"):] }
+	if code != 0 || last(errw) != last(cerr.String()) {
+		t.Errorf("last line %q, curl's %q (all: %q)", last(errw), last(cerr.String()), cerr.String())
+	}
+}
