@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
@@ -988,5 +989,32 @@ func TestHashProgressBarAsCurl(t *testing.T) {
 	last := func(s string) string { return s[strings.LastIndex(s, "\r"):] }
 	if code != 0 || last(errw) != last(cerr.String()) {
 		t.Errorf("last line %q, curl's %q (all: %q)", last(errw), last(cerr.String()), cerr.String())
+	}
+}
+
+// TestRetryResumes: with -C -, the body a retry fetches again starts
+// where the file ends, as the next -C - run would.
+func TestRetryResumes(t *testing.T) {
+	var mu sync.Mutex
+	var ranges []string
+	srv, _ := newCounting(t, []string{"/f"}, func(w http.ResponseWriter, r *http.Request, n int32) {
+		mu.Lock()
+		ranges = append(ranges, r.Header.Get("Range"))
+		mu.Unlock()
+		if n == 1 {
+			w.Header().Set("Content-Length", "10")
+			w.Write([]byte("01234"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		http.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
+	})
+	name := filepath.Join(t.TempDir(), "f")
+	_, errw, code := runOut(t, "-C", "-", "-m", "0.5", "--retry", "1", "--retry-delay", "0.01", "-o", name, srv.URL+"/f")
+	mu.Lock()
+	defer mu.Unlock()
+	if b, _ := os.ReadFile(name); code != 0 || string(b) != "0123456789" || len(ranges) != 2 || ranges[1] != "bytes=5-" {
+		t.Errorf("exit %d, file %q, ranges %q; stderr %q", code, b, ranges, errw)
 	}
 }
