@@ -18,7 +18,7 @@ func addOutFileFlags(fs *pflag.FlagSet, x *outOptions) {
 	fs.BoolVar(&x.removeOnError, "remove-on-error", false, "remove the output file on an error, what -C appended to and --fail-with-body's page too")
 	fs.BoolVar(&x.xattr, "xattr", false, "store the URL and the media type in the file's extended attributes")
 	curlNote(fs, "no-clobber", "with -C the file is resumed as -C says; a device or a FIFO is written as it is")
-	curlNote(fs, "remove-on-error", "urlget never leaves a partial file of its own: the flag removes what -C appended to and --fail-with-body's page")
+	curlNote(fs, "remove-on-error", "urlget never leaves a partial file of its own: the flag removes what -C appended to and --fail-with-body's page; a file there before the run, which nothing was written to, stays")
 }
 
 // maxClobberSuffix is the last ".N" --no-clobber tries, as curl's.

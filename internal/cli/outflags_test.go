@@ -576,6 +576,23 @@ func TestRemoveOnError(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); code != exitTruncated || len(entries) != 0 {
 		t.Errorf("exit %d, left %v", code, entries)
 	}
+	// --fail-with-body keeps the error page, but for --remove-on-error.
+	page := fixedStatus(t, http.StatusNotFound)
+	_, _, code = runOut(t, "--fail-with-body", "-o", name, page.URL+"/x")
+	if b, _ := os.ReadFile(name); code != exitHTTP || string(b) != "gone\n" {
+		t.Errorf("--fail-with-body: exit %d, file %q", code, b)
+	}
+	// A file that was there before the run is left as it was: nothing of
+	// it was written.
+	_, _, code = runOut(t, "--fail-with-body", "--remove-on-error", "-o", name, page.URL+"/x")
+	if b, _ := os.ReadFile(name); code != exitHTTP || string(b) != "gone\n" {
+		t.Errorf("--fail-with-body --remove-on-error over a file: exit %d, file %q", code, b)
+	}
+	os.Remove(name)
+	_, _, code = runOut(t, "--fail-with-body", "--remove-on-error", "-o", name, page.URL+"/x")
+	if _, err := os.Stat(name); code != exitHTTP || err == nil {
+		t.Errorf("--fail-with-body --remove-on-error: exit %d, file still there (%v)", code, err)
+	}
 }
 
 // TestXattr: --xattr stores the URL, without its credentials, and the
@@ -1017,4 +1034,14 @@ func TestRetryResumes(t *testing.T) {
 	if b, _ := os.ReadFile(name); code != 0 || string(b) != "0123456789" || len(ranges) != 2 || ranges[1] != "bytes=5-" {
 		t.Errorf("exit %d, file %q, ranges %q; stderr %q", code, b, ranges, errw)
 	}
+}
+
+// fixedStatus answers every request with status code and the body "gone".
+func fixedStatus(t *testing.T, code int) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(code)
+		w.Write([]byte("gone\n"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
