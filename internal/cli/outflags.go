@@ -34,8 +34,8 @@ type outOptions struct {
 
 	// --stderr FILE, and the traces: --trace, --trace-ascii, --trace-time.
 	stderrFile string
-	traceFile  string
-	traceASCII string
+	traceFile  string // the last of --trace and --trace-ascii names it
+	traceASCII bool   // and that last was --trace-ascii
 	traceTime  bool
 	trace      *tracer // the trace being written, nil without one
 
@@ -75,8 +75,8 @@ func addOutFlags(fs *pflag.FlagSet, o *options) {
 		fs.Bool("no-buffer", false, "write a listing entry by entry, never held in a buffer")
 	}
 	fs.StringVar(&x.stderrFile, "stderr", "", "write what goes to stderr to `file` ('-' is stdout)")
-	fs.StringVar(&x.traceFile, "trace", "", "write every byte sent and received to `file`, in hex and text ('-' stdout, '%' stderr)")
-	fs.StringVar(&x.traceASCII, "trace-ascii", "", "as --trace, text only, to `file`")
+	fs.Var(traceFlag{x, false}, "trace", "write every byte sent and received to `file`, in hex and text ('-' stdout, '%' stderr)")
+	fs.Var(traceFlag{x, true}, "trace-ascii", "as --trace, text only, to `file`")
 	fs.BoolVar(&x.traceTime, "trace-time", false, "start each trace and -v line with the time of day")
 	addOutFileFlags(fs, x)
 	addOutProtoFlags(fs, x)
@@ -123,10 +123,7 @@ func init() {
 func checkOutFlags(fs *pflag.FlagSet, o *options) error {
 	x := &o.out
 	x.noBuffer = fs.Lookup("no-buffer").Value.String() == "true"
-	if x.traceFile != "" && x.traceASCII != "" {
-		return errors.New("--trace and --trace-ascii exclude each other")
-	}
-	if x.traceFile != "" || x.traceASCII != "" {
+	if x.traceFile != "" {
 		// curl: a trace overrides -v, whose lines it holds already.
 		o.verbose = false
 	}
@@ -161,10 +158,7 @@ func (x *outOptions) open(stdout, stderr io.Writer) (io.Writer, func()) {
 	x.stdout, x.stderr = stdout, stderr
 	// Asked once for the run, not once a URL.
 	x.stdoutTTY = isTerminal(stdout)
-	if name, ascii := x.traceFile, false; name != "" || x.traceASCII != "" {
-		if name == "" {
-			name, ascii = x.traceASCII, true
-		}
+	if name := x.traceFile; name != "" {
 		var w io.Writer
 		switch name {
 		case "-":
@@ -182,7 +176,7 @@ func (x *outOptions) open(stdout, stderr io.Writer) (io.Writer, func()) {
 			w = f
 		}
 		if w != nil {
-			x.trace = newTracer(w, ascii, x.traceTime)
+			x.trace = newTracer(w, x.traceASCII, x.traceTime)
 		}
 	}
 	return stderr, done
@@ -379,4 +373,18 @@ func (c *command) restartable(st *started, t transfer) bool {
 		return c.opts.continueAt == "" || c.opts.continueAt == "-"
 	}
 	return t.size == 0 && len(st.head) == 0
+}
+
+// traceFlag is --trace (ascii false) or --trace-ascii: the one given last
+// wins, as in curl, where each overrides the other.
+type traceFlag struct {
+	x     *outOptions
+	ascii bool
+}
+
+func (f traceFlag) String() string { return "" }
+func (f traceFlag) Type() string   { return "file" }
+func (f traceFlag) Set(v string) error {
+	f.x.traceFile, f.x.traceASCII = v, f.ascii
+	return nil
 }

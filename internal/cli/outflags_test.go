@@ -1045,3 +1045,17 @@ func fixedStatus(t *testing.T, code int) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// TestTraceLastWins: of --trace and --trace-ascii the last given wins, as
+// in curl.
+func TestTraceLastWins(t *testing.T) {
+	srv := fixedServer(t)
+	out, _, code := runOut(t, "--trace", "-", "--trace-ascii", "-", "-o", os.DevNull, srv.URL+"/x")
+	if code != 0 || !strings.Contains(out, "\n0000: hello.\n") {
+		t.Errorf("--trace then --trace-ascii: exit %d, %q", code, out)
+	}
+	out, _, code = runOut(t, "--trace-ascii", "-", "--trace", "-", "-o", os.DevNull, srv.URL+"/x")
+	if code != 0 || !strings.Contains(out, "0000: 68 65 6c 6c 6f 0a") {
+		t.Errorf("--trace-ascii then --trace: exit %d, %q", code, out)
+	}
+}
