@@ -403,6 +403,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return usage("%v", err)
 	}
 	if err := checkOutFlags(fs, o); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(stderr, "urlget: %v\n", ee.err)
+			return nil, nil, ee.code
+		}
 		return usage("%v", err)
 	}
 	if o.http.UserAgent == "" {

@@ -683,8 +683,8 @@ func TestProto(t *testing.T) {
 }
 
 // TestProtoDefault: a URL without a scheme is taken for --proto-default's
-// protocol, an ftp. host included; a protocol urlget lacks is a usage
-// error.
+// protocol, an ftp. host included; a protocol urlget lacks is exit 1 at
+// once, as curl's.
 func TestProtoDefault(t *testing.T) {
 	s := ftptest.NewServer(fstest.MapFS{"f.txt": {Data: []byte("ftp data\n"), Mode: 0o644}})
 	t.Cleanup(s.Close)
@@ -693,7 +693,7 @@ func TestProtoDefault(t *testing.T) {
 	if code != 0 || out != "ftp data\n" {
 		t.Errorf("exit %d, out %q, err %q", code, out, errw)
 	}
-	if _, _, code := runOut(t, "--proto-default", "dict", addr+"/f.txt"); code != exitUsage {
+	if _, _, code := runOut(t, "--proto-default", "dict", addr+"/f.txt"); code != exitUnsupported {
 		t.Errorf("unknown protocol: exit %d", code)
 	}
 }
@@ -884,6 +884,12 @@ func TestOutFlagsAsCurl(t *testing.T) {
 		{"--proto", "=http,*ftp", srv.URL + "/x"},
 		{"--disallow-username-in-url", user},
 		{"--disallow-username-in-url", srv.URL + "/x"},
+		{"--proto-default", "bogus", strings.TrimPrefix(srv.URL, "http://") + "/x"},
+		{"--proto-default", "http", strings.TrimPrefix(srv.URL, "http://") + "/x"},
+		{"--rate", "0/s", srv.URL + "/x"},
+		{"--rate", "2/w", srv.URL + "/x"},
+		{"--rate", "x", srv.URL + "/x"},
+		{"--rate", "100/s", srv.URL + "/x"},
 	} {
 		want := status(exec.Command(curl, append([]string{"-s", "-o", os.DevNull}, args...)...).Run())
 		_, errw, got := runOut(t, append([]string{"-s", "-o", os.DevNull}, args...)...)

@@ -135,8 +135,9 @@ func checkOutProtoFlags(fs *pflag.FlagSet, o *options) error {
 	if x.protoDefault != "" {
 		x.protoDefault = strings.ToLower(x.protoDefault)
 		if !slices.Contains(protocols(), x.protoDefault) {
-			// curl: "Unsupported protocol" for --proto-default, at once.
-			return fmt.Errorf("--proto-default: unsupported protocol %q", x.protoDefault)
+			// curl refuses it at once, with exit 1 (unsupported
+			// protocol) rather than 2.
+			return &exitError{code: exitUnsupported, err: fmt.Errorf("--proto-default: protocol %q is not supported", x.protoDefault)}
 		}
 	}
 	if x.rate != "" {
@@ -272,3 +273,13 @@ func disabledError(u uri.URL) error {
 	return &schemes.Error{Kind: schemes.ErrNotRetrievable, URL: u.Redacted(),
 		Err: fmt.Errorf("protocol %q not supported or disabled (--proto)", u.Scheme())}
 }
+
+// exitError is a flag's error whose exit status is not 2 (a usage
+// error) but the one curl gives it.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
