@@ -34,7 +34,7 @@ func addOutProtoFlags(fs *pflag.FlagSet, x *outOptions) {
 	fs.BoolVar(&x.styledOutput, "styled-output", false, "accepted: urlget styles none of its output")
 	curlNote(fs, "proto", "protocols are urlget's schemes (file ftp ftps gopher gophers http https news nntp nntps snews wais)")
 	curlNote(fs, "proto-redir", "urlget follows redirects to http and https only, whatever the list allows")
-	curlNote(fs, "parallel-immediate", "no effect: a -Z transfer never waits to share a connection, it opens its own at once")
+	curlNote(fs, "parallel-immediate", "no effect: a -Z transfer never waits for a connection being set up to share it; it takes a ready one or opens its own at once")
 	curlNote(fs, "manual", "prints --help all and points at `man urlget` and docs/usage.md, the manual not being built in")
 	curlNote(fs, "styled-output", "no effect: urlget's headers are never styled")
 	curlNote(fs, "rate", "no effect with -Z or -r, as curl's with --parallel")
