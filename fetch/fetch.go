@@ -158,12 +158,26 @@ type Client struct {
 	PlainCopy bool
 
 	// Retries is how many times a transient failure is retried (curl's
-	// --retry). RetryDelay is the wait between tries; 0 means exponential
-	// backoff from one second, doubling up to ten minutes.
-	// RetryMaxTime bounds the total time spent retrying; 0 means no bound.
+	// --retry), in curl's classes (see retryReason): a timeout or a name
+	// that did not resolve, an HTTP 408, 429, 500, 502, 503 or 504
+	// (whether it came as an error or as a Resource), an FTP 4xx reply.
+	// RetryDelay is the wait between tries; 0 means exponential backoff
+	// from one second, doubling up to ten minutes, or the wait an HTTP
+	// server asks for with Retry-After. Retries are made while less than
+	// RetryMaxTime has passed since the first attempt; 0 means no bound.
 	Retries      int
 	RetryDelay   time.Duration
 	RetryMaxTime time.Duration
+
+	// RetryConnRefused retries a refused connection too (curl's
+	// --retry-connrefused); RetryAllErrors retries every failure (curl's
+	// --retry-all-errors).
+	RetryConnRefused bool
+	RetryAllErrors   bool
+
+	// OnRetry, when not nil, is told of each retry before its wait
+	// (curl's "Will retry in N seconds" warning).
+	OnRetry func(Retry)
 
 	// Search holds search terms given apart from the URL (--search), for
 	// gopher type-7 items and WAIS databases; nil when none were given.
@@ -372,58 +386,64 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 	ctx = schemes.WithMetrics(ctx, r.Metrics)
 
 	start := time.Now()
-	for attempt := 0; ; attempt++ {
+	sleep := c.RetryDelay
+	if sleep <= 0 {
+		sleep = time.Second
+	}
+	for left := c.Retries; ; left-- {
 		res, err := c.once1(ctx, f, req)
-		cause := err
-		if err == nil {
-			// An error status returned as a Resource (the server's
-			// error page, http.Fetcher's NoFail or FailWithBody) is
-			// retried as a failure is, while tries remain; the last
-			// try's page is the answer.
-			cause = res.StatusError
-		}
-		wait, again := c.retryAfter(ctx, cause, attempt, start)
-		if !again {
+		if left <= 0 || ctx.Err() != nil {
 			return res, err
+		}
+		reason := c.retryReason(scheme, res, err)
+		// curl's --retry-max-time: retries are made while the time since
+		// the first attempt is below it, however long the wait.
+		if reason == "" || c.RetryMaxTime > 0 && time.Since(start) >= c.RetryMaxTime {
+			return res, err
+		}
+		wait := sleep
+		if reason == RetryHTTP {
+			// curl honours the server's Retry-After for these statuses,
+			// cut to what --retry-max-time leaves.
+			if ra := retryAfterOf(res, err, time.Now()); ra > 0 {
+				wait = ra
+				if c.RetryMaxTime > 0 {
+					wait = min(ra, max(0, c.RetryMaxTime-time.Since(start)))
+				}
+			}
 		}
 		if res != nil {
 			closeResource(res)
 		}
-		c.Trace.TraceLine(schemes.Info, fmt.Sprintf("transient failure, retrying in %s (%d of %d): %v", wait, attempt+1, c.Retries, cause))
+		c.Trace.TraceLine(schemes.Info, fmt.Sprintf("transient failure, retrying in %s (%d left): %v", wait, left-1, retryCause(res, err)))
+		if c.OnRetry != nil {
+			c.OnRetry(Retry{URL: req.URL.Redacted(), Reason: reason, Err: err, Wait: wait, Left: left})
+		}
+		// Without a fixed delay the wait doubles each time, up to ten
+		// minutes (curl's RETRY_SLEEP_MAX).
+		if c.RetryDelay <= 0 {
+			sleep = min(sleep*2, 10*time.Minute)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, cause
+			if err == nil {
+				err = ctx.Err()
+			}
+			return nil, err
 		case <-t.C:
 		}
 	}
 }
 
-// retryAfter reports whether the attempt numbered attempt, which ended
-// with cause (nil for none), is tried again, and after how long: while
-// tries remain (Retries), for a temporary failure, within RetryMaxTime
-// of start.
-func (c *Client) retryAfter(ctx context.Context, cause error, attempt int, start time.Time) (time.Duration, bool) {
-	if attempt >= c.Retries || !schemes.IsTemporary(cause) || ctx.Err() != nil {
-		return 0, false
+// retryCause says what an attempt about to be retried met: its error, or
+// the HTTP status of the Resource it brought.
+func retryCause(res *schemes.Resource, err error) string {
+	if err != nil {
+		return err.Error()
 	}
-	wait := c.retryWait(attempt)
-	if c.RetryMaxTime > 0 && time.Since(start)+wait > c.RetryMaxTime {
-		return 0, false
-	}
-	return wait, true
-}
-
-func (c *Client) retryWait(attempt int) time.Duration {
-	if c.RetryDelay > 0 {
-		return c.RetryDelay
-	}
-	d := time.Second << attempt
-	if d > 10*time.Minute || d <= 0 {
-		d = 10 * time.Minute
-	}
-	return d
+	return res.Proto + " " + res.Status
 }
 
 // once1 makes one attempt: the fetcher's call under the transfer's

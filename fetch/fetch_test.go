@@ -159,7 +159,7 @@ func TestBadURLMessage(t *testing.T) {
 func TestRetriesTransientFailures(t *testing.T) {
 	f := &stubFetcher{fn: func(ctx context.Context, req *schemes.Request, call int) (*schemes.Resource, error) {
 		if call < 3 {
-			e := req.Fail(schemes.ErrConnect, "connect", 0, "", errors.New("refused"))
+			e := req.Fail(schemes.ErrTimeout, "connect", 0, "", errors.New("timed out"))
 			e.Temporary = true
 			return nil, e
 		}

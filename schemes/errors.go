@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urlget/urlget/uri"
 )
@@ -112,6 +113,9 @@ type Error struct {
 	Reply     string // the server's reply text, one line
 	Err       error  // the underlying error, if any
 	Temporary bool   // a retry may succeed (FTP 421/425/426, HTTP 5xx, timeouts)
+	// RetryAfter is the wait an HTTP server asked for before a retry
+	// (Retry-After, RFC 9110 §10.2.3), 0 when it named none.
+	RetryAfter time.Duration
 }
 
 // Error formats the error on one line: URL, kind, operation, reply, cause.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestErrorRendering checks that a message names the failure in a user's
@@ -62,4 +63,18 @@ func TestErrorRendering(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, tt.want)
 		}
 	}
+}
+
+// FuzzParseRetryAfter holds a server's Retry-After to a wait between 0
+// and a day, whatever it says.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"120", "0", "-1", "99999999999999999999999", "Wed, 21 Oct 2015 07:28:00 GMT", "Sun, 06 Nov 2994 08:49:37 GMT", " 5 ", "1e3"} {
+		f.Add(s)
+	}
+	now := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, v string) {
+		if d := ParseRetryAfter(v, now); d < 0 || d > 24*time.Hour {
+			t.Fatalf("%q: %v", v, d)
+		}
+	})
 }

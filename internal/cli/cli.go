@@ -69,6 +69,13 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if ops == nil {
 		return code
 	}
+	// --stderr and --trace are global: their files are opened once,
+	// for every operation.
+	stderr, closeOut := ops[0].opts.out.open(stdout, stderr)
+	defer closeOut()
+	for _, op := range ops[1:] {
+		op.opts.out.adopt(&ops[0].opts.out)
+	}
 	return runOperations(ops, stdin, stdout, stderr)
 }
 
@@ -96,6 +103,7 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 	}
 	q := newURLQueue(urls, o.urlArgs)
 	q.globbing = !o.globOff
+	q.guess = o.out.guess
 	if o.verbose {
 		q.guessed = func(url string) {
 			// The text as given is the guess without its scheme, and
@@ -370,8 +378,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return nil, nil, writeHelp(stdout, stderr, fs, fs.Args())
 	}
 	if showVersion {
-		fmt.Fprintf(stdout, "urlget %s\n", version)
+		writeVersion(stdout, fs, o)
 		return nil, nil, 0
+	}
+	if o.out.manual {
+		return nil, nil, writeManual(stdout, stderr, fs)
 	}
 	urls := fs.Args()
 	if len(urls) == 0 && len(o.urlArgs) == 0 {
@@ -444,6 +455,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return usage("%v", err)
 	}
 	if err := checkOutFlags(fs, o); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(stderr, "urlget: %v\n", ee.err)
+			return nil, nil, ee.code
+		}
 		return usage("%v", err)
 	}
 	if o.http.UserAgent == "" {
@@ -590,8 +606,9 @@ func (c *command) newClient() (*fetch.Client, error) {
 	}
 	if o.verbose {
 		w := c.stderr
+		stamp := o.out.stamp
 		cl.Trace = func(dir schemes.Direction, line string) {
-			fmt.Fprintf(w, "%c %s\n", dir, line)
+			fmt.Fprintf(w, "%s%c %s\n", stamp(), dir, line)
 		}
 	}
 	return cl, nil

@@ -249,8 +249,8 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 		// time instead of the default 64 KiB, and both sides switch less.
 		xfer.GrowPipe(f)
 	}
-	if !c.opts.silent && isTerminal(c.stderr) {
-		c.progress = progress.NewBar(c.stderr)
+	if p := c.opts.out.meter(c.opts, c.stderr); p != nil {
+		c.progress = p
 		cl.Progress = func(p fetch.Progress) { c.progress.Update(p.Done, p.Total, p.Final) }
 	}
 	if c.cancel != nil {
@@ -297,17 +297,20 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			go func(raw string, u uri.URL, m queued, last bool) { ch <- c.start(ctx, raw, u, m, last, nil) }(raw, u, m, q.last())
 			ahead = append(ahead, ch)
 		}
-		t := c.finish(ctx, st)
+		t := c.finishRetrying(ctx, st)
 		c.settle(ctx, &t)
 		if t.err != nil {
 			status = t.code
 		}
 		c.report(t)
-		if ctx.Err() != nil {
+		if stop := c.opts.out.failedEarly(t.err); ctx.Err() != nil || stop {
 			for _, ch := range ahead {
 				if st := <-ch; st.res != nil {
 					closeRes(st.res)
 				}
+			}
+			if ctx.Err() == nil {
+				return status // --fail-early
 			}
 			return c.interruptedStatus()
 		}
@@ -329,7 +332,13 @@ func (c *command) settle(ctx context.Context, t *transfer) {
 	if t.code == exitInterrupted {
 		t.code = c.interruptedStatus()
 	}
-	if !c.opts.silent || c.opts.showError {
+	switch {
+	case errors.Is(t.err, errBinaryOutput):
+		// curl tells only its warning, muted by -s as warnings are.
+		if !c.opts.silent {
+			fmt.Fprintln(c.stderr, binaryWarning)
+		}
+	case !c.opts.silent || c.opts.showError:
 		fmt.Fprintf(c.stderr, "urlget: %s\n", oneLine(t.err.Error()))
 	}
 }
@@ -414,7 +423,8 @@ const prefetchDepth = 4
 // transfers, nor with -C, whose offset depends on files written in order,
 // nor when -w reports times, which start with each transfer's turn.
 func (c *command) prefetchable(raw string) bool {
-	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || c.opts.http.Jar != nil || writeOutTimed(c.opts.writeOut) {
+	if c.opts.verbose || c.opts.continueAt != "" || c.progress != nil || c.headers != nil || c.opts.http.Jar != nil || writeOutTimed(c.opts.writeOut) ||
+		c.opts.out.serial() || c.opts.out.rateGap.gap > 0 || c.opts.out.failEarly {
 		return false
 	}
 	i := strings.Index(raw, ":")
@@ -427,6 +437,10 @@ func (c *command) prefetchable(raw string) bool {
 // requests are told as start will make them, but for the resume offset
 // of -C -, which their files give only when their turn comes.
 func (c *command) expect(req fetch.Request, ahead []uri.URL, last bool) {
+	if c.opts.out.failEarly {
+		// Nothing after a URL is sent before it succeeded.
+		ahead = nil
+	}
 	if len(ahead) == 0 && !last {
 		return
 	}
@@ -450,6 +464,11 @@ type started struct {
 	res    *schemes.Resource
 	target string
 	named  bool // the server chose target's name (-O, -J)
+	forced bool // "-o -": the body goes to stdout, binary or not
+	// u, m and last are start's, for a start again (finishRetrying).
+	u      uri.URL
+	m      queued
+	last   bool
 	offset int64
 	head   []byte // the response headers -i writes before the body
 	state  stateResult
@@ -464,7 +483,7 @@ const maxAhead = 32
 // of the run follows it; ahead, when not empty, lists the URLs that follow
 // it in order, for the client to be told of them (expect).
 func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, last bool, ahead []uri.URL) *started {
-	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err, num: m.num, given: m.given}}
+	st := &started{t: transfer{url: raw, start: time.Now(), err: m.err, num: m.num, given: m.given}, u: u, m: m, last: last}
 	t := &st.t
 	if c.opts.writeOut != "" {
 		t.metrics = schemes.NewMetrics(t.start)
@@ -475,6 +494,14 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 		return st
 	}
 	spec.file = glob.Name(spec.file, m.globs)
+	if spec.file == "-" {
+		// curl's "-o -": standard output, asked for by name.
+		spec.file, st.forced, t.toFile = "", true, false
+	}
+	if err := c.opts.out.checkURL(u); err != nil {
+		t.err = err
+		return st
+	}
 
 	if spec.file != "" || spec.remote {
 		name, err := c.targetName(u, spec)
@@ -500,6 +527,7 @@ func (c *command) start(ctx context.Context, raw string, u uri.URL, m queued, la
 	}
 
 	req := fetch.Request{URL: u, Offset: st.offset, Head: c.opts.head, Raw: c.opts.rawListing}
+	c.opts.out.rateGap.wait(ctx)
 	if st.state.skip = c.prepareState(ctx, &req, st); st.state.skip {
 		return st
 	}
@@ -589,6 +617,9 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 	}
 
 	var out io.Writer = c.stdout
+	if target == "" && res.Body != nil && !c.opts.head {
+		out = c.opts.out.guardTerminal(c.stdout, st.forced)
+	}
 	var file *outfile.File
 	if target != "" {
 		var err error
@@ -644,12 +675,21 @@ func (c *command) finish(ctx context.Context, st *started) (t transfer) {
 		err = ctx.Err()
 	}
 	if file != nil {
-		if err != nil && !c.errorPageKept(err) {
-			file.Abort()
+		if err != nil && (!c.errorPageKept(err) || c.opts.out.removeOnError) {
+			if c.opts.out.removeOnError {
+				file.Remove()
+			} else {
+				file.Abort()
+			}
 		} else {
 			c.stateCommit(file, st)
-			if cerr := file.Commit(); cerr != nil {
+			if name, cerr := c.commit(file, target); cerr != nil {
 				err = &schemes.Error{Kind: schemes.ErrWrite, URL: res.URL, Err: cerr}
+			} else {
+				t.filename = name
+				if c.opts.out.xattr {
+					setXattr(c.stderr, name, res.URL, res.ContentType)
+				}
 			}
 		}
 	}
@@ -693,6 +733,11 @@ func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {
 	switch {
 	case res.Body != nil:
 		defer res.Body.Close()
+		if tr := c.opts.out.trace; tr != nil {
+			// --trace dumps the body's bytes as they are read.
+			scheme, _, _ := strings.Cut(res.URL, ":")
+			return io.Copy(w, tr.dataReader(scheme, res.Body))
+		}
 		// io.Copy hands the work to Body.WriteTo, which lets the kernel move
 		// the bytes when source and destination allow it.
 		return io.Copy(w, res.Body)
@@ -772,6 +817,9 @@ func (c *command) renderListing(res *schemes.Resource, w *bufio.Writer) (int64, 
 				when = e.ModTime.UTC().Format("2006-01-02 15:04")
 			}
 			fmt.Fprintf(w, "%-9s %12s %16s  %s  %s\n", e.Kind, size, when, e.Name, e.URL)
+		}
+		if err := c.opts.out.entryDone(w); err != nil {
+			return count, err
 		}
 	}
 }

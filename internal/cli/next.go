@@ -196,7 +196,19 @@ func runOperations(ops []operation, stdin *os.File, stdout, stderr io.Writer) in
 		code := runOperation(op, len(ops) > 1, stdin, stdout, stderr)
 		if code != exitOK {
 			status = code
+			if op.opts.out.failEarly {
+				// --fail-early ends the command line at its first
+				// failure, the operations after it too.
+				break
+			}
 		}
 	}
 	return status
+}
+
+// adopt takes the streams and the trace that from's open chose: --stderr
+// and --trace are global options, their files opened once for every
+// operation of the command line.
+func (x *outOptions) adopt(from *outOptions) {
+	x.stdout, x.stderr, x.stdoutTTY, x.trace = from.stdout, from.stderr, from.stdoutTTY, from.trace
 }

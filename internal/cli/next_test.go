@@ -20,6 +20,15 @@ type seen struct {
 	conn  map[string]string
 }
 
+// get returns what the server saw of path: its X-Test field, the
+// connection it came on, and whether it came at all.
+func (s *seen) get(path string) (field, conn string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conn, ok = s.conn[path]
+	return s.field[path], conn, ok
+}
+
 func nextServer(t *testing.T) (*httptest.Server, *seen) {
 	t.Helper()
 	s := &seen{field: map[string]string{}, conn: map[string]string{}}
@@ -62,7 +71,7 @@ func TestNextStartsAfresh(t *testing.T) {
 		t.Errorf("-o file: %q, %v", b, err)
 	}
 	for path, want := range map[string]string{"/a": "one", "/b": "", "/c": "three"} {
-		if got := s.field[path]; got != want {
+		if got := fieldOf(s, path); got != want {
 			t.Errorf("%s: X-Test %q, want %q", path, got, want)
 		}
 	}
@@ -81,10 +90,10 @@ func TestNextReusesConnections(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if s.conn["/a"] != s.conn["/b"] {
-		t.Errorf("/a came on %s, /b on %s: the second operation did not reuse the connection", s.conn["/a"], s.conn["/b"])
+	if connOf(s, "/a") != connOf(s, "/b") {
+		t.Errorf("/a came on %s, /b on %s: the second operation did not reuse the connection", connOf(s, "/a"), connOf(s, "/b"))
 	}
-	if s.conn["/c"] == s.conn["/a"] {
+	if connOf(s, "/c") == connOf(s, "/a") {
 		t.Errorf("/c, with other headers, came on the first operation's connection")
 	}
 }
@@ -119,8 +128,8 @@ func TestLongOptionForms(t *testing.T) {
 	if b, err := os.ReadFile(file); err != nil || string(b) != "/p\n" {
 		t.Errorf("-o file: %q, %v", b, err)
 	}
-	if s.field["/p"] != "h" {
-		t.Errorf("--heade was not taken for --header: X-Test %q", s.field["/p"])
+	if fieldOf(s, "/p") != "h" {
+		t.Errorf("--heade was not taken for --header: X-Test %q", fieldOf(s, "/p"))
 	}
 	for args, want := range map[string]string{
 		"--re":          "option --re is ambiguous: --recursive,",
@@ -134,3 +143,25 @@ func TestLongOptionForms(t *testing.T) {
 		}
 	}
 }
+
+// TestNextFailEarly: --fail-early, a global option, stops the command
+// line at its first failure, later operations included.
+func TestNextFailEarly(t *testing.T) {
+	srv, s := nextServer(t)
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	code, _, _ := runArgs(t, "-s", "-f", missing.URL+"/x", "--next", srv.URL+"/after")
+	if _, _, ran := s.get("/after"); code != exitHTTP || !ran {
+		t.Errorf("without --fail-early: exit %d, later operation ran: %v", code, ran)
+	}
+	s.mu.Lock()
+	delete(s.conn, "/after")
+	s.mu.Unlock()
+	code, _, _ = runArgs(t, "-s", "-f", missing.URL+"/x", "--next", "--fail-early", srv.URL+"/after")
+	if _, _, ran := s.get("/after"); code != exitHTTP || ran {
+		t.Errorf("--fail-early: exit %d, later operation ran: %v", code, ran)
+	}
+}
+
+func fieldOf(s *seen, path string) string { f, _, _ := s.get(path); return f }
+func connOf(s *seen, path string) string  { _, c, _ := s.get(path); return c }

@@ -105,7 +105,7 @@ func (b boundedInt) Set(s string) error {
 // parallelizable reports whether -Z may run transfers at once; see the
 // top of this file for the flags that keep a run serial.
 func (c *command) parallelizable() bool {
-	return !c.opts.verbose && c.opts.continueAt == "" && c.headers == nil
+	return !c.opts.verbose && c.opts.continueAt == "" && c.headers == nil && !c.opts.out.serial()
 }
 
 // pjob is one URL of a parallel run.
@@ -140,6 +140,7 @@ type parallelRun struct {
 	results  chan pdone         // capacity max: a transfer never waits to report
 	tally    *jobTally          // counts for the job line
 	status   int                // the exit status so far
+	halted   bool               // --fail-early met a failure: nothing more starts
 }
 
 // runParallel runs the transfers of q, up to --parallel-max at once, and
@@ -159,7 +160,7 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 	// The job line replaces the per-transfer bar; messages to stderr are
 	// written above it.
 	var p *progress.Jobs
-	if !c.opts.silent {
+	if !c.opts.silent && !c.opts.out.noProgressMeter {
 		p = newJobs(c.stderr)
 	}
 	c.progress = nil
@@ -168,6 +169,7 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 	if p != nil {
 		c.client.Progress = r.tally.body
 		c.stderr = p.Above(c.stderr)
+		c.opts.out.stderr = c.stderr // --retry's warnings too
 	}
 	defer p.Stop()
 
@@ -205,6 +207,9 @@ func (c *command) runParallel(ctx context.Context, q *urlQueue) int {
 
 	in, done := feed, ctx.Done()
 	for {
+		if r.halted {
+			in, r.pending = nil, nil
+		}
 		r.startReady()
 		if in == nil && len(r.pending) == 0 && r.running == 0 {
 			break
@@ -272,7 +277,7 @@ func (r *parallelRun) start(j pjob) {
 	}
 	go func() {
 		st := c.start(r.ctx, j.raw, j.u, j.m, j.last, nil)
-		r.results <- pdone{j, c.finish(r.ctx, st)}
+		r.results <- pdone{j, c.finishRetrying(r.ctx, st)}
 	}()
 }
 
@@ -292,6 +297,7 @@ func (r *parallelRun) ended(d pdone) {
 	if t.err != nil {
 		r.status = t.code
 	}
+	r.halted = r.halted || r.c.opts.out.failedEarly(t.err)
 	r.tally.ended(t.err != nil)
 	if r.toStdout {
 		r.held = append(r.held, t)

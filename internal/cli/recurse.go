@@ -297,7 +297,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 	}
 	mo := c.mirrorOptions()
 	var jobs *progress.Jobs
-	if !c.opts.silent {
+	if !c.opts.silent && !c.opts.out.noProgressMeter {
 		jobs = newJobs(c.stderr)
 	}
 	if jobs != nil {
@@ -309,6 +309,7 @@ func (c *command) runRecursive(ctx context.Context, q *urlQueue) int {
 		mo.Progress = func(s mirror.Stats) { tally.counts(s.Done, s.Queued, s.Failed) }
 		// Messages go above the job's line rather than through it.
 		c.stderr = jobs.Above(c.stderr)
+		c.opts.out.stderr = c.stderr // --retry's warnings too
 	}
 	sum := mirrorSummary{start: time.Now()}
 	mo.Report = func(r mirror.Report) {

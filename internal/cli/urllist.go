@@ -233,6 +233,8 @@ type urlQueue struct {
 	// guessed, when set, hears of each URL given without a scheme and
 	// the URL it was taken for (guessScheme), for -v.
 	guessed func(url string)
+	// guess, when set, stands for guessScheme (--proto-default).
+	guess func(text string) (url string, ok bool)
 }
 
 // guessScheme gives the URL curl would take text for when it names no
@@ -303,7 +305,11 @@ func (q *urlQueue) push(raw string, m queued) {
 	}
 	var u uri.URL
 	if m.err == nil {
-		if g, ok := guessScheme(raw); ok {
+		guess := q.guess
+		if guess == nil {
+			guess = guessScheme
+		}
+		if g, ok := guess(raw); ok {
 			if q.guessed != nil {
 				q.guessed(g)
 			}

@@ -283,3 +283,58 @@ func (f *File) Abort() {
 	}
 	f.part.Abort()
 }
+
+// CommitUnique makes the file visible under its target name when nothing
+// stands there, else under the first free name of target.1 to
+// target.<tries>, and returns the name it took (curl's --no-clobber,
+// which appends ".N" up to 100). Each name is taken with renameat2's
+// RENAME_NOREPLACE, so that a file that appears meanwhile is not
+// replaced either. A target written in place (-C, a device, a FIFO) is
+// closed and keeps its name. With every name taken it fails with an
+// error that is fs.ErrExist, and the temporary file is removed.
+func (f *File) CommitUnique(tries int) (string, error) {
+	if f.inPlace {
+		return f.target, f.File.Close()
+	}
+	if err := f.File.Close(); err != nil {
+		f.part.Abort()
+		return "", err
+	}
+	for i := 0; i <= tries; i++ {
+		name, base := f.target, f.base
+		if i > 0 {
+			suffix := "." + strconv.Itoa(i)
+			name, base = name+suffix, base+suffix
+		}
+		// Where RENAME_NOREPLACE is missing it replaces: a name seen
+		// taken is passed over first.
+		if _, err := os.Lstat(name); err == nil {
+			continue
+		}
+		err := f.part.Rename(nil, base, NoReplace)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			f.part.Abort()
+			return "", err
+		}
+	}
+	f.part.Abort()
+	return "", fmt.Errorf("%s and %s.1 to %s.%d exist: %w", f.target, f.target, f.target, tries, fs.ErrExist)
+}
+
+// Remove discards the file as Abort does, and removes a target written in
+// place when it is a regular file: what -C appended to, which Abort keeps
+// for the next -C -, goes too (curl's --remove-on-error). A device or a
+// FIFO is never removed.
+func (f *File) Remove() error {
+	if !f.inPlace {
+		return f.part.Abort()
+	}
+	f.File.Close()
+	if fi, err := os.Lstat(f.target); err != nil || !fi.Mode().IsRegular() {
+		return err
+	}
+	return os.Remove(f.target)
+}

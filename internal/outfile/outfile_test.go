@@ -3,6 +3,7 @@ package outfile
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -152,5 +153,61 @@ func TestStandsForOpenFile(t *testing.T) {
 		if got := standsForOpenFile(path); got != want {
 			t.Errorf("standsForOpenFile(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestCommitUnique: a name taken is passed over for the next ".N", the
+// files there are left as they were, and with every name taken the
+// temporary file goes and the error is fs.ErrExist.
+func TestCommitUnique(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "f")
+	os.WriteFile(target, []byte("old"), 0o644)
+	os.WriteFile(target+".1", []byte("old 1"), 0o644)
+	for _, want := range []string{target + ".2", target + ".3"} {
+		f, err := Create(context.Background(), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("new")
+		name, err := f.CommitUnique(3)
+		if err != nil || name != want {
+			t.Fatalf("%q, %v; want %q", name, err, want)
+		}
+	}
+	f, err := Create(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.CommitUnique(3); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("every name taken: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 4 {
+		t.Errorf("left %d files: %v", len(entries), entries)
+	}
+	for name, want := range map[string]string{target: "old", target + ".1": "old 1", target + ".2": "new"} {
+		if b, _ := os.ReadFile(name); string(b) != want {
+			t.Errorf("%s: %q, want %q", name, b, want)
+		}
+	}
+}
+
+// TestRemoveResumed: Remove takes away a file -C wrote in place, where
+// Abort keeps it.
+func TestRemoveResumed(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "f")
+	os.WriteFile(target, []byte("part"), 0o644)
+	f, err := OpenResume(context.Background(), target, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("more")
+	if err := f.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the resumed file is still there: %v", err)
 	}
 }

@@ -273,11 +273,11 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
 	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
-	req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
-	req.Trace.TraceLine(schemes.Sent, "Host: "+target)
+	f.lines(req).TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+	f.lines(req).TraceLine(schemes.Sent, "Host: "+target)
 	if r.proxy.User != nil {
 		msg += "Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n"
-		req.Trace.TraceSecret("Proxy-Authorization: Basic ")
+		f.lines(req).TraceSecret("Proxy-Authorization: Basic ")
 	}
 	x := c.exchange(target)
 	m := schemes.MetricsFrom(ctx)
@@ -290,7 +290,7 @@ func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r 
 	if err != nil {
 		return endExchange(x, err)
 	}
-	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+	f.lines(req).TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
 	m.ProxyConnect(resp.StatusCode, resp.headBytes)
 	if resp.StatusCode/100 != 2 {
 		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
@@ -323,7 +323,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	// tells the server.
 	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
-	traceRequest(req.Trace, r, " HTTP/1.1")
+	traceRequest(f.lines(req), r, " HTTP/1.1")
 	out := r.bytes()
 	if m := schemes.MetricsFrom(ctx); m != nil {
 		m.Request(r.method, r.url.String(), int64(len(out)))
@@ -350,6 +350,15 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 		resp.Body = cb
 	}
 	return resp, false, nil
+}
+
+// lines is the Tracer of req's protocol lines: req's, but none with
+// TraceNotesOnly; the notes (schemes.Info) go to req's always.
+func (f *Fetcher) lines(req *schemes.Request) schemes.Tracer {
+	if f.TraceNotesOnly {
+		return nil
+	}
+	return req.Trace
 }
 
 // traceRequest traces the request line and fields as they are written,

@@ -95,7 +95,7 @@ func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request,
 		}
 		return nil, req.NetError(op, err)
 	}
-	traceResponse(req.Trace, resp)
+	traceResponse(f.lines(req), resp)
 	res, err := gatewayResource(req, resp, op)
 	if err != nil {
 		resp.Body.Close()

@@ -159,6 +159,16 @@ type Fetcher struct {
 	// one exchange's bytes.
 	HTTP1Only bool
 
+	// RedirectSchemes, when not nil, are the schemes a redirect may go
+	// to (curl's --proto-redir), among http and https, the only ones
+	// followed: a redirect elsewhere fails with schemes.ErrNotRetrievable.
+	RedirectSchemes []string
+
+	// TraceNotesOnly gives a request's Trace the notes (schemes.Info)
+	// alone, not the request and response lines: a Recorder that traces
+	// the exchanges' bytes (curl's --trace) has them already.
+	TraceNotesOnly bool
+
 	// Recorder, when not nil, receives the bytes of every HTTP/1.x
 	// exchange as they crossed the connection (see Recorder). It implies
 	// HTTP1Only.
@@ -271,7 +281,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			return nil, err
 		}
 		f.keepCookies(r, resp)
-		traceResponse(req.Trace, resp)
+		traceResponse(f.lines(req), resp)
 		f.observeHSTS(r, resp)
 		if f.OnResponse != nil {
 			f.OnResponse(responseHead(resp))
@@ -313,6 +323,10 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 	if next.Scheme != "http" && next.Scheme != "https" {
 		return nil, req.Fail(schemes.ErrAccessDenied, first.method, 0, "",
 			fmt.Errorf("refusing redirect to %s: only http and https redirects are followed", next.Redacted()))
+	}
+	if f.RedirectSchemes != nil && !slices.Contains(f.RedirectSchemes, next.Scheme) {
+		return nil, req.Fail(schemes.ErrNotRetrievable, first.method, 0, "",
+			fmt.Errorf("refusing redirect to %s: protocol %q disabled for redirects", next.Redacted(), next.Scheme))
 	}
 	// A Location naming a host in Unicode is followed to its IDNA
 	// A-labels, the form the first request used (RFC 5891 §5), so that
@@ -809,6 +823,7 @@ func statusError(req *schemes.Request, resp *http.Response) error {
 		e.Err = fmt.Errorf("after redirect to %s", u)
 	}
 	e.Temporary = temp
+	e.RetryAfter = schemes.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	return e
 }
 

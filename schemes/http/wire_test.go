@@ -441,6 +441,31 @@ func TestRecorder(t *testing.T) {
 	}
 }
 
+// TestTraceNotesOnly: with TraceNotesOnly the request's Trace gets the
+// notes alone, not the request and response lines, which a Recorder has.
+func TestTraceNotesOnly(t *testing.T) {
+	s := newRawServer(t, nil, answerByPath)
+	for _, notesOnly := range []bool{false, true} {
+		var mu sync.Mutex
+		dirs := map[schemes.Direction]int{}
+		f := &Fetcher{Recorder: &recorder{}, TraceNotesOnly: notesOnly}
+		req := rawRequest(t, s.url+"/redirect")
+		req.Trace = func(dir schemes.Direction, line string) {
+			mu.Lock()
+			dirs[dir]++
+			mu.Unlock()
+		}
+		if _, _, err := get(t, f, req); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		lines := dirs[schemes.Sent] + dirs[schemes.Received]
+		if dirs[schemes.Info] == 0 || notesOnly != (lines == 0) {
+			t.Errorf("notes only %v: traced %v", notesOnly, dirs)
+		}
+	}
+}
+
 // TestRecorderTunnel records an https fetch through a CONNECT proxy: the
 // CONNECT exchange as the proxy saw it, then the one inside the tunnel as
 // the server saw it, after TLS.
