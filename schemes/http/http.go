@@ -80,16 +80,17 @@ type Fetcher struct {
 	// means "urlget". RemoveHeader sends none.
 	UserAgent string
 
-	// Header holds request header fields sent with every request, after
-	// the default ones (User-Agent, Accept) and the credentials: a field
-	// named here replaces a default one of that name, and a field with
-	// an empty value is sent empty (RFC 9110 §5.5). A "Host" entry names
-	// the Host field's value (RFC 9112 §3.2). The fields go out in the
-	// order of their names, each one's values in their order. The
-	// Authorization and Cookie fields hold the user's credentials: they
-	// go only to the origin they were given for (schemes.Request.Foreign,
-	// and the redirect rule of schemes.Request.RedirectCredentials).
-	Header http.Header
+	// Header holds request header fields sent with every request, in
+	// the order given, after the default ones (User-Agent, Accept, …)
+	// and the credentials, as curl's -H sends them: a field named here
+	// takes the place of every default one of that name, the name is
+	// sent as spelled, and a field with an empty value is sent empty
+	// (RFC 9110 §5.5). A "Host" entry names the Host field's value (RFC
+	// 9112 §3.2), the first one given as in curl. The Authorization and
+	// Cookie fields hold the user's credentials: they go only to the
+	// origin they were given for (schemes.Request.Foreign, and the
+	// redirect rule of schemes.Request.RedirectCredentials).
+	Header []Field
 
 	// RemoveHeader names default header fields not to send at all (curl's
 	// -H "Name:"), such as User-Agent or Accept; a field Header names is
@@ -331,11 +332,25 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 }
 
 // newRequest builds the request of a fetch of target: the header fields
-// every request carries (User-Agent, Accept, Range or Accept-Encoding,
-// Referer, the conditions, credentials and the Fetcher's Header), in that
-// order.
+// every request carries (credentials, User-Agent, Accept, Range or
+// Accept-Encoding, Referer, the conditions and the Fetcher's Header), in
+// that order, curl's.
 func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
 	r := &outRequest{method: method, url: target, host: target.Host}
+	// Authorization comes first, right after Host, where curl writes it.
+	user, password, hasAuth, err := credentials(req)
+	if err != nil {
+		return nil, err
+	}
+	if hasAuth {
+		if err := req.CheckArg("user", user); err != nil {
+			return nil, err
+		}
+		if err := req.CheckArg("password", password); err != nil {
+			return nil, err
+		}
+		r.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
+	}
 	ua := f.UserAgent
 	if ua == "" {
 		ua = "urlget"
@@ -370,19 +385,6 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 	}
 	if err := conditions(req, &r.fields); err != nil {
 		return nil, err
-	}
-	user, password, hasAuth, err := credentials(req)
-	if err != nil {
-		return nil, err
-	}
-	if hasAuth {
-		if err := req.CheckArg("user", user); err != nil {
-			return nil, err
-		}
-		if err := req.CheckArg("password", password); err != nil {
-			return nil, err
-		}
-		r.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
 	}
 	if err := f.applyHeaders(req, r); err != nil {
 		return nil, err

@@ -206,7 +206,8 @@ func (r *outRequest) recordedAs() string {
 func (r *outRequest) header() http.Header {
 	h := http.Header{}
 	for _, kv := range r.fields {
-		h[kv[0]] = append(h[kv[0]], kv[1])
+		k := textproto.CanonicalMIMEHeaderKey(kv[0])
+		h[k] = append(h[k], kv[1])
 	}
 	return h
 }
@@ -224,13 +225,24 @@ func (r *outRequest) bytes() []byte {
 	var b bytes.Buffer
 	b.WriteString(r.method + " " + r.target() + " HTTP/1.1\r\nHost: " + r.host + "\r\n")
 	for _, kv := range r.fields {
-		b.WriteString(kv[0] + ": " + kv[1] + "\r\n")
+		writeField(&b, kv[0], kv[1])
 	}
 	if r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil && r.fields.get("Proxy-Authorization") == "" {
 		b.WriteString("Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n")
 	}
 	b.WriteString("\r\n")
 	return b.Bytes()
+}
+
+// writeField writes one field line; an empty value goes as "Name:",
+// without the space, as curl writes it.
+func writeField(b *bytes.Buffer, name, value string) {
+	b.WriteString(name)
+	if value == "" {
+		b.WriteString(":\r\n")
+		return
+	}
+	b.WriteString(": " + value + "\r\n")
 }
 
 // basicAuth is the Basic credentials of u (RFC 7617 §2): the user and

@@ -1,0 +1,226 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rawHTTP is a server on 127.0.0.1 that records each request's bytes
+// (request line, fields, and as much of a body as Content-Length gives)
+// and answers with what answer returns for it, the answer's bytes sent as
+// they are: each connection serves requests until answer's bytes say
+// "Connection: close" or the client closes it.
+type rawHTTP struct {
+	addr   string
+	answer func(n int, req string) string
+	mu     sync.Mutex
+	reqs   []string
+}
+
+// newRawHTTP starts a rawHTTP; answer receives the number of the request
+// (from 0) and its head.
+func newRawHTTP(t *testing.T, answer func(n int, req string) string) *rawHTTP {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawHTTP{addr: l.Addr().String(), answer: answer}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				s.serve(c)
+			}()
+		}
+	}()
+	return s
+}
+
+func (s *rawHTTP) serve(c net.Conn) {
+	br := bufio.NewReader(c)
+	for {
+		var head strings.Builder
+		for {
+			line, err := br.ReadString('\n')
+			head.WriteString(line)
+			if err != nil {
+				return
+			}
+			if line == "\r\n" || line == "\n" {
+				break
+			}
+		}
+		s.mu.Lock()
+		n := len(s.reqs)
+		s.reqs = append(s.reqs, head.String())
+		s.mu.Unlock()
+		ans := s.answer(n, head.String())
+		if _, err := io.WriteString(c, ans); err != nil {
+			return
+		}
+		if strings.Contains(strings.ToLower(ans), "\r\nconnection: close\r\n") {
+			return
+		}
+	}
+}
+
+// requests returns the heads of the requests received so far.
+func (s *rawHTTP) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.reqs...)
+}
+
+// reset forgets the requests received so far.
+func (s *rawHTTP) reset() {
+	s.mu.Lock()
+	s.reqs = nil
+	s.mu.Unlock()
+}
+
+// okAnswer is a short 200 on a connection closed after it.
+func okAnswer(int, string) string {
+	return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+}
+
+// curlPath returns curl's path, skipping the test when curl is not
+// installed: the comparisons with it need it.
+func curlPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not installed")
+	}
+	return p
+}
+
+// runCurl runs curl with args, its output discarded, and returns its exit
+// status.
+func runCurl(t *testing.T, args ...string) int {
+	t.Helper()
+	cmd := exec.Command(curlPath(t), append([]string{"-s"}, args...)...)
+	cmd.Env = append(os.Environ(), "CURL_HOME="+t.TempDir(), "HOME="+t.TempDir(), "http_proxy=", "https_proxy=", "all_proxy=", "HTTP_PROXY=", "ALL_PROXY=")
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+// sameRequestAsCurl runs urlget and curl with the same arguments against
+// s and compares the heads of the requests they sent, byte for byte.
+func sameRequestAsCurl(t *testing.T, s *rawHTTP, args ...string) string {
+	t.Helper()
+	curlPath(t)
+	s.reset()
+	runCurl(t, args...)
+	curl := s.requests()
+	s.reset()
+	runCmd(t, append([]string{"-s"}, args...)...)
+	ours := s.requests()
+	if len(curl) == 0 || !slicesEqual(curl, ours) {
+		t.Errorf("%q:\ncurl sent %q\nurlget sent %q", args, curl, ours)
+	}
+	if len(ours) == 0 {
+		return ""
+	}
+	return ours[0]
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestHeaderOrderAsCurl: the request's fields go out as curl writes them:
+// Host, the credentials, the default fields, then -H's in the order given
+// and spelled as given, a default one that -H names left out, "Name;"
+// empty, "Name:" removing the default only, the first Host given winning.
+func TestHeaderOrderAsCurl(t *testing.T) {
+	s := newRawHTTP(t, okAnswer)
+	u := "http://" + s.addr + "/p?q=1"
+	for _, args := range [][]string{
+		{"-A", "agent/1", u},
+		{"-A", "agent/1", "-H", "X-B: 1", "-H", "accept: text/x", "-H", "X-A: 2", "-H", "X-B: 3", "-H", "x-c;", u},
+		{"-A", "agent/1", "-H", "X-C: 1", "-H", "X-C:", "-H", "Accept:", "-H", "X-D: 2", u},
+		{"-A", "agent/1", "-H", "Host: first.example", "-H", "X: 1", "-H", "Host: second.example", u},
+		{"-A", "agent/1", "-u", "al:pw", "-e", "http://ref.example/", "-H", "X-Last: 1", u},
+		{"-A", "agent/1", "-u", "al:pw", "-H", "Authorization: Bearer tok", "-H", "User-Agent: mine", u},
+	} {
+		sameRequestAsCurl(t, s, args...)
+	}
+}
+
+// TestHeaderFile: -H @FILE reads one field a line, as curl does, in the
+// file's order among the -H given around it; blank lines and CRs are
+// dropped, and a line that is no field fails the command line (exit 2).
+func TestHeaderFile(t *testing.T) {
+	s := newRawHTTP(t, okAnswer)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "h")
+	if err := os.WriteFile(file, []byte("X-One: 1\r\n\nX-Two: 2\nAccept:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + s.addr + "/"
+	got := sameRequestAsCurl(t, s, "-A", "a", "-H", "X-Zero: 0", "-H", "@"+file, "-H", "X-Three: 3", u)
+	if !strings.Contains(got, "X-Zero: 0\r\nX-One: 1\r\nX-Two: 2\r\nX-Three: 3\r\n") || strings.Contains(got, "Accept") {
+		t.Errorf("request %q", got)
+	}
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("X-Ok: 1\nnot a field\n"), 0o644)
+	if code, _, _ := runCmd(t, "-H", "@"+bad, u); code != exitUsage {
+		t.Errorf("a file with a line that is no field: exit %d", code)
+	}
+	if code, _, _ := runCmd(t, "-H", "@"+filepath.Join(dir, "none"), u); code != exitUsage {
+		t.Errorf("a file that is not there: exit %d", code)
+	}
+}
+
+// TestResponseHeadAsCurl: -i, -I and -D write the server's status line
+// and fields in its order and spelling, byte for byte as curl does.
+func TestResponseHeadAsCurl(t *testing.T) {
+	curl := curlPath(t)
+	s := newRawHTTP(t, func(int, string) string {
+		return "HTTP/1.1 200 Fine\r\nzeta: 1\r\nETag: \"x\"\r\nX-Dup: a\r\nx-dup: b\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+	})
+	u := "http://" + s.addr + "/"
+	for _, args := range [][]string{{"-i", u}, {"-I", u}, {"-D", "-", "-o", os.DevNull, u}} {
+		want, err := exec.Command(curl, append([]string{"-s"}, args...)...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, _ := runCmd(t, append([]string{"-s"}, args...)...)
+		if !bytes.Equal([]byte(got), want) {
+			t.Errorf("%q: %q, curl %q", args, got, want)
+		}
+	}
+}
