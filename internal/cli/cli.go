@@ -87,6 +87,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	q := newURLQueue(urls, o.urlArgs)
 	q.globbing = !o.globOff
+	q.query = o.httpReq.query
 	if o.verbose {
 		q.guessed = func(url string) {
 			// The text as given is the guess without its scheme, and

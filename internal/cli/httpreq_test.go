@@ -224,3 +224,91 @@ func TestResponseHeadAsCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestLineAsCurl: -X, --request-target, --path-as-is, -0, -G and
+// --url-query shape the request line as curl's do: dot segments removed
+// unless --path-as-is, the query appended with curl's encoding (a space
+// as '+', lower-case hex, '+data' as it is, name@file read), the fragment
+// never sent.
+func TestRequestLineAsCurl(t *testing.T) {
+	s := newRawHTTP(t, okAnswer)
+	dir := t.TempDir()
+	qf := filepath.Join(dir, "q")
+	os.WriteFile(qf, []byte("fi le\n"), 0o644)
+	u := "http://" + s.addr + "/a/../b/./c?z=1#frag"
+	for _, tc := range []struct {
+		args []string
+		line string
+	}{
+		{[]string{u}, "GET /b/c?z=1 HTTP/1.1"},
+		{[]string{"--path-as-is", u}, "GET /a/../b/./c?z=1 HTTP/1.1"},
+		{[]string{"-X", "PURGE", u}, "PURGE /b/c?z=1 HTTP/1.1"},
+		{[]string{"-X", "OPTIONS", "--request-target", "*", u}, "OPTIONS * HTTP/1.1"},
+		{[]string{"-0", u}, "GET /b/c?z=1 HTTP/1.0"},
+		{[]string{"--http1.1", u}, "GET /b/c?z=1 HTTP/1.1"},
+		{[]string{"-G", "--url-query", "a=b c&d", "--url-query", "=x/y", "--url-query", "n@" + qf, "--url-query", "+raw=%20", "--url-query", "n=é~", u},
+			"GET /b/c?z=1&a=b+c%26d&x%2fy&n=fi+le%0a&raw=%20&n=%c3%a9~ HTTP/1.1"},
+		{[]string{"--url-query", "@" + qf, "http://" + s.addr + "/p"}, "GET /p?fi+le%0a HTTP/1.1"},
+		{[]string{"--url-query", "a=1", "http://" + s.addr + "/p?"}, "GET /p?a=1 HTTP/1.1"},
+	} {
+		got := sameRequestAsCurl(t, s, append([]string{"-A", "a"}, tc.args...)...)
+		if line, _, _ := strings.Cut(got, "\r\n"); line != tc.line {
+			t.Errorf("%q: request line %q, want %q", tc.args, line, tc.line)
+		}
+	}
+}
+
+// TestCustomHead: -X HEAD sends HEAD but reads the response as a GET's,
+// its body by Content-Length, with curl's warning on stderr (none with
+// -s); -I stays a HEAD that reads no body. A method that is not a token
+// is refused (exit 2).
+func TestCustomHead(t *testing.T) {
+	s := newRawHTTP(t, func(int, string) string {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbody"
+	})
+	u := "http://" + s.addr + "/"
+	code, out, errOut := runCmd(t, "-X", "HEAD", u)
+	if code != 0 || out != "body" || !strings.HasPrefix(errOut, "Warning: Setting custom HTTP method to HEAD with -X/--request may not work the \nWarning: way you want. Consider using -I/--head instead.\n") {
+		t.Errorf("-X HEAD: exit %d, %q, %q", code, out, errOut)
+	}
+	if reqs := s.requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0], "HEAD / HTTP/1.1\r\n") {
+		t.Errorf("requests %q", reqs)
+	}
+	if _, _, errOut := runCmd(t, "-s", "-X", "HEAD", u); strings.Contains(errOut, "Warning") {
+		t.Errorf("-s -X HEAD warned: %q", errOut)
+	}
+	if code, _, _ := runCmd(t, "-X", "GET /x", u); code != exitUsage {
+		t.Errorf("-X 'GET /x': exit %d", code)
+	}
+	if code, _, _ := runCmd(t, "--request-target", "a b", u); code != exitUsage {
+		t.Errorf("--request-target 'a b': exit %d", code)
+	}
+}
+
+// TestQueryPart: --url-query's forms as curl reads them.
+func TestQueryPart(t *testing.T) {
+	for in, want := range map[string]string{
+		"a=b c":  "a=b+c",
+		"=b c":   "b+c",
+		"b c":    "b+c",
+		"+a=%20": "a=%20",
+		"a=&=":   "a=%26%3d",
+		"":       "",
+	} {
+		if got, err := queryPart(in); err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for raw, want := range map[string]string{
+		"http://h/p":       "http://h/p?q=1",
+		"http://h/p?":      "http://h/p?q=1",
+		"http://h/p?a":     "http://h/p?a&q=1",
+		"http://h/p#f?x":   "http://h/p?q=1#f?x",
+		"http://h/p?a#f":   "http://h/p?a&q=1#f",
+		"gopher://h/7/s?x": "gopher://h/7/s?x&q=1",
+	} {
+		if got := withQuery(raw, "q=1"); got != want {
+			t.Errorf("%s: %s, want %s", raw, got, want)
+		}
+	}
+}

@@ -225,6 +225,8 @@ type urlQueue struct {
 	// guessed, when set, hears of each URL given without a scheme and
 	// the URL it was taken for (guessScheme), for -v.
 	guessed func(url string)
+	// query is what --url-query appends to every URL (withQuery).
+	query string
 }
 
 // guessScheme gives the URL curl would take text for when it names no
@@ -301,6 +303,7 @@ func (q *urlQueue) push(raw string, m queued) {
 			}
 			raw = g
 		}
+		raw = withQuery(raw, q.query)
 		u, m.err = fetch.ParseURL(raw)
 	}
 	q.raws = append(q.raws, raw)

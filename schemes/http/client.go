@@ -291,7 +291,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	// tells the server.
 	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
-	traceRequest(req.Trace, r, " HTTP/1.1")
+	traceRequest(req.Trace, r, " "+r.proto())
 	if err := c.write(x, r.bytes()); err != nil {
 		bind.Stop()
 		c.Close()
@@ -299,7 +299,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	}
 	start := c.nread
 	c.rx = x
-	resp, err = readResponse(c, r.method)
+	resp, err = readResponse(c, r.framing())
 	if err != nil {
 		bind.Stop()
 		c.Close()

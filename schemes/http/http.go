@@ -134,6 +134,60 @@ type Fetcher struct {
 	// HTTP1Only.
 	Recorder Recorder
 
+	// The shape of each request, as curl's options give it (shape.go);
+	// their zero values are urlget's defaults.
+
+	// Method is the method sent in place of GET (curl's -X): a token.
+	// The response is read as a GET's, its body framed as its fields
+	// say even for "HEAD", as curl reads it; a Head request is read as
+	// HEAD's whatever the method.
+	Method string
+
+	// RequestTarget replaces the request target of the request line
+	// (curl's --request-target), such as "*" for OPTIONS (RFC 9112
+	// §3.2.4); the URL still names the server.
+	RequestTarget string
+
+	// PathAsIs sends the URL's path as written. Without it the "." and
+	// ".." segments are removed first (RFC 3986 §5.2.4), as curl does.
+	PathAsIs bool
+
+	// Version is the HTTP version spoken (curl's -0, --http1.1, --http2,
+	// --http2-prior-knowledge); VersionDefault offers h2 by ALPN over
+	// TLS and speaks HTTP/1.1 otherwise.
+	Version Version
+
+	// Raw passes the body on as it came off the connection: the chunk
+	// framing of a chunked body, a transfer coding, a content coding
+	// all left in it (curl's --raw).
+	Raw bool
+
+	// TransferEncoding asks for a compressed transfer coding ("TE:
+	// gzip", RFC 9110 §10.1.4) and undoes it (curl's --tr-encoding).
+	TransferEncoding bool
+
+	// IgnoreContentLength reads a body until the connection ends,
+	// whatever its Content-Length says (curl's --ignore-content-length);
+	// the size is then unknown.
+	IgnoreContentLength bool
+
+	// Auth is how the user's credentials go to the server: AuthBasic
+	// (the default, sent at once), AuthDigest (RFC 7616, in answer to
+	// the server's challenge) or AuthAny (the strongest scheme the
+	// challenge offers). ProxyAuth is the same for the proxy's.
+	Auth, ProxyAuth AuthScheme
+
+	// Bearer is an OAuth 2.0 token sent as "Authorization: Bearer"
+	// (RFC 6750 §2.1, curl's --oauth2-bearer) in place of the user's
+	// credentials, under the same rule of which origin receives it.
+	Bearer string
+
+	// ProxyHeader holds header fields sent only to an HTTP proxy, in
+	// the order given (curl's --proxy-header): on each CONNECT, and on
+	// the requests for http: URLs that go through it. Header's fields
+	// are not sent on a CONNECT.
+	ProxyHeader []Field
+
 	mu      sync.Mutex
 	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
@@ -159,7 +213,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if scheme != "http" && scheme != "https" {
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("scheme %q is not http or https", scheme))
 	}
-	target, err := requestURL(req.URL)
+	target, err := f.requestURL(req.URL)
 	if err != nil {
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
@@ -279,6 +333,8 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 		return nil, req.Fail(schemes.ErrProtocol, first.method, 0, "", fmt.Errorf("redirect to %s names no host", next.Redacted()))
 	}
 	nr := r.clone()
+	// --request-target names the first URL's resource only.
+	nr.rawTarget = ""
 	// The request goes again with the same fields (the conditions,
 	// Range, the -H ones) to the new URL; userinfo is never sent.
 	nr.url = &url.URL{Scheme: next.Scheme, Host: next.Host, Path: next.Path, RawPath: next.RawPath, RawQuery: next.RawQuery, ForceQuery: next.ForceQuery}
@@ -336,7 +392,20 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 // Accept-Encoding, Referer, the conditions and the Fetcher's Header), in
 // that order, curl's.
 func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
-	r := &outRequest{method: method, url: target, host: target.Host}
+	r := &outRequest{method: method, url: target, host: target.Host, rawTarget: f.RequestTarget, version: f.Version}
+	if f.Method != "" {
+		// curl's -X: the method is the user's, the framing of the
+		// response GET's (or HEAD's for -I).
+		if err := CheckMethod(f.Method); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+		r.method, r.frame = f.Method, method
+	}
+	if r.rawTarget != "" {
+		if err := CheckRequestTarget(r.rawTarget); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+	}
 	// Authorization comes first, right after Host, where curl writes it.
 	user, password, hasAuth, err := credentials(req)
 	if err != nil {

@@ -173,15 +173,25 @@ func (c *conn) line(budget *int) (string, error) {
 // order they were built (RFC 9112 §3, §5).
 type outRequest struct {
 	method string
-	url    *url.URL
-	host   string // the Host field (RFC 9112 §3.2)
-	fields fieldList
-	proxy  *url.URL // the HTTP proxy an http: request goes through, nil for none
+	// frame is the method whose rules frame the response (RFC 9112
+	// §6.3): method, or GET or HEAD for a method of the user's.
+	frame string
+	// rawTarget replaces the request target when not "" (curl's
+	// --request-target).
+	rawTarget string
+	version   Version
+	url       *url.URL
+	host      string // the Host field (RFC 9112 §3.2)
+	fields    fieldList
+	proxy     *url.URL // the HTTP proxy an http: request goes through, nil for none
 }
 
 // target is the request target (RFC 9112 §3.2): the origin form, or the
 // absolute form to a proxy (§3.2.2).
 func (r *outRequest) target() string {
+	if r.rawTarget != "" {
+		return r.rawTarget
+	}
 	if r.proxy != nil && r.url.Scheme == "http" {
 		u := *r.url
 		u.User, u.Fragment, u.RawFragment = nil, "", ""
@@ -223,7 +233,7 @@ func (r *outRequest) clone() *outRequest {
 // §3.2 asks, then the fields in their order, then the empty line.
 func (r *outRequest) bytes() []byte {
 	var b bytes.Buffer
-	b.WriteString(r.method + " " + r.target() + " HTTP/1.1\r\nHost: " + r.host + "\r\n")
+	b.WriteString(r.method + " " + r.target() + " " + r.proto() + "\r\nHost: " + r.host + "\r\n")
 	for _, kv := range r.fields {
 		writeField(&b, kv[0], kv[1])
 	}
@@ -243,6 +253,23 @@ func writeField(b *bytes.Buffer, name, value string) {
 		return
 	}
 	b.WriteString(": " + value + "\r\n")
+}
+
+// framing is the method whose rules frame the response.
+func (r *outRequest) framing() string {
+	if r.frame != "" {
+		return r.frame
+	}
+	return r.method
+}
+
+// proto is the version of the request line: HTTP/1.0 for -0, else
+// HTTP/1.1.
+func (r *outRequest) proto() string {
+	if r.version == Version10 {
+		return "HTTP/1.0"
+	}
+	return "HTTP/1.1"
 }
 
 // basicAuth is the Basic credentials of u (RFC 7617 §2): the user and
