@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -246,33 +247,60 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 // 56).
 func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
-	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
-	req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
-	req.Trace.TraceLine(schemes.Sent, "Host: "+target)
-	if r.proxy.User != nil {
-		msg += "Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n"
-		req.Trace.TraceSecret("Proxy-Authorization: Basic ")
+	auth := ""
+	if r.proxy.User != nil && f.ProxyAuth == AuthBasic {
+		auth = basicAuth(r.proxy.User)
 	}
-	x := c.exchange(target)
-	if err := c.write(x, []byte(msg+"\r\n")); err != nil {
-		return endExchange(x, err)
+	for try := 0; ; try++ {
+		msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
+		req.Trace.TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+		req.Trace.TraceLine(schemes.Sent, "Host: "+target)
+		if auth != "" {
+			msg += "Proxy-Authorization: " + auth + "\r\n"
+			scheme, _, _ := strings.Cut(auth, " ")
+			req.Trace.TraceSecret("Proxy-Authorization: " + scheme + " ")
+		}
+		// --proxy-header's fields go on the CONNECT; -H's do not, as
+		// curl keeps them apart.
+		var b bytes.Buffer
+		for _, h := range f.ProxyHeader {
+			writeField(&b, h.Name, h.Value)
+			req.Trace.TraceLine(schemes.Sent, h.Name+": "+h.Value)
+		}
+		msg += b.String()
+		x := c.exchange(target)
+		if err := c.write(x, []byte(msg+"\r\n")); err != nil {
+			return endExchange(x, err)
+		}
+		c.rx = x
+		resp, err := readResponse(c, http.MethodConnect)
+		if err != nil {
+			return endExchange(x, err)
+		}
+		req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+		if resp.StatusCode == http.StatusProxyAuthRequired && try == 0 && r.proxy.User != nil && f.ProxyAuth != AuthBasic && resp.keep {
+			// --proxy-digest, --proxy-anyauth: the challenge is
+			// answered on the same connection, its body read past.
+			if ch, ok := pickChallenge(parseChallenges(resp.Header["Proxy-Authenticate"]), f.ProxyAuth); ok {
+				_, err := io.CopyN(io.Discard, resp.Body, drainLimit)
+				if err == io.EOF {
+					endExchange(x, nil)
+					auth = answer(ch, r.proxy.User, http.MethodConnect, target)
+					continue
+				}
+			}
+		}
+		if resp.StatusCode/100 != 2 {
+			return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
+		}
+		if c.br.Buffered() > 0 {
+			// The server's first TLS bytes never come before the client's:
+			// bytes here were sent before the tunnel was open.
+			return endExchange(x, errors.New("proxy sent data before the tunnel opened"))
+		}
+		endExchange(x, nil)
+		return nil
 	}
-	c.rx = x
-	resp, err := readResponse(c, http.MethodConnect)
-	if err != nil {
-		return endExchange(x, err)
-	}
-	req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	if resp.StatusCode/100 != 2 {
-		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
-	}
-	if c.br.Buffered() > 0 {
-		// The server's first TLS bytes never come before the client's:
-		// bytes here were sent before the tunnel was open.
-		return endExchange(x, errors.New("proxy sent data before the tunnel opened"))
-	}
-	endExchange(x, nil)
-	return nil
 }
 
 // endExchange ends x's record, when there is one, and returns err.
@@ -338,8 +366,13 @@ func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
 		}
 		tr.TraceLine(schemes.Sent, kv[0]+": "+v)
 	}
-	if r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil {
+	if r.sendsProxyBasic() {
 		tr.TraceSecret("Proxy-Authorization: Basic ")
+	}
+	if r.proxy != nil && r.url.Scheme == "http" {
+		for _, h := range r.proxyFields {
+			tr.TraceLine(schemes.Sent, h.Name+": "+h.Value)
+		}
 	}
 }
 

@@ -279,7 +279,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			// http (RFC 9112 §3.2.2); it never reaches the site.
 			req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.url.Redacted())
 		}
-		resp, err := f.roundTrip(ctx, req, dialer, r)
+		resp, err := f.authRoundTrip(ctx, req, dialer, r)
 		if err != nil {
 			return nil, err
 		}
@@ -371,13 +371,27 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 		}
 	}
 	auth, cookie := first.fields.get("Authorization"), first.fields.values("Cookie")
-	nr.fields.del("Authorization")
 	nr.fields.del("Cookie")
 	switch {
 	case fields && auth != "":
-		nr.fields.add("Authorization", auth)
+		// Kept where it was, unless a challenge's answer replaced it.
+		if nr.fields.get("Authorization") != auth {
+			nr.fields.front("Authorization", auth)
+		}
+	case user != nil && f.Auth == AuthBasic:
+		nr.fields.front("Authorization", basicAuth(user))
+	default:
+		nr.fields.del("Authorization")
+	}
+	// The credentials a challenge of the next hop is answered with
+	// (--digest, --anyauth), under the same rule.
+	switch {
 	case user != nil:
-		nr.fields.add("Authorization", basicAuth(user))
+		nr.user = user
+	case fields:
+		nr.user = first.user
+	default:
+		nr.user = nil
 	}
 	if fields {
 		for _, c := range cookie {
@@ -411,14 +425,31 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 	if err != nil {
 		return nil, err
 	}
-	if hasAuth {
+	switch {
+	case f.Bearer != "" && !req.Foreign:
+		// --oauth2-bearer takes the place of -u's credentials, as
+		// curl's picked scheme is then Bearer alone.
+		if err := req.CheckArg("Bearer token", f.Bearer); err != nil {
+			return nil, err
+		}
+		r.fields.add("Authorization", "Bearer "+f.Bearer)
+	case hasAuth:
 		if err := req.CheckArg("user", user); err != nil {
 			return nil, err
 		}
 		if err := req.CheckArg("password", password); err != nil {
 			return nil, err
 		}
-		r.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
+		r.user = url.UserPassword(user, password)
+		if f.Auth == AuthBasic {
+			r.fields.add("Authorization", basicAuth(r.user))
+		}
+	}
+	r.proxyAuth, r.proxyFields = f.ProxyAuth, f.ProxyHeader
+	for _, h := range f.ProxyHeader {
+		if err := checkField(h.Name, h.Value); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
 	}
 	ua := f.UserAgent
 	if ua == "" {

@@ -184,6 +184,14 @@ type outRequest struct {
 	host      string // the Host field (RFC 9112 §3.2)
 	fields    fieldList
 	proxy     *url.URL // the HTTP proxy an http: request goes through, nil for none
+
+	// user is the credentials a challenge is answered with (--digest,
+	// --anyauth), nil for none.
+	user *url.Userinfo
+	// proxyAuth is how the proxy's credentials go; proxyFields are the
+	// fields only a proxy receives (--proxy-header).
+	proxyAuth   AuthScheme
+	proxyFields []Field
 }
 
 // target is the request target (RFC 9112 §3.2): the origin form, or the
@@ -237,11 +245,25 @@ func (r *outRequest) bytes() []byte {
 	for _, kv := range r.fields {
 		writeField(&b, kv[0], kv[1])
 	}
-	if r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil && r.fields.get("Proxy-Authorization") == "" {
+	if r.sendsProxyBasic() {
 		b.WriteString("Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n")
+	}
+	if r.proxy != nil && r.url.Scheme == "http" {
+		for _, h := range r.proxyFields {
+			writeField(&b, h.Name, h.Value)
+		}
 	}
 	b.WriteString("\r\n")
 	return b.Bytes()
+}
+
+// sendsProxyBasic reports whether the request carries the proxy's
+// credentials by Basic: an http: request through a proxy that has them,
+// unless another scheme was asked for (--proxy-digest, --proxy-anyauth)
+// or a Proxy-Authorization is there already.
+func (r *outRequest) sendsProxyBasic() bool {
+	return r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil &&
+		r.proxyAuth == AuthBasic && r.fields.get("Proxy-Authorization") == ""
 }
 
 // writeField writes one field line; an empty value goes as "Name:",
@@ -287,6 +309,13 @@ func (l *fieldList) add(k, v string) { *l = append(*l, [2]string{k, v}) }
 func (l *fieldList) set(k, v string) {
 	l.del(k)
 	l.add(k, v)
+}
+
+// front sets k to v as the first field, where curl writes the
+// credentials, right after Host.
+func (l *fieldList) front(k, v string) {
+	l.del(k)
+	*l = append(fieldList{{k, v}}, *l...)
 }
 
 func (l *fieldList) del(k string) {
