@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,6 +311,54 @@ func TestQueryPart(t *testing.T) {
 	} {
 		if got := withQuery(raw, "q=1"); got != want {
 			t.Errorf("%s: %s, want %s", raw, got, want)
+		}
+	}
+}
+
+// TestHTTPVersions: --http2-prior-knowledge speaks h2 over cleartext from
+// the first byte, -i showing "HTTP/2 200" as curl's does; --http1.1 and
+// -0 keep to HTTP/1.x over TLS, where the default and --http2 take h2 by
+// ALPN.
+func TestHTTPVersions(t *testing.T) {
+	var mu sync.Mutex
+	var protos []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		protos = append(protos, r.Proto)
+		mu.Unlock()
+		io.WriteString(w, "v\n")
+	})
+	last := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(protos) == 0 {
+			return ""
+		}
+		return protos[len(protos)-1]
+	}
+	clear := httptest.NewUnstartedServer(h)
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	clear.Config.Protocols = &p
+	clear.Start()
+	defer clear.Close()
+	code, out, errOut := runCmd(t, "-s", "-i", "--http2-prior-knowledge", clear.URL+"/")
+	if code != 0 || !strings.HasPrefix(out, "HTTP/2 200\r\n") || !strings.HasSuffix(out, "\r\n\r\nv\n") || last() != "HTTP/2.0" {
+		t.Errorf("--http2-prior-knowledge: exit %d, %q, %s, server saw %s", code, out, errOut, last())
+	}
+	if code, out, _ := runCmd(t, "-s", "--http2", clear.URL+"/"); code != 0 || out != "v\n" || last() != "HTTP/1.1" {
+		t.Errorf("--http2 over cleartext: exit %d, %q, server saw %s", code, out, last())
+	}
+	tls := httptest.NewUnstartedServer(h)
+	tls.EnableHTTP2 = true
+	tls.StartTLS()
+	defer tls.Close()
+	for _, tc := range []struct {
+		flag, proto string
+	}{{"--http2", "HTTP/2.0"}, {"--http1.1", "HTTP/1.1"}, {"-0", "HTTP/1.0"}, {"--http2-prior-knowledge", "HTTP/2.0"}} {
+		if code, out, errOut := runCmd(t, "-sk", tc.flag, tls.URL+"/"); code != 0 || out != "v\n" || last() != tc.proto {
+			t.Errorf("%s over TLS: exit %d, %q, %s, server saw %s", tc.flag, code, out, errOut, last())
 		}
 	}
 }

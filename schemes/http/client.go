@@ -114,7 +114,9 @@ func (f *Fetcher) tlsConfig(req *schemes.Request) *tls.Config {
 }
 
 // http1Only reports whether the Fetcher offers HTTP/1.1 alone.
-func (f *Fetcher) http1Only() bool { return f.HTTP1Only || f.Recorder != nil }
+func (f *Fetcher) http1Only() bool {
+	return f.HTTP1Only || f.Recorder != nil || f.Version == Version10 || f.Version == Version11
+}
 
 // handshake runs TLS over c with the server host, tracing the outcome.
 // alpn offers h2 besides http/1.1 (RFC 9113 §3.2, RFC 7301).
@@ -217,6 +219,16 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		if nc, err = f.handshake(ctx, req, nc, r.proxy.Hostname(), false); err != nil {
 			return fail(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: err})
 		}
+	}
+	if r.url.Scheme == "http" && r.proxy == nil && f.Version == Version2PriorKnowledge && f.Recorder == nil {
+		// --http2-prior-knowledge: h2 from the connection preface on
+		// (RFC 9113 §3.3).
+		cc, err := f.newH2C(ctx, raw, addr)
+		if err != nil {
+			return fail(err)
+		}
+		f.putH2(key, cc)
+		return nil, cc, nil
 	}
 	if r.url.Scheme != "https" {
 		return newConn(key, raw, nc, f.Recorder), nil, nil
@@ -479,6 +491,31 @@ func (f *Fetcher) h2Transport() *http.Transport {
 		}
 	}
 	return f.h2t
+}
+
+// newH2C makes c an HTTP/2 client connection over cleartext, with no
+// upgrade (RFC 9113 §3.3), through net/http's transport for unencrypted
+// HTTP/2.
+func (f *Fetcher) newH2C(ctx context.Context, c net.Conn, addr string) (*http.ClientConn, error) {
+	f.mu.Lock()
+	if f.h2ct == nil {
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		f.h2ct = &http.Transport{
+			Protocols: &p,
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				if c, ok := ctx.Value(dialedKey{}).(net.Conn); ok {
+					return c, nil
+				}
+				return nil, errors.New("no connection dialled for HTTP/2")
+			},
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: maxHeaderBytes,
+		}
+	}
+	t := f.h2ct
+	f.mu.Unlock()
+	return t.NewClientConn(context.WithValue(ctx, dialedKey{}, c), "http", addr)
 }
 
 // newH2 makes tc, whose server picked h2, an HTTP/2 client connection.

@@ -192,6 +192,7 @@ type Fetcher struct {
 	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
 	h2t     *http.Transport
+	h2ct    *http.Transport                  // for h2 over cleartext (Version2PriorKnowledge)
 	h2      map[string][]*http.ClientConn    // by connKey
 	pipes   *netconn.Pool[string, *pipeline] // pipelined connections, by host:port
 
