@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -360,5 +362,73 @@ func TestHTTPVersions(t *testing.T) {
 		if code, out, errOut := runCmd(t, "-sk", tc.flag, tls.URL+"/"); code != 0 || out != "v\n" || last() != tc.proto {
 			t.Errorf("%s over TLS: exit %d, %q, %s, server saw %s", tc.flag, code, out, errOut, last())
 		}
+	}
+}
+
+// gzipped is s compressed with gzip.
+func gzipped(t *testing.T, s string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	io.WriteString(zw, s)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestRawAndTransferCodings: curl's --raw writes a chunked body with its
+// framing and trailer, byte for byte as curl does, a transfer coding and
+// a content coding left in, the connection then still serving the next
+// URL; --tr-encoding asks for "TE: gzip" as curl writes it and decodes
+// the gzip transfer coding; --ignore-content-length reads the body to
+// the connection's end.
+func TestRawAndTransferCodings(t *testing.T) {
+	const chunked = "5;ext=1\r\nhello\r\n3\r\n ok\r\n0\r\nX-Trailer: t\r\n\r\n"
+	z := gzipped(t, "zipped body\n")
+	s := newRawHTTP(t, func(_ int, head string) string {
+		switch {
+		case strings.HasPrefix(head, "GET /chunked "):
+			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
+		case strings.HasPrefix(head, "GET /te "):
+			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n" + fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(z), z)
+		case strings.HasPrefix(head, "GET /ce "):
+			return "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + fmt.Sprint(len(z)) + "\r\n\r\n" + z
+		case strings.HasPrefix(head, "GET /short "):
+			return "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nall of it"
+		}
+		return okAnswer(0, head)
+	})
+	u := "http://" + s.addr
+	code, out, errOut := runCmd(t, "-s", "--raw", u+"/chunked", u+"/chunked")
+	if code != 0 || out != chunked+chunked {
+		t.Errorf("--raw, chunked: exit %d, %q, %s", code, out, errOut)
+	}
+	if n := len(s.requests()); n != 2 {
+		t.Errorf("%d requests", n)
+	}
+	if curl, err := exec.LookPath("curl"); err == nil {
+		want, _ := exec.Command(curl, "-s", "--raw", u+"/chunked").Output()
+		if string(want) != chunked {
+			t.Errorf("curl --raw writes %q", want)
+		}
+	}
+	if code, out, _ := runCmd(t, "-s", "--raw", "--compressed", u+"/ce"); code != 0 || out != z {
+		t.Errorf("--raw --compressed: exit %d, %q", code, out)
+	}
+	if code, out, _ := runCmd(t, "-s", "--raw", u+"/te"); code != 0 || !strings.Contains(out, z) {
+		t.Errorf("--raw, a gzip transfer coding: exit %d, %q", code, out)
+	}
+	if code, out, errOut := runCmd(t, "-s", "--tr-encoding", u+"/te"); code != 0 || out != "zipped body\n" {
+		t.Errorf("--tr-encoding: exit %d, %q, %s", code, out, errOut)
+	}
+	got := sameRequestAsCurl(t, s, "-A", "a", "--tr-encoding", u+"/")
+	if !strings.Contains(got, "Accept: */*\r\nConnection: TE\r\nTE: gzip\r\n") {
+		t.Errorf("--tr-encoding request %q", got)
+	}
+	if code, out, _ := runCmd(t, "-s", "--ignore-content-length", u+"/short"); code != 0 || out != "all of it" {
+		t.Errorf("--ignore-content-length: exit %d, %q", code, out)
+	}
+	if code, out, _ := runCmd(t, "-s", u+"/short"); code != 0 || out != "all" {
+		t.Errorf("Content-Length 3: exit %d, %q", code, out)
 	}
 }

@@ -339,6 +339,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	}
 	start := c.nread
 	c.rx = x
+	c.rawBody, c.ignoreLength = f.Raw, f.IgnoreContentLength
 	resp, err = readResponse(c, r.framing())
 	if err != nil {
 		bind.Stop()
@@ -577,6 +578,10 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		return nil, err
 	}
 	hreq.URL, hreq.Host, hreq.Header = r.url, r.host, r.header()
+	// HTTP/2 has no connection-specific fields and TE only for
+	// "trailers" (RFC 9113 §8.2.2): --tr-encoding's are HTTP/1.1's.
+	hreq.Header.Del("Connection")
+	hreq.Header.Del("Te")
 	if _, ok := hreq.Header["User-Agent"]; !ok {
 		// An empty value keeps the HTTP/2 client from sending its own.
 		hreq.Header["User-Agent"] = []string{""}

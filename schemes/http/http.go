@@ -461,6 +461,13 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 	}
 	r.fields.add("User-Agent", ua)
 	r.fields.add("Accept", "*/*")
+	if f.TransferEncoding {
+		// --tr-encoding: a compressed transfer coding asked for
+		// (RFC 9110 §10.1.4), TE named in Connection as §7.6.1 wants
+		// it, where curl writes them.
+		r.fields.add("Connection", "TE")
+		r.fields.add("TE", "gzip")
+	}
 	if req.Offset > 0 {
 		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
 		r.fields.add("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
@@ -506,7 +513,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 	}
 	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	var cs []string
-	if f.Compressed {
+	if f.Compressed && !f.Raw {
 		cs = codings(resp.Header.Get("Content-Encoding"))
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {

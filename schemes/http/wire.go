@@ -90,6 +90,14 @@ type conn struct {
 	rx     Exchange // the exchange whose response is being read
 	reused bool
 	nread  int64 // bytes consumed from br so far
+
+	// The framing the Fetcher asks for of the response being read
+	// (shape.go): rawBody leaves the transfer coding in the body (--raw),
+	// ignoreLength reads it to the connection's end
+	// (--ignore-content-length). tap, when set, receives the bytes
+	// consumed, for a raw chunked body.
+	rawBody, ignoreLength bool
+	tap                   *bytes.Buffer
 }
 
 func newConn(key string, raw, nc net.Conn, rec Recorder) *conn {
@@ -125,6 +133,9 @@ func (c *conn) consumed(p []byte) {
 	c.nread += int64(len(p))
 	if c.rx != nil && len(p) > 0 {
 		c.rx.Response(p)
+	}
+	if c.tap != nil {
+		c.tap.Write(p)
 	}
 }
 
@@ -501,13 +512,19 @@ func frame(c *conn, r *response, method string) error {
 		var body io.ReadCloser
 		if tes[len(tes)-1] == "chunked" {
 			body = &chunkedBody{c: c}
+			if c.rawBody {
+				// --raw: the chunk framing and every coding are
+				// the body, as curl writes them.
+				r.Body = &rawChunkedBody{chunked: body.(*chunkedBody)}
+				break
+			}
 			tes = tes[:len(tes)-1]
 		} else {
 			// §6.3 item 4: chunked not last: read until close.
 			r.Close = true
 			body = &closeBody{c: c}
 		}
-		if len(tes) == 0 {
+		if len(tes) == 0 || c.rawBody {
 			r.Body = body
 			break
 		}
@@ -516,6 +533,11 @@ func frame(c *conn, r *response, method string) error {
 			return err
 		}
 		r.Body = dec
+	case cl >= 0 && c.ignoreLength:
+		// --ignore-content-length: the body ends with the connection,
+		// which serves nothing more.
+		r.Close = true
+		r.Body = &closeBody{c: c}
 	case cl >= 0:
 		r.ContentLength = cl
 		r.Body = &lengthBody{c: c, n: cl}
@@ -775,6 +797,36 @@ func chunkError(err error, tooLarge string) error {
 }
 
 func (b *chunkedBody) Close() error { return nil }
+
+// rawChunkedBody is a chunked body passed on with its framing (curl's
+// --raw): the chunk-size lines, the data, the CRLFs, the last chunk and
+// the trailer section, byte for byte as they came. The chunked reader
+// under it finds where the message ends, so that a kept connection
+// serves the next request.
+type rawChunkedBody struct {
+	chunked *chunkedBody
+	buf     bytes.Buffer
+	scratch []byte
+	err     error
+}
+
+func (b *rawChunkedBody) Read(p []byte) (int, error) {
+	for b.buf.Len() == 0 && b.err == nil {
+		if b.scratch == nil {
+			b.scratch = make([]byte, readBufferSize)
+		}
+		c := b.chunked.c
+		c.tap = &b.buf
+		_, b.err = b.chunked.Read(b.scratch)
+		c.tap = nil
+	}
+	if b.buf.Len() > 0 {
+		return b.buf.Read(p)
+	}
+	return 0, b.err
+}
+
+func (b *rawChunkedBody) Close() error { return nil }
 
 // idleTimeout is how long a connection waits in the pool for its next
 // request; a server closes an idle one in about as long.
