@@ -147,6 +147,25 @@ func TestDigestAuth(t *testing.T) {
 			t.Errorf("%s: Authorization fields %q, want none then Digest", path, seen)
 		}
 	}
+	// -i shows the challenge's 401, then the answer's 200, as curl's.
+	statusLines := func(out string) (lines []string) {
+		for _, l := range strings.Split(out, "\r\n") {
+			if strings.HasPrefix(l, "HTTP/") {
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	_, out, _ := runCmd(t, "-s", "-i", "--digest", "-u", `alice:p"w:1`, s.URL+"/MD5/auth")
+	if got := statusLines(out); len(got) != 2 || got[0] != "HTTP/1.1 401 Unauthorized" || got[1] != "HTTP/1.1 200 OK" {
+		t.Errorf("-i: status lines %q", got)
+	}
+	if curl, err := exec.LookPath("curl"); err == nil {
+		want, _ := exec.Command(curl, "-s", "-i", "--digest", "-u", `alice:p"w:1`, s.URL+"/MD5/auth").Output()
+		if !slicesEqual(statusLines(string(want)), statusLines(out)) {
+			t.Errorf("-i: status lines %q, curl's %q", statusLines(out), statusLines(string(want)))
+		}
+	}
 	// A wrong password: the answer fails, and only once (exit 22 with -f).
 	s.mu.Lock()
 	s.auths = nil
