@@ -432,3 +432,22 @@ func TestRawAndTransferCodings(t *testing.T) {
 		t.Errorf("Content-Length 3: exit %d, %q", code, out)
 	}
 }
+
+// TestHTTP09: a response without a status line is refused by default, as
+// curl refuses it, and with --http0.9 is the body, written as curl
+// writes it, -i adding nothing.
+func TestHTTP09(t *testing.T) {
+	s := newRawHTTP(t, func(int, string) string { return "hello 0.9\r\nConnection: close\r\n\r\n" })
+	u := "http://" + s.addr + "/"
+	if code, out, _ := runCmd(t, "-s", u); code == 0 || out != "" {
+		t.Errorf("without --http0.9: exit %d, %q", code, out)
+	}
+	want := "hello 0.9\r\nConnection: close\r\n\r\n"
+	if curl, err := exec.LookPath("curl"); err == nil {
+		b, _ := exec.Command(curl, "-s", "-i", "--http0.9", u).Output()
+		want = string(b)
+	}
+	if code, out, errOut := runCmd(t, "-s", "-i", "--http0.9", u); code != 0 || out != want {
+		t.Errorf("--http0.9 -i: exit %d, %q, %s; want %q", code, out, errOut, want)
+	}
+}

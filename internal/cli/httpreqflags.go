@@ -39,6 +39,8 @@ func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 	version("http2", "", httpscheme.Version2, "speak HTTP/2 over TLS when the server agrees (the default)")
 	curlNote(fs, "http2", "no upgrade to h2c over cleartext: http: URLs speak HTTP/1.1, as curl does when the server declines the upgrade")
 	version("http2-prior-knowledge", "", httpscheme.Version2PriorKnowledge, "speak HTTP/2 from the first byte, over cleartext too")
+	fs.BoolVar(&o.http.HTTP09, "http0.9", false, "take a response without a status line for an HTTP/0.9 one")
+	curlNote(fs, "http0.9", "without it a response without a status line exits 8 (curl: 1)")
 	fs.BoolVar(&o.http.TransferEncoding, "tr-encoding", false, "ask for a compressed transfer encoding (TE: gzip) and decode it")
 	fs.BoolVar(&o.http.IgnoreContentLength, "ignore-content-length", false, "read the body until the connection ends, whatever its Content-Length")
 	auth := func(name string, to *httpscheme.AuthScheme, v httpscheme.AuthScheme, usage string) {

@@ -340,7 +340,11 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	start := c.nread
 	c.rx = x
 	c.rawBody, c.ignoreLength = f.Raw, f.IgnoreContentLength
-	resp, err = readResponse(c, r.framing())
+	if f.HTTP09 && http09(c) {
+		resp = http09Response(c)
+	} else {
+		resp, err = readResponse(c, r.framing())
+	}
 	if err != nil {
 		bind.Stop()
 		c.Close()

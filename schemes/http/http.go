@@ -157,6 +157,12 @@ type Fetcher struct {
 	// TLS and speaks HTTP/1.1 otherwise.
 	Version Version
 
+	// HTTP09 takes a response without a status line for an HTTP/0.9
+	// one (curl's --http0.9): the whole of what the server sends, to
+	// the connection's end, is the body of a 200. Without it such a
+	// response is a protocol error, as curl refuses it by default.
+	HTTP09 bool
+
 	// Raw passes the body on as it came off the connection: the chunk
 	// framing of a chunked body, a transfer coding, a content coding
 	// all left in it (curl's --raw).
@@ -285,7 +291,8 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			return nil, err
 		}
 		traceResponse(req.Trace, resp)
-		if f.OnResponse != nil {
+		if f.OnResponse != nil && resp.ProtoMajor > 0 {
+			// An HTTP/0.9 response has no head to show (-i, -D).
 			f.OnResponse(responseHead(resp))
 		}
 		loc := resp.Header.Get("Location")

@@ -1,8 +1,10 @@
 package http
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -55,7 +57,24 @@ const (
 // the pipelined path writes, so that they go the ordinary way.
 func (f *Fetcher) shaped() bool {
 	return f.Method != "" || f.RequestTarget != "" || f.Version != VersionDefault ||
-		f.Raw || f.TransferEncoding || f.IgnoreContentLength || f.Auth != AuthBasic || f.Bearer != ""
+		f.Raw || f.TransferEncoding || f.IgnoreContentLength || f.Auth != AuthBasic || f.Bearer != "" || f.HTTP09
+}
+
+// http09 reports whether the response coming on c has no status line,
+// so is an HTTP/0.9 one: its first bytes are not "HTTP/". It waits for
+// those bytes; a connection that ends first is left to readResponse.
+func http09(c *conn) bool {
+	p, _ := c.br.Peek(len("HTTP/"))
+	return len(p) > 0 && !bytes.HasPrefix([]byte("HTTP/"), p)
+}
+
+// http09Response is the response of an HTTP/0.9 server: no status line,
+// no fields, the body up to the connection's end (curl's --http0.9).
+func http09Response(c *conn) *response {
+	return &response{Response: &http.Response{
+		Proto: "HTTP/0.9", ProtoMinor: 9, StatusCode: http.StatusOK, Status: "200 OK",
+		Header: http.Header{}, ContentLength: -1, Close: true, Body: &closeBody{c: c},
+	}}
 }
 
 // CheckMethod refuses a method that is not a token (RFC 9110 §9.1), which
