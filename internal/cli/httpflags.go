@@ -32,6 +32,9 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
 	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
 	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write response headers to `file` (- stdout)")
+	curlNote(fs, "header", "over HTTP/2 the fields go sorted by name; 'Host:' keeps the URL's Host, where curl sends none")
+	curlNote(fs, "include", "an HTTP/2 response's fields come sorted by name, not in the server's order")
+	curlNote(fs, "dump-header", "an HTTP/2 response's fields come sorted by name, not in the server's order")
 	fs.BoolVarP(&o.remoteHeaderName, "remote-header-name", "J", false, "with -O, name the file by Content-Disposition")
 }
 

@@ -25,10 +25,12 @@ type httpReqOptions struct {
 // addHttpReqFlags defines the flags of the shape of an http(s) request: method, query, target, protocol version, authentication, extra proxy fields, decoding.
 func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringVarP(&o.http.Method, "request", "X", "", "send `method` in place of GET (http)")
+	curlNote(fs, "request", "a token only, and for http(s) only: curl's FTP listing command in place of LIST is not sent")
 	fs.BoolVarP(&o.httpReq.get, "get", "G", false, "send a GET (the -d family, which it turns into a query, is not supported)")
 	curlNote(fs, "get", "urlget sends no data (-d), so -G only states the GET it sends anyway")
 	fs.Var(urlQuery{&o.httpReq.query}, "url-query", "append `data` to each URL's query, url-encoded as curl's --data-urlencode ('+data' as it is)")
 	fs.BoolVar(&o.http.PathAsIs, "path-as-is", false, "send the URL's path with its /./ and /../ as written (http)")
+	curlNote(fs, "path-as-is", "dot segments are removed from http(s) paths only; other schemes send their paths as written")
 	fs.StringVar(&o.http.RequestTarget, "request-target", "", "send `target` as the request target, e.g. '*' (http)")
 	version := func(name, short string, v httpscheme.Version, usage string) {
 		f := fs.VarPF(choiceFlag[httpscheme.Version]{&o.http.Version, v}, name, short, usage)
@@ -54,6 +56,7 @@ func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringVar(&o.http.Bearer, "oauth2-bearer", "", "send `token` as an OAuth 2.0 Bearer token (http)")
 	auth("proxy-basic", &o.http.ProxyAuth, httpscheme.AuthBasic, "send --proxy-user's credentials by HTTP Basic (the default)")
 	auth("proxy-digest", &o.http.ProxyAuth, httpscheme.AuthDigest, "send --proxy-user's credentials by HTTP Digest, answering the proxy's challenge")
+	curlNote(fs, "proxy-digest", "a proxy that closes the connection after its 407 to a CONNECT is not asked again")
 	auth("proxy-anyauth", &o.http.ProxyAuth, httpscheme.AuthAny, "send --proxy-user's credentials by the strongest scheme the proxy offers")
 	curlNote(fs, "proxy-anyauth", "picks among Digest and Basic: NTLM and Negotiate are not supported")
 	fs.Var(headerList{&o.http.ProxyHeader, new([]string)}, "proxy-header", "send header `'Name: value'` to an HTTP proxy only (@FILE reads them)")
@@ -206,4 +209,32 @@ func withQuery(raw, q string) string {
 		raw += "?" + q
 	}
 	return raw + frag
+}
+
+// The help categories of these flags, added to flagCategories (help.go).
+func init() {
+	for name, cats := range map[string]string{
+		"request":               "http",
+		"get":                   "http",
+		"url-query":             "http",
+		"path-as-is":            "http",
+		"request-target":        "http",
+		"http1.0":               "http",
+		"http1.1":               "http",
+		"http2":                 "http",
+		"http2-prior-knowledge": "http",
+		"http0.9":               "http",
+		"tr-encoding":           "http",
+		"ignore-content-length": "http",
+		"basic":                 "auth http",
+		"digest":                "auth http",
+		"anyauth":               "auth http",
+		"oauth2-bearer":         "auth http",
+		"proxy-basic":           "auth proxy",
+		"proxy-digest":          "auth proxy",
+		"proxy-anyauth":         "auth proxy",
+		"proxy-header":          "http proxy",
+	} {
+		flagCategories[name] = cats
+	}
 }
