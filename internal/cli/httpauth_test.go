@@ -356,3 +356,17 @@ func proxyAuthOf(head string) string {
 	}
 	return ""
 }
+
+// TestProxyHeaderGateway: --proxy-header's fields go on the request an
+// HTTP proxy gateways for an ftp: URL, which is the proxy's alone.
+func TestProxyHeaderGateway(t *testing.T) {
+	clearProxyEnv(t)
+	p := newRawHTTP(t, func(int, string) string {
+		return "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfile\n"
+	})
+	code, out, errOut := runCmd(t, "-s", "-x", "http://"+p.addr, "--proxy-header", "X-To-Proxy: 1", "ftp://site.test/f.txt")
+	reqs := p.requests()
+	if code != 0 || out != "file\n" || len(reqs) != 1 || !strings.HasPrefix(reqs[0], "GET ftp://site.test/f.txt;type=i HTTP/1.1\r\n") || !strings.Contains(reqs[0], "\r\nX-To-Proxy: 1\r\n") {
+		t.Errorf("exit %d, %q, %s, requests %q", code, out, errOut, reqs)
+	}
+}
