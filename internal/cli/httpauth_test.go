@@ -370,3 +370,29 @@ func TestProxyHeaderGateway(t *testing.T) {
 		t.Errorf("exit %d, %q, %s, requests %q", code, out, errOut, reqs)
 	}
 }
+
+// TestProxyRequestAsCurl: a request for an http: URL through an HTTP
+// proxy carries the proxy's Basic credentials right after Host, the
+// site's next, then the defaults, -H's fields and --proxy-header's last,
+// as curl writes it (but for curl's Proxy-Connection, which urlget does
+// not send: RFC 9112 knows no such field).
+func TestProxyRequestAsCurl(t *testing.T) {
+	clearProxyEnv(t)
+	p := newRawHTTP(t, okAnswer)
+	args := []string{"-s", "-A", "a", "-x", "http://" + p.addr, "-U", "pu:pp", "-u", "a:b", "-H", "X-S: 2", "--proxy-header", "X-P: 1", "http://site.test/x"}
+	runCmd(t, args...)
+	ours := p.requests()
+	want := "GET http://site.test/x HTTP/1.1\r\nHost: site.test\r\nProxy-Authorization: " + basic("pu", "pp") + "\r\nAuthorization: " + basic("a", "b") +
+		"\r\nUser-Agent: a\r\nAccept: */*\r\nX-S: 2\r\nX-P: 1\r\n\r\n"
+	if len(ours) != 1 || ours[0] != want {
+		t.Errorf("request %q, want %q", ours, want)
+	}
+	if _, err := exec.LookPath("curl"); err == nil {
+		p.reset()
+		runCurl(t, args[1:]...)
+		curl := p.requests()
+		if len(curl) != 1 || strings.Replace(curl[0], "Proxy-Connection: Keep-Alive\r\n", "", 1) != want {
+			t.Errorf("curl's request %q", curl)
+		}
+	}
+}

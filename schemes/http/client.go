@@ -375,6 +375,9 @@ func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
 	}
 	tr.TraceLine(schemes.Sent, r.method+" "+target+proto)
 	tr.TraceLine(schemes.Sent, "Host: "+r.host)
+	if r.sendsProxyBasic() {
+		tr.TraceSecret("Proxy-Authorization: Basic ")
+	}
 	for _, kv := range r.fields {
 		v := kv[1]
 		if strings.EqualFold(kv[0], "Authorization") || strings.EqualFold(kv[0], "Proxy-Authorization") {
@@ -382,9 +385,6 @@ func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
 			v = scheme + " ****"
 		}
 		tr.TraceLine(schemes.Sent, kv[0]+": "+v)
-	}
-	if r.sendsProxyBasic() {
-		tr.TraceSecret("Proxy-Authorization: Basic ")
 	}
 	if r.proxy != nil && r.url.Scheme == "http" {
 		for _, h := range r.proxyFields {

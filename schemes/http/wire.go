@@ -253,11 +253,12 @@ func (r *outRequest) clone() *outRequest {
 func (r *outRequest) bytes() []byte {
 	var b bytes.Buffer
 	b.WriteString(r.method + " " + r.target() + " " + r.proto() + "\r\nHost: " + r.host + "\r\n")
+	if r.sendsProxyBasic() {
+		// Right after Host, where curl writes it.
+		b.WriteString("Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n")
+	}
 	for _, kv := range r.fields {
 		writeField(&b, kv[0], kv[1])
-	}
-	if r.sendsProxyBasic() {
-		b.WriteString("Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n")
 	}
 	if r.proxy != nil && r.url.Scheme == "http" {
 		for _, h := range r.proxyFields {
