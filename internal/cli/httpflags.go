@@ -27,7 +27,7 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVarP(&location, "location", "L", false, "follow redirects (always on)")
 	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (always on)")
 	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
-	fs.VarP(headerList{&o.http.Header, &o.http.RemoveHeader}, "header", "H", "send header `'Name: value'` ('Name:' removes it, @FILE reads them)")
+	fs.VarP(headerList{&o.http.Header, &o.http.RemoveHeader, &o.httpReq.warnings}, "header", "H", "send header `'Name: value'` ('Name:' removes it, @FILE reads them)")
 	fs.VarP(refererFlag{o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
 	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
 	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
@@ -56,10 +56,12 @@ func checkHTTPFlags(o *options) error {
 // order given, taking the place of a default field of that name;
 // "Name:" removes the default field (not what other -H lines give);
 // "Name;" sends the field empty; "@FILE" reads such lines from FILE, one
-// a line ("@-": standard input), as curl does.
+// a line ("@-": standard input), as curl does, with curl's warning and
+// none of them when FILE cannot be read.
 type headerList struct {
 	list   *[]httpscheme.Field
 	remove *[]string
+	warn   *[]string // curl's warnings, printed once the flags are read
 }
 
 func (h headerList) String() string { return "" }
@@ -93,7 +95,9 @@ func (h headerList) setFile(file string) error {
 		b, err = os.ReadFile(file)
 	}
 	if err != nil {
-		return err
+		// curl warns and goes on without them.
+		*h.warn = append(*h.warn, "Failed to open "+file+"!")
+		return nil
 	}
 	for line := range strings.Lines(string(b)) {
 		line = strings.TrimRight(line, "\r\n")

@@ -204,8 +204,18 @@ func TestHeaderFile(t *testing.T) {
 	if code, _, _ := runCmd(t, "-H", "@"+bad, u); code != exitUsage {
 		t.Errorf("a file with a line that is no field: exit %d", code)
 	}
-	if code, _, _ := runCmd(t, "-H", "@"+filepath.Join(dir, "none"), u); code != exitUsage {
-		t.Errorf("a file that is not there: exit %d", code)
+	// A file that is not there: curl's warning, and the request goes
+	// without it; so for --url-query.
+	missing := filepath.Join(dir, "none")
+	code, _, errOut := runCmd(t, "-H", "@"+missing, "--url-query", "n@"+missing, u)
+	if want := "Warning: Failed to open " + missing + "!\nWarning: Couldn't read data from file \"n@" + missing + "\", this makes an empty POST.\n"; code != 0 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("files that are not there: exit %d, %q", code, errOut)
+	}
+	if reqs := s.requests(); !strings.HasPrefix(reqs[len(reqs)-1], "GET / HTTP/1.1\r\n") {
+		t.Errorf("request %q", reqs[len(reqs)-1])
+	}
+	if _, _, errOut := runCmd(t, "-s", "-H", "@"+missing, u); errOut != "" {
+		t.Errorf("-s: %q", errOut)
 	}
 }
 

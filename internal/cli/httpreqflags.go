@@ -20,6 +20,10 @@ type httpReqOptions struct {
 	// query is what --url-query appends to every URL's query, the
 	// parts joined by '&'; "" for none.
 	query string
+	// warnings are curl's warnings about files -H @FILE and
+	// --url-query name@FILE could not read, printed as curl prints
+	// them, unless -s, once the flags are read.
+	warnings []string
 }
 
 // addHttpReqFlags defines the flags of the shape of an http(s) request: method, query, target, protocol version, authentication, extra proxy fields, decoding.
@@ -28,7 +32,7 @@ func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 	curlNote(fs, "request", "a token only, and for http(s) only: curl's FTP listing command in place of LIST is not sent")
 	fs.BoolVarP(&o.httpReq.get, "get", "G", false, "send a GET (the -d family, which it turns into a query, is not supported)")
 	curlNote(fs, "get", "urlget sends no data (-d), so -G only states the GET it sends anyway")
-	fs.Var(urlQuery{&o.httpReq.query}, "url-query", "append `data` to each URL's query, url-encoded as curl's --data-urlencode ('+data' as it is)")
+	fs.Var(urlQuery{&o.httpReq.query, &o.httpReq.warnings}, "url-query", "append `data` to each URL's query, url-encoded as curl's --data-urlencode ('+data' as it is)")
 	fs.BoolVar(&o.http.PathAsIs, "path-as-is", false, "send the URL's path with its /./ and /../ as written (http)")
 	curlNote(fs, "path-as-is", "dot segments are removed from http(s) paths only; other schemes send their paths as written")
 	fs.StringVar(&o.http.RequestTarget, "request-target", "", "send `target` as the request target, e.g. '*' (http)")
@@ -59,7 +63,7 @@ func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 	curlNote(fs, "proxy-digest", "a proxy that closes the connection after its 407 to a CONNECT is not asked again")
 	auth("proxy-anyauth", &o.http.ProxyAuth, httpscheme.AuthAny, "send --proxy-user's credentials by the strongest scheme the proxy offers")
 	curlNote(fs, "proxy-anyauth", "picks among Digest and Basic: NTLM and Negotiate are not supported")
-	fs.Var(headerList{&o.http.ProxyHeader, new([]string)}, "proxy-header", "send header `'Name: value'` to an HTTP proxy only (@FILE reads them)")
+	fs.Var(headerList{&o.http.ProxyHeader, new([]string), &o.httpReq.warnings}, "proxy-header", "send header `'Name: value'` to an HTTP proxy only (@FILE reads them)")
 }
 
 // checkHttpReqFlags checks those flags once parsed. A method of HEAD
@@ -67,6 +71,11 @@ func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 // read as a GET's, so a server that sends no body makes the transfer
 // wait.
 func checkHttpReqFlags(fs *pflag.FlagSet, o *options) error {
+	if !o.silent {
+		for _, w := range o.httpReq.warnings {
+			fmt.Fprintf(fs.Output(), "Warning: %s\n", w)
+		}
+	}
 	if m := o.http.Method; m != "" {
 		if err := httpscheme.CheckMethod(m); err != nil {
 			return fmt.Errorf("-X: %v", err)
@@ -116,14 +125,19 @@ func (f choiceFlag[T]) Set(s string) error {
 // --data-urlencode's ("content", "=content", "name=content",
 // "@file", "name@file"), its content url-encoded, or taken as it is
 // after a '+'; the parts are joined by '&' in the order given.
-type urlQuery struct{ q *string }
+type urlQuery struct {
+	q    *string
+	warn *[]string
+}
 
 func (u urlQuery) String() string { return "" }
 func (u urlQuery) Type() string   { return "data" }
 func (u urlQuery) Set(v string) error {
 	part, err := queryPart(v)
 	if err != nil {
-		return err
+		// curl warns and appends nothing.
+		*u.warn = append(*u.warn, fmt.Sprintf("Couldn't read data from file %q, this makes an empty POST.", v))
+		return nil
 	}
 	if part == "" {
 		return nil
