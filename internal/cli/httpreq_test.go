@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -328,7 +329,7 @@ func TestQueryPart(t *testing.T) {
 }
 
 // TestHTTPVersions: --http2-prior-knowledge speaks h2 over cleartext from
-// the first byte, -i showing "HTTP/2 200" as curl's does; --http1.1 and
+// the first byte, -i showing "HTTP/2 200 " as curl's does; --http1.1 and
 // -0 keep to HTTP/1.x over TLS, where the default and --http2 take h2 by
 // ALPN.
 func TestHTTPVersions(t *testing.T) {
@@ -356,7 +357,7 @@ func TestHTTPVersions(t *testing.T) {
 	clear.Start()
 	defer clear.Close()
 	code, out, errOut := runCmd(t, "-s", "-i", "--http2-prior-knowledge", clear.URL+"/")
-	if code != 0 || !strings.HasPrefix(out, "HTTP/2 200\r\n") || !strings.HasSuffix(out, "\r\n\r\nv\n") || last() != "HTTP/2.0" {
+	if code != 0 || !strings.HasPrefix(out, "HTTP/2 200 \r\n") || !strings.HasSuffix(out, "\r\n\r\nv\n") || last() != "HTTP/2.0" {
 		t.Errorf("--http2-prior-knowledge: exit %d, %q, %s, server saw %s", code, out, errOut, last())
 	}
 	if code, out, _ := runCmd(t, "-s", "--http2", clear.URL+"/"); code != 0 || out != "v\n" || last() != "HTTP/1.1" {
@@ -459,5 +460,43 @@ func TestHTTP09(t *testing.T) {
 	}
 	if code, out, errOut := runCmd(t, "-s", "-i", "--http0.9", u); code != 0 || out != want {
 		t.Errorf("--http0.9 -i: exit %d, %q, %s; want %q", code, out, errOut, want)
+	}
+}
+
+// TestHTTP2HeadAsCurl: an HTTP/2 response's status line is curl's,
+// "HTTP/2 200 ", and its fields are shown with the lower-case names they
+// have on the wire (RFC 9113 §8.2.1), as curl shows them: the same
+// lines, the Date aside, though not in the server's order, which
+// net/http's HTTP/2 client does not keep.
+func TestHTTP2HeadAsCurl(t *testing.T) {
+	curl := curlPath(t)
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"e"`)
+		w.Header().Set("X-Zeta", "z")
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "h2\n")
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	defer s.Close()
+	noDate := func(b string) string {
+		var keep []string
+		for _, l := range strings.Split(b, "\r\n") {
+			if !strings.HasPrefix(l, "date: ") {
+				keep = append(keep, l)
+			}
+		}
+		slices.Sort(keep[1:])
+		return strings.Join(keep, "\r\n")
+	}
+	for _, args := range [][]string{{"-i"}, {"-I"}} {
+		want, err := exec.Command(curl, append([]string{"-sk"}, append(args, s.URL+"/")...)...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, _ := runCmd(t, append([]string{"-sk"}, append(args, s.URL+"/")...)...)
+		if noDate(got) != noDate(string(want)) || !strings.Contains(got, "\r\netag: \"e\"\r\n") {
+			t.Errorf("%q: %q, curl %q", args, got, want)
+		}
 	}
 }

@@ -596,7 +596,13 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		return nil, err
 	}
 	resp.Request = hreq
-	return &response{Response: resp, fields: HeaderPairs(fields(resp)), req: r}, nil
+	// HTTP/2 field names are lower case on the wire (RFC 9113 §8.2.1):
+	// that is the server's spelling, which -i, -D and -v show, as curl's.
+	pairs := HeaderPairs(fields(resp))
+	for i := range pairs {
+		pairs[i][0] = strings.ToLower(pairs[i][0])
+	}
+	return &response{Response: resp, fields: pairs, req: r}, nil
 }
 
 // closeConns closes every kept connection.
