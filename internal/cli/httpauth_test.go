@@ -331,6 +331,10 @@ func TestProxyDigest(t *testing.T) {
 	if proxyAuthOf(reqs[0]) != "" || !strings.Contains(reqs[1], "\r\nX-To-Proxy: 1\r\n") || !strings.Contains(reqs[1], "\r\nX-To-Site: 2\r\n") {
 		t.Errorf("requests %q", reqs)
 	}
+	// The digest's uri is the origin form, as curl's.
+	if !strings.Contains(proxyAuthOf(reqs[1]), `uri="/page"`) {
+		t.Errorf("Proxy-Authorization %q", proxyAuthOf(reqs[1]))
+	}
 	// https: the CONNECT is answered; the tunnel leads nowhere TLS
 	// speaks, which fails the transfer after it.
 	p.reset()

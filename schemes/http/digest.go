@@ -351,7 +351,13 @@ func (f *Fetcher) authRoundTrip(ctx context.Context, req *schemes.Request, diale
 		}
 		io.CopyN(io.Discard, resp.Body, drainLimit)
 		resp.Body.Close()
-		r.fields.front(answerField, answer(c, user, r.method, r.target()))
+		// The digest's uri is the origin form, through a proxy too, as
+		// curl computes it.
+		uri := r.rawTarget
+		if uri == "" {
+			uri = r.url.RequestURI()
+		}
+		r.fields.front(answerField, answer(c, user, r.method, uri))
 		resp, err = f.roundTrip(ctx, req, dialer, r)
 	}
 	return resp, err
