@@ -318,7 +318,8 @@ func TestProxyDigest(t *testing.T) {
 	args := []string{"-x", proxy, "-U", "pu:ppw", "--proxy-digest", "--proxy-header", "X-To-Proxy: 1", "-H", "X-To-Site: 2", "http://site.test/page"}
 	if _, err := exec.LookPath("curl"); err == nil {
 		runCurl(t, args...)
-		if reqs := p.requests(); len(reqs) != 2 || !checkDigest(proxyAuthOf(reqs[1]), "GET", "pu", "ppw", "MD5", "auth", "proxy", "pn", "po") {
+		if reqs := p.requests(); len(reqs) != 2 || !checkDigest(proxyAuthOf(reqs[1]), "GET", "pu", "ppw", "MD5", "auth", "proxy", "pn", "po") ||
+			!strings.Contains(proxyAuthOf(reqs[1]), `uri="/page"`) {
 			t.Fatalf("the checker refuses curl's requests %q", reqs)
 		}
 		p.reset()
