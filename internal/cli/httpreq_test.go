@@ -167,7 +167,8 @@ func slicesEqual(a, b []string) bool {
 }
 
 // TestHeaderOrderAsCurl: the request's fields go out as curl writes them:
-// Host, the credentials, the default fields, then -H's in the order given
+// Host, the credentials, Range, the default fields, TE, Referer, then -H's
+// in the order given
 // and spelled as given, a default one that -H names left out, "Name;"
 // empty, "Name:" removing the default only, the first Host given winning.
 func TestHeaderOrderAsCurl(t *testing.T) {
@@ -180,6 +181,7 @@ func TestHeaderOrderAsCurl(t *testing.T) {
 		{"-A", "agent/1", "-H", "Host: first.example", "-H", "X: 1", "-H", "Host: second.example", u},
 		{"-A", "agent/1", "-u", "al:pw", "-e", "http://ref.example/", "-H", "X-Last: 1", u},
 		{"-A", "agent/1", "-u", "al:pw", "-H", "Authorization: Bearer tok", "-H", "User-Agent: mine", u},
+		{"-A", "agent/1", "-C", "5", "-u", "al:pw", "-e", "http://ref.example/", "--tr-encoding", "-H", "X: 1", u},
 	} {
 		sameRequestAsCurl(t, s, args...)
 	}

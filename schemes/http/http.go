@@ -410,7 +410,7 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 }
 
 // newRequest builds the request of a fetch of target: the header fields
-// every request carries (credentials, User-Agent, Accept, Range or
+// every request carries (credentials, Range, User-Agent, Accept, TE,
 // Accept-Encoding, Referer, the conditions and the Fetcher's Header), in
 // that order, curl's.
 func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
@@ -459,6 +459,19 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
 	}
+	if req.Offset > 0 {
+		// RFC 9110 §14.1.2: an open-ended byte range from the resume
+		// point, before User-Agent, where curl writes it.
+		r.fields.add("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+		if req.IfRange != "" {
+			// RFC 9110 §13.1.5: the range only of the representation
+			// the part came from; a changed one is sent whole (200).
+			if err := req.CheckArg("If-Range header", req.IfRange); err != nil {
+				return nil, err
+			}
+			r.fields.add("If-Range", req.IfRange)
+		}
+	}
 	ua := f.UserAgent
 	if ua == "" {
 		ua = "urlget"
@@ -475,18 +488,7 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 		r.fields.add("Connection", "TE")
 		r.fields.add("TE", "gzip")
 	}
-	if req.Offset > 0 {
-		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
-		r.fields.add("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
-		if req.IfRange != "" {
-			// RFC 9110 §13.1.5: the range only of the representation
-			// the part came from; a changed one is sent whole (200).
-			if err := req.CheckArg("If-Range header", req.IfRange); err != nil {
-				return nil, err
-			}
-			r.fields.add("If-Range", req.IfRange)
-		}
-	} else if f.Compressed {
+	if req.Offset == 0 && f.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
 		// resumed file of plain bytes cannot continue.
