@@ -32,7 +32,7 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
 	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
 	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write response headers to `file` (- stdout)")
-	curlNote(fs, "header", "over HTTP/2 the fields go sorted by name; 'Host:' keeps the URL's Host, where curl sends none")
+	curlNote(fs, "header", "a line that is no field (no colon, a name that is not a token, a CR or LF) is refused (exit 2), where curl drops it or sends it as given; 'Host:' keeps the URL's Host, where curl sends none; over HTTP/2 the fields go sorted by name")
 	curlNote(fs, "include", "an HTTP/2 response's fields come sorted by name, not in the server's order")
 	curlNote(fs, "dump-header", "an HTTP/2 response's fields come sorted by name, not in the server's order")
 	fs.BoolVarP(&o.remoteHeaderName, "remote-header-name", "J", false, "with -O, name the file by Content-Disposition")
