@@ -336,18 +336,25 @@ func TestProxyDigest(t *testing.T) {
 	if !strings.Contains(proxyAuthOf(reqs[1]), `uri="/page"`) {
 		t.Errorf("Proxy-Authorization %q", proxyAuthOf(reqs[1]))
 	}
-	// https: the CONNECT is answered; the tunnel leads nowhere TLS
-	// speaks, which fails the transfer after it.
-	p.reset()
-	runCmd(t, "-s", "-x", proxy, "-U", "pu:ppw", "--proxy-digest", "--proxy-header", "X-To-Proxy: 1", "-H", "X-To-Site: 2", "https://site.test/page")
-	reqs = p.requests()
-	if len(reqs) != 2 || !strings.HasPrefix(reqs[1], "CONNECT site.test:443 HTTP/1.1\r\n") || proxyAuthOf(reqs[0]) != "" ||
-		!checkDigest(proxyAuthOf(reqs[1]), "CONNECT", "pu", "ppw", "MD5", "auth", "proxy", "pn", "po") {
-		t.Fatalf("CONNECT requests %q", reqs)
-	}
-	for _, r := range reqs {
-		if !strings.Contains(r, "\r\nX-To-Proxy: 1\r\n") || strings.Contains(r, "X-To-Site") {
-			t.Errorf("CONNECT %q: --proxy-header's field missing or -H's sent", r)
+	// https: the CONNECT is answered, on the same connection or, when
+	// the proxy closes it after its challenge, on a new one; the tunnel
+	// leads nowhere TLS speaks, which fails the transfer after it.
+	closing := newRawHTTP(t, func(n int, head string) string {
+		a := digestProxyAnswer(n, head)
+		return strings.Replace(a, "407 Proxy Authentication Required\r\n", "407 Proxy Authentication Required\r\nConnection: close\r\n", 1)
+	})
+	for _, p := range []*rawHTTP{p, closing} {
+		p.reset()
+		runCmd(t, "-s", "-x", "http://"+p.addr, "-U", "pu:ppw", "--proxy-digest", "--proxy-header", "X-To-Proxy: 1", "-H", "X-To-Site: 2", "https://site.test/page")
+		reqs = p.requests()
+		if len(reqs) != 2 || !strings.HasPrefix(reqs[1], "CONNECT site.test:443 HTTP/1.1\r\n") || proxyAuthOf(reqs[0]) != "" ||
+			!checkDigest(proxyAuthOf(reqs[1]), "CONNECT", "pu", "ppw", "MD5", "auth", "proxy", "pn", "po") {
+			t.Fatalf("CONNECT requests %q", reqs)
+		}
+		for _, r := range reqs {
+			if !strings.Contains(r, "\r\nX-To-Proxy: 1\r\n") || strings.Contains(r, "X-To-Site") {
+				t.Errorf("CONNECT %q: --proxy-header's field missing or -H's sent", r)
+			}
 		}
 	}
 }

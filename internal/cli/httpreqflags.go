@@ -60,7 +60,6 @@ func addHttpReqFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringVar(&o.http.Bearer, "oauth2-bearer", "", "send `token` as an OAuth 2.0 Bearer token (http)")
 	auth("proxy-basic", &o.http.ProxyAuth, httpscheme.AuthBasic, "send --proxy-user's credentials by HTTP Basic (the default)")
 	auth("proxy-digest", &o.http.ProxyAuth, httpscheme.AuthDigest, "send --proxy-user's credentials by HTTP Digest, answering the proxy's challenge")
-	curlNote(fs, "proxy-digest", "a proxy that closes the connection after its 407 to a CONNECT is not asked again")
 	auth("proxy-anyauth", &o.http.ProxyAuth, httpscheme.AuthAny, "send --proxy-user's credentials by the strongest scheme the proxy offers")
 	curlNote(fs, "proxy-anyauth", "picks among Digest and Basic: NTLM and Negotiate are not supported")
 	fs.Var(headerList{&o.http.ProxyHeader, new([]string), &o.httpReq.warnings}, "proxy-header", "send header `'Name: value'` to an HTTP proxy only (@FILE reads them)")

@@ -234,7 +234,16 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 		return newConn(key, raw, nc, f.Recorder), nil, nil
 	}
 	if r.proxy != nil {
-		if err := f.connect(req, newConn(key, raw, nc, f.Recorder), r); err != nil {
+		err := f.connect(req, newConn(key, raw, nc, f.Recorder), r)
+		if again, ok := err.(*connectAgain); ok {
+			// The proxy closed the connection after its challenge:
+			// the answer goes on a new one, as curl sends it.
+			raw.Close()
+			ra := *r
+			ra.connectAuth = again.auth
+			return f.dial(ctx, req, dialer, &ra, key)
+		}
+		if err != nil {
 			return fail(err)
 		}
 	}
@@ -259,8 +268,8 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 // 56).
 func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
-	auth := ""
-	if r.proxy.User != nil && f.ProxyAuth == AuthBasic {
+	auth := r.connectAuth
+	if auth == "" && r.proxy.User != nil && f.ProxyAuth == AuthBasic {
 		auth = basicAuth(r.proxy.User)
 	}
 	for try := 0; ; try++ {
@@ -290,14 +299,17 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 			return endExchange(x, err)
 		}
 		req.Trace.TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-		if resp.StatusCode == http.StatusProxyAuthRequired && try == 0 && r.proxy.User != nil && f.ProxyAuth != AuthBasic && resp.keep {
+		if resp.StatusCode == http.StatusProxyAuthRequired && try == 0 && r.connectAuth == "" && r.proxy.User != nil && f.ProxyAuth != AuthBasic {
 			// --proxy-digest, --proxy-anyauth: the challenge is
-			// answered on the same connection, its body read past.
+			// answered on the same connection, its body read past,
+			// or on a new one when the proxy closes this one.
 			if ch, ok := pickChallenge(parseChallenges(resp.Header["Proxy-Authenticate"]), f.ProxyAuth); ok {
-				_, err := io.CopyN(io.Discard, resp.Body, drainLimit)
-				if err == io.EOF {
+				auth = answer(ch, r.proxy.User, http.MethodConnect, target)
+				if !resp.keep {
+					return endExchange(x, &connectAgain{auth: auth})
+				}
+				if _, err := io.CopyN(io.Discard, resp.Body, drainLimit); err == io.EOF {
 					endExchange(x, nil)
-					auth = answer(ch, r.proxy.User, http.MethodConnect, target)
 					continue
 				}
 			}
@@ -314,6 +326,12 @@ func (f *Fetcher) connect(req *schemes.Request, c *conn, r *outRequest) error {
 		return nil
 	}
 }
+
+// connectAgain is what connect returns when the proxy closed the
+// connection after a challenge it can answer: auth, to send on a new one.
+type connectAgain struct{ auth string }
+
+func (e *connectAgain) Error() string { return "the proxy closed the connection after its challenge" }
 
 // endExchange ends x's record, when there is one, and returns err.
 func endExchange(x Exchange, err error) error {

@@ -203,6 +203,10 @@ type outRequest struct {
 	// fields only a proxy receives (--proxy-header).
 	proxyAuth   AuthScheme
 	proxyFields []Field
+	// connectAuth is the Proxy-Authorization a CONNECT sends again on
+	// a new connection, answering the challenge of a proxy that closed
+	// the last one.
+	connectAuth string
 }
 
 // target is the request target (RFC 9112 §3.2): the origin form, or the
