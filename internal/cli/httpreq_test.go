@@ -182,6 +182,7 @@ func TestHeaderOrderAsCurl(t *testing.T) {
 		{"-A", "agent/1", "-u", "al:pw", "-e", "http://ref.example/", "-H", "X-Last: 1", u},
 		{"-A", "agent/1", "-u", "al:pw", "-H", "Authorization: Bearer tok", "-H", "User-Agent: mine", u},
 		{"-A", "agent/1", "-C", "5", "-u", "al:pw", "-e", "http://ref.example/", "--tr-encoding", "-H", "X: 1", u},
+		{"-A", "agent/1", "--tr-encoding", "-H", "X: 1", "-H", "connection: keep-alive", u},
 	} {
 		sameRequestAsCurl(t, s, args...)
 	}

@@ -51,6 +51,7 @@ func (f *Fetcher) applyHeaders(req *schemes.Request, r *outRequest) error {
 		}
 	}
 	host := false
+	merged := "" // a Connection field merged into --tr-encoding's
 	for _, h := range f.Header {
 		if req.Foreign && isCredentialField(h.Name) {
 			continue
@@ -66,10 +67,22 @@ func (f *Fetcher) applyHeaders(req *schemes.Request, r *outRequest) error {
 			}
 			continue
 		}
+		if f.TransferEncoding && merged == "" && strings.EqualFold(h.Name, "Connection") && h.Value != "" {
+			// --tr-encoding's TE must be named in Connection (RFC
+			// 9110 §7.6.1): curl adds it to the user's field, where
+			// its own goes.
+			merged = h.Name
+			for i := range r.fields {
+				if r.fields[i][0] == "Connection" {
+					r.fields[i][1] = h.Value + ", TE"
+				}
+			}
+			continue
+		}
 		r.fields.del(h.Name)
 	}
 	for _, h := range f.Header {
-		if (req.Foreign && isCredentialField(h.Name)) || strings.EqualFold(h.Name, "Host") {
+		if (req.Foreign && isCredentialField(h.Name)) || strings.EqualFold(h.Name, "Host") || (merged != "" && strings.EqualFold(h.Name, "Connection")) {
 			continue
 		}
 		r.fields.add(h.Name, h.Value)
