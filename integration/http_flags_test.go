@@ -201,7 +201,7 @@ func echoHeaders(w http.ResponseWriter, r *http.Request) {
 func TestHTTPHeaderFields(t *testing.T) {
 	s := httpServer(t, http.HandlerFunc(echoHeaders))
 	req := httpRequest(t, s.URL+"/h")
-	header := http.Header{"X-One": {"1", "2"}, "Accept": {"text/plain"}, "X-Empty": {""}, "Host": {"example.test"}}
+	header := []httpscheme.Field{{Name: "X-One", Value: "1"}, {Name: "Accept", Value: "text/plain"}, {Name: "X-One", Value: "2"}, {Name: "X-Empty", Value: ""}, {Name: "Host", Value: "example.test"}, {Name: "Host", Value: "second.test"}}
 	f := httpFetcherWith(t, &httpscheme.Fetcher{Header: header, RemoveHeader: []string{"User-Agent", "referer"}, Referer: "http://gone.example/"})
 	_, body, err := httpGet(t, f, req)
 	if err != nil {
@@ -219,15 +219,15 @@ func TestHTTPHeaderFields(t *testing.T) {
 		}
 	}
 
-	if len(header) != 4 || len(header["X-One"]) != 2 {
+	if len(header) != 6 || header[0] != (httpscheme.Field{Name: "X-One", Value: "1"}) {
 		t.Errorf("the Fetcher's Header was changed: %q", header)
 	}
 
 	req = httpRequest(t, s.URL+"/h")
-	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"X-Bad": {"a\r\nInjected: yes"}}}), req)
+	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Header: []httpscheme.Field{{Name: "X-Bad", Value: "a\r\nInjected: yes"}}}), req)
 	httpWantKind(t, err, schemes.ErrBadURL, 0)
 	req = httpRequest(t, s.URL+"/h")
-	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"Bad Name": {"a"}}}), req)
+	_, _, err = httpGet(t, httpFetcherWith(t, &httpscheme.Fetcher{Header: []httpscheme.Field{{Name: "Bad Name", Value: "a"}}}), req)
 	httpWantKind(t, err, schemes.ErrBadURL, 0)
 }
 
@@ -340,7 +340,7 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/echo", http.StatusFound) })
 	mux.HandleFunc("/echo", echoHeaders)
 	s := httpServer(t, mux)
-	f := httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"Authorization": {"Bearer token"}}})
+	f := httpFetcherWith(t, &httpscheme.Fetcher{Header: []httpscheme.Field{{Name: "Authorization", Value: "Bearer token"}}})
 	for path, sent := range map[string]bool{"/same": true, "/away": false} {
 		req := httpRequest(t, s.URL+path)
 		_, body, err := httpGet(t, f, req)
@@ -353,7 +353,7 @@ func TestHTTPHeaderAuthorizationOnRedirects(t *testing.T) {
 	}
 	// A URL a recursion reached on another origin (Request.Foreign) gets
 	// neither the Authorization nor the Cookie field; the others go.
-	f = httpFetcherWith(t, &httpscheme.Fetcher{Header: http.Header{"Authorization": {"Bearer token"}, "Cookie": {"sid=1"}, "X-Kept": {"yes"}}})
+	f = httpFetcherWith(t, &httpscheme.Fetcher{Header: []httpscheme.Field{{Name: "Authorization", Value: "Bearer token"}, {Name: "Cookie", Value: "sid=1"}, {Name: "X-Kept", Value: "yes"}}})
 	for _, foreign := range []bool{false, true} {
 		req := httpRequest(t, s.URL+"/echo")
 		req.Foreign = foreign

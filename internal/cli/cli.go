@@ -104,6 +104,7 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 	q := newURLQueue(urls, o.urlArgs)
 	q.globbing = !o.globOff
 	q.guess = o.out.guess
+	q.query = o.httpReq.query
 	if o.verbose {
 		q.guessed = func(url string) {
 			// The text as given is the guess without its scheme, and

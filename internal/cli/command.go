@@ -762,7 +762,13 @@ func (c *command) emit(res *schemes.Resource, w io.Writer) (int64, error) {
 func renderHead(res *schemes.Resource, w io.Writer) {
 	if len(res.Header) > 0 || res.Status != "" {
 		if res.Status != "" {
-			fmt.Fprintf(w, "%s %s\r\n", res.Proto, res.Status)
+			sp := ""
+			if res.Proto == "HTTP/2" && !strings.Contains(res.Status, " ") {
+				// curl writes HTTP/2's missing reason phrase as
+				// empty: "HTTP/2 200 ".
+				sp = " "
+			}
+			fmt.Fprintf(w, "%s %s%s\r\n", res.Proto, res.Status, sp)
 		}
 		for _, h := range res.Header {
 			fmt.Fprintf(w, "%s: %s\r\n", h[0], h[1])

@@ -50,3 +50,47 @@ func TestOnlyRefusalsHidden(t *testing.T) {
 		}
 	})
 }
+
+// TestEveryCurlOptionTaken: every option of curl 7.88 is a flag of
+// urlget, with curl's letter, or out of scope for a reason the table
+// gives; none is both.
+func TestEveryCurlOptionTaken(t *testing.T) {
+	fs := flagSet()
+	for _, c := range curlOptions {
+		f := fs.Lookup(c.Name)
+		why := outOfScope[c.Name]
+		switch {
+		case f != nil && why != "":
+			if _, refuses := f.Value.(refusedValue); !refuses || !f.Hidden && c.Name != "json" {
+				t.Errorf("--%s is out of scope (%s) but a flag that does not refuse it", c.Name, why)
+			}
+		case f == nil && why == "":
+			t.Errorf("curl's --%s is neither a flag nor out of scope", c.Name)
+		case f != nil && f.Shorthand != c.Short:
+			t.Errorf("--%s: letter %q, curl's is %q", c.Name, f.Shorthand, c.Short)
+		}
+	}
+	for name := range outOfScope {
+		found := false
+		for _, c := range curlOptions {
+			found = found || c.Name == name
+		}
+		if !found {
+			t.Errorf("out of scope: --%s is no curl option", name)
+		}
+	}
+}
+
+// TestCurlTableRows: the table in docs/usage.md has a row for each of
+// curl's options, and no row says "not taken".
+func TestCurlTableRows(t *testing.T) {
+	rows := CurlTable()
+	if len(rows) != len(curlOptions) {
+		t.Fatalf("%d rows for %d options", len(rows), len(curlOptions))
+	}
+	for _, r := range rows {
+		if !r.Taken && r.Status == "not taken" {
+			t.Errorf("%s: not taken", r.Option)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -70,16 +69,18 @@ func TestFlagsFillSchemeOptions(t *testing.T) {
 		{args: []string{"-sSL", "-H", "X-A: 1", "-H", "Accept:", "-e", "http://r/;auto", "--compressed", "--fail-with-body", "u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
-			http: &httpscheme.Fetcher{MaxRedirects: 50, UserAgent: "urlget", Header: http.Header{"X-A": {"1"}}, RemoveHeader: []string{"Accept"},
+			http: &httpscheme.Fetcher{MaxRedirects: 50, UserAgent: "urlget", Header: []httpscheme.Field{{Name: "X-A", Value: "1"}}, RemoveHeader: []string{"Accept"},
 				Referer: "http://r/", AutoReferer: true, Compressed: true, FailWithBody: true}},
-		// -H's forms in curl's order: a field given again adds to the
-		// first, "Name:" drops what came before it, "Name;" is sent
-		// empty, and the last Host wins.
+		// -H's forms as curl keeps them: every field in the order
+		// given and spelled as given, "Name:" drops only the default
+		// field, "Name;" is sent empty, every Host kept (the fetcher
+		// sends the first).
 		{args: []string{"-H", "X-B: 1", "-H", "x-b: 2", "-H", "X-C: 1", "-H", "X-C:", "-H", "X-C: 3", "-H", "X-D;", "-H", "Host: a", "-H", "Host: b", "-H", "Host:", "u"},
 			ftp:  &ftp.Fetcher{},
 			news: &news.Fetcher{MaxArticles: 100},
 			http: &httpscheme.Fetcher{NoFollow: true, NoFail: true, UserAgent: "urlget",
-				Header: http.Header{"X-B": {"1", "2"}, "X-C": {"3"}, "X-D": {""}, "Host": {"b"}}, RemoveHeader: []string{"X-C"}}},
+				Header:       []httpscheme.Field{{Name: "X-B", Value: "1"}, {Name: "x-b", Value: "2"}, {Name: "X-C", Value: "1"}, {Name: "X-C", Value: "3"}, {Name: "X-D"}, {Name: "Host", Value: "a"}, {Name: "Host", Value: "b"}},
+				RemoveHeader: []string{"X-C", "Host"}}},
 	} {
 		var out, errOut strings.Builder
 		o, _, code := parseFlags(c.args, &out, &errOut)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"net/textproto"
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
@@ -31,5 +30,6 @@ func parseHeaderLine(line string) (name, value string, remove bool, err error) {
 	if !httpguts.ValidHeaderFieldName(name) {
 		return "", "", false, fmt.Errorf("header %q has no valid field name", line)
 	}
-	return textproto.CanonicalMIMEHeaderKey(name), value, remove, nil
+	// The name goes as spelled, as curl sends it.
+	return name, value, remove, nil
 }

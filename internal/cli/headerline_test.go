@@ -8,7 +8,7 @@ func TestParseHeaderLine(t *testing.T) {
 		remove, bad     bool
 	}{
 		{in: "X-A: 1", name: "X-A", value: "1"},
-		{in: "x-a:1  ", name: "X-A", value: "1"},
+		{in: "x-a:1  ", name: "x-a", value: "1"}, // spelled as given, as curl sends it
 		{in: "Accept:", name: "Accept", remove: true},
 		{in: "Accept:   ", name: "Accept", remove: true},
 		{in: "X-Empty;", name: "X-Empty"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -26,11 +25,14 @@ func addHTTPFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (without it a 3xx response is the answer)")
 	fs.BoolVarP(&o.fail, "fail", "f", false, "HTTP error: exit 22, no body (without it the error page is written, exit 0)")
 	fs.BoolVar(&o.http.FailWithBody, "fail-with-body", false, "HTTP error: exit 22, error page written")
-	fs.VarP(headerList{o.http}, "header", "H", "send header `'Name: value'` ('Name:' removes it)")
+	fs.VarP(headerList{&o.http.Header, &o.http.RemoveHeader, &o.httpReq.warnings}, "header", "H", "send header `'Name: value'` ('Name:' removes it, @FILE reads them)")
 	fs.VarP(refererFlag{o.http}, "referer", "e", "send `URL` as Referer (';auto': on redirects)")
 	fs.BoolVar(&o.http.Compressed, "compressed", false, "ask for gzip, deflate, br, zstd; decode")
 	fs.BoolVarP(&o.include, "include", "i", false, "write response headers before the body")
 	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write response headers to `file` (- stdout)")
+	curlNote(fs, "header", "a line that is no field (no colon, a name that is not a token, a CR or LF) is refused (exit 2), where curl drops it or sends it as given; 'Host:' keeps the URL's Host, where curl sends none; over HTTP/2 the fields go sorted by name")
+	curlNote(fs, "include", "an HTTP/2 response's fields come sorted by name, not in the server's order")
+	curlNote(fs, "dump-header", "an HTTP/2 response's fields come sorted by name, not in the server's order")
 	fs.BoolVarP(&o.remoteHeaderName, "remote-header-name", "J", false, "with -O, name the file by Content-Disposition")
 }
 
@@ -47,43 +49,64 @@ func checkHTTPFlags(o *options) error {
 }
 
 // headerList reads -H lines in curl's forms, each checked as it is given,
-// into the http fetcher's Header and RemoveHeader: "Name: value" replaces
-// a default field of that name on its first mention and adds to it on the
-// next; "Name:" removes the default field and what earlier -H lines gave;
-// "Name;" sends the field empty.
-type headerList struct{ f *httpscheme.Fetcher }
+// into a list of the http fetcher's (Header, or ProxyHeader for
+// --proxy-header) and its RemoveHeader: "Name: value" is sent in the
+// order given, taking the place of a default field of that name;
+// "Name:" removes the default field (not what other -H lines give);
+// "Name;" sends the field empty; "@FILE" reads such lines from FILE, one
+// a line ("@-": standard input), as curl does, with curl's warning and
+// none of them when FILE cannot be read.
+type headerList struct {
+	list   *[]httpscheme.Field
+	remove *[]string
+	warn   *[]string // curl's warnings, printed once the flags are read
+}
 
 func (h headerList) String() string { return "" }
 func (h headerList) Type() string   { return "header" }
 func (h headerList) Set(v string) error {
+	if file, ok := strings.CutPrefix(v, "@"); ok {
+		return h.setFile(file)
+	}
 	name, value, remove, err := parseHeaderLine(v)
 	if err != nil {
 		return err
 	}
-	if name == "Host" {
-		// The Host field names the request's host: the last one wins,
-		// and "Host:" leaves it to the URL.
-		if !remove {
-			h.header().Set(name, value)
+	if remove {
+		if !slices.ContainsFunc(*h.remove, func(n string) bool { return strings.EqualFold(n, name) }) {
+			*h.remove = append(*h.remove, name)
 		}
 		return nil
 	}
-	if remove {
-		h.header().Del(name)
-		if !slices.Contains(h.f.RemoveHeader, name) {
-			h.f.RemoveHeader = append(h.f.RemoveHeader, name)
-		}
-	} else {
-		h.header().Add(name, value)
-	}
+	*h.list = append(*h.list, httpscheme.Field{Name: name, Value: value})
 	return nil
 }
 
-func (h headerList) header() http.Header {
-	if h.f.Header == nil {
-		h.f.Header = http.Header{}
+// setFile reads -H @FILE: every line a -H of its own; empty lines are
+// skipped, a CR before the LF dropped.
+func (h headerList) setFile(file string) error {
+	var b []byte
+	var err error
+	if file == "-" {
+		b, err = io.ReadAll(os.Stdin)
+	} else {
+		b, err = os.ReadFile(file)
 	}
-	return h.f.Header
+	if err != nil {
+		// curl warns and goes on without them.
+		*h.warn = append(*h.warn, "Failed to open "+file+"!")
+		return nil
+	}
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimRight(line, "\r\n")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := h.Set(line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // refererFlag is -e: a URL, with ";auto" after it (or alone) to send the

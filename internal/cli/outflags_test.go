@@ -400,7 +400,10 @@ func TestTraceHTTP(t *testing.T) {
 	for _, want := range []string{
 		"== Info: Trying ",
 		"\n0000: 47 45 54 20 2f 78 20 48 54 54 50 2f 31 2e 31 0d GET /x HTTP/1.1.\n",
-		"0050: 7a 61 74 69 6f 6e 3a 20 42 61 73 69 63 20 2a 2a zation: Basic **\n0060: 2a 2a 0d 0a 0d 0a                               **....\n",
+		// Authorization before User-Agent, where curl writes it.
+		"0020: 3a ",
+		" 0d 0a 41 75 74 68 6f 72 69 7a :",
+		"0030: 61 74 69 6f 6e 3a 20 42 61 73 69 63 20 2a 2a 2a ation: Basic ***\n0040: 2a 0d 0a 55 73 65 72 2d 41 67 65 6e 74 3a 20 75 *..User-Agent: u\n",
 		"<= Recv header, 17 bytes (0x11)\n0000: 48 54 54 50 2f 31 2e 31 20 32 30 30 20 4f 4b 0d HTTP/1.1 200 OK.\n0010: 0a                                              .\n",
 		"<= Recv header, 2 bytes (0x2)\n0000: 0d 0a                                           ..\n",
 		"<= Recv data, 6 bytes (0x6)\n0000: 68 65 6c 6c 6f 0a                               hello.\n",

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/outfile"
 	"github.com/urlget/urlget/schemes"
+	httpscheme "github.com/urlget/urlget/schemes/http"
 	"github.com/urlget/urlget/schemes/news"
 )
 
@@ -116,10 +116,8 @@ func (x *httpStateOptions) configure(o *options, cl *fetch.Client) error {
 	}
 	x.cookieStr = strings.Join(strs, "; ")
 	if x.cookieStr != "" {
-		if o.http.Header == nil {
-			o.http.Header = http.Header{}
-		}
-		o.http.Header.Add("Cookie", x.cookieStr)
+		// Before -H's fields, as curl writes its Cookie field.
+		o.http.Header = append([]httpscheme.Field{{Name: "Cookie", Value: x.cookieStr}}, o.http.Header...)
 	}
 	if engine {
 		if x.jar == nil {

@@ -235,6 +235,8 @@ type urlQueue struct {
 	guessed func(url string)
 	// guess, when set, stands for guessScheme (--proto-default).
 	guess func(text string) (url string, ok bool)
+	// query is what --url-query appends to every URL (withQuery).
+	query string
 }
 
 // guessScheme gives the URL curl would take text for when it names no
@@ -316,6 +318,7 @@ func (q *urlQueue) push(raw string, m queued) {
 			m.given = raw
 			raw = g
 		}
+		raw = withQuery(raw, q.query)
 		u, m.err = fetch.ParseURL(raw)
 	}
 	q.raws = append(q.raws, raw)

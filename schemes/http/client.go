@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -113,7 +114,9 @@ func (f *Fetcher) tlsConfig(req *schemes.Request) *tls.Config {
 }
 
 // http1Only reports whether the Fetcher offers HTTP/1.1 alone.
-func (f *Fetcher) http1Only() bool { return f.HTTP1Only || f.Recorder != nil }
+func (f *Fetcher) http1Only() bool {
+	return f.HTTP1Only || f.Recorder != nil || f.Version == Version10 || f.Version == Version11
+}
 
 // handshake runs TLS over c with the server host, tracing the outcome.
 // alpn offers h2 besides http/1.1 (RFC 9113 §3.2, RFC 7301).
@@ -168,7 +171,8 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 	for {
 		if cc, tc := f.h2conn(key); cc != nil {
 			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
-			schemes.MetricsFrom(ctx).Reused(tc, true)
+			_, overTLS := tc.(*tls.Conn)
+			schemes.MetricsFrom(ctx).Reused(tc, overTLS)
 			resp, err := f.h2RoundTrip(ctx, req, cc, r)
 			if err != nil && ctx.Err() == nil && cc.Err() != nil && !retried {
 				// The server ended the kept connection (a GOAWAY, a
@@ -243,11 +247,30 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 			return fail(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: err})
 		}
 	}
+	if r.url.Scheme == "http" && r.proxy == nil && f.Version == Version2PriorKnowledge && f.Recorder == nil {
+		// --http2-prior-knowledge: h2 from the connection preface on
+		// (RFC 9113 §3.3).
+		cc, err := f.newH2C(ctx, raw, addr)
+		if err != nil {
+			return fail(err)
+		}
+		f.putH2(key, cc, raw)
+		return nil, cc, nil
+	}
 	if r.url.Scheme != "https" {
 		return newConn(key, raw, nc, f.Recorder), nil, nil
 	}
 	if r.proxy != nil {
-		if err := f.connect(ctx, req, newConn(key, raw, nc, f.Recorder), r); err != nil {
+		err := f.connect(ctx, req, newConn(key, raw, nc, f.Recorder), r)
+		if again, ok := err.(*connectAgain); ok {
+			// The proxy closed the connection after its challenge:
+			// the answer goes on a new one, as curl sends it.
+			raw.Close()
+			ra := *r
+			ra.connectAuth = again.auth
+			return f.dial(ctx, req, dialer, &ra, key)
+		}
+		if err != nil {
 			return fail(err)
 		}
 	}
@@ -272,40 +295,76 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 // 56).
 func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r *outRequest) error {
 	target := hostPort(r.url)
-	msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
-	f.lines(req).TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
-	f.lines(req).TraceLine(schemes.Sent, "Host: "+target)
-	if r.proxy.User != nil {
-		msg += "Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n"
-		f.lines(req).TraceSecret("Proxy-Authorization: Basic ")
+	auth := r.connectAuth
+	if auth == "" && r.proxy.User != nil && f.ProxyAuth == AuthBasic {
+		auth = basicAuth(r.proxy.User)
 	}
-	x := c.exchange(target)
 	m := schemes.MetricsFrom(ctx)
-	m.Sent(int64(len(msg) + 2))
-	if err := c.write(x, []byte(msg+"\r\n")); err != nil {
-		return endExchange(x, err)
+	for try := 0; ; try++ {
+		msg := "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n"
+		f.lines(req).TraceLine(schemes.Sent, "CONNECT "+target+" HTTP/1.1")
+		f.lines(req).TraceLine(schemes.Sent, "Host: "+target)
+		if auth != "" {
+			msg += "Proxy-Authorization: " + auth + "\r\n"
+			scheme, _, _ := strings.Cut(auth, " ")
+			f.lines(req).TraceSecret("Proxy-Authorization: " + scheme + " ")
+		}
+		// --proxy-header's fields go on the CONNECT; -H's do not, as
+		// curl keeps them apart.
+		var b bytes.Buffer
+		for _, h := range f.ProxyHeader {
+			writeField(&b, h.Name, h.Value)
+			f.lines(req).TraceLine(schemes.Sent, h.Name+": "+h.Value)
+		}
+		msg += b.String()
+		x := c.exchange(target)
+		m.Sent(int64(len(msg) + 2))
+		if err := c.write(x, []byte(msg+"\r\n")); err != nil {
+			return endExchange(x, err)
+		}
+		c.rx = x
+		resp, err := readResponse(c, http.MethodConnect)
+		if err != nil {
+			return endExchange(x, err)
+		}
+		f.lines(req).TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
+		m.ProxyConnect(resp.StatusCode, resp.headBytes)
+		if resp.StatusCode == http.StatusProxyAuthRequired && try == 0 && r.connectAuth == "" && r.proxy.User != nil && f.ProxyAuth != AuthBasic {
+			// --proxy-digest, --proxy-anyauth: the challenge is
+			// answered on the same connection, its body read past,
+			// or on a new one when the proxy closes this one.
+			if ch, ok := pickChallenge(parseChallenges(resp.Header["Proxy-Authenticate"]), f.ProxyAuth); ok {
+				auth = answer(ch, r.proxy.User, http.MethodConnect, target)
+				if !resp.keep {
+					return endExchange(x, &connectAgain{auth: auth})
+				}
+				if _, err := io.CopyN(io.Discard, resp.Body, drainLimit); err == io.EOF {
+					endExchange(x, nil)
+					continue
+				}
+			}
+		}
+		if resp.StatusCode/100 != 2 {
+			return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
+		}
+		if f.ConnectResponses && f.OnResponse != nil {
+			f.OnResponse(responseHead(resp))
+		}
+		if c.br.Buffered() > 0 {
+			// The server's first TLS bytes never come before the client's:
+			// bytes here were sent before the tunnel was open.
+			return endExchange(x, errors.New("proxy sent data before the tunnel opened"))
+		}
+		endExchange(x, nil)
+		return nil
 	}
-	c.rx = x
-	resp, err := readResponse(c, http.MethodConnect)
-	if err != nil {
-		return endExchange(x, err)
-	}
-	f.lines(req).TraceLine(schemes.Received, resp.Proto+" "+resp.Status)
-	m.ProxyConnect(resp.StatusCode, resp.headBytes)
-	if resp.StatusCode/100 != 2 {
-		return endExchange(x, &schemes.Error{Kind: schemes.ErrProxyTunnel, URL: req.URL.Redacted(), Reply: resp.Status})
-	}
-	if f.ConnectResponses && f.OnResponse != nil {
-		f.OnResponse(responseHead(resp))
-	}
-	if c.br.Buffered() > 0 {
-		// The server's first TLS bytes never come before the client's:
-		// bytes here were sent before the tunnel was open.
-		return endExchange(x, errors.New("proxy sent data before the tunnel opened"))
-	}
-	endExchange(x, nil)
-	return nil
 }
+
+// connectAgain is what connect returns when the proxy closed the
+// connection after a challenge it can answer: auth, to send on a new one.
+type connectAgain struct{ auth string }
+
+func (e *connectAgain) Error() string { return "the proxy closed the connection after its challenge" }
 
 // endExchange ends x's record, when there is one, and returns err.
 func endExchange(x Exchange, err error) error {
@@ -323,7 +382,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	// tells the server.
 	bind := netconn.BindClose(ctx, c.raw)
 	x := c.exchange(r.recordedAs())
-	traceRequest(f.lines(req), r, " HTTP/1.1")
+	traceRequest(f.lines(req), r, " "+r.proto())
 	out := r.bytes()
 	if m := schemes.MetricsFrom(ctx); m != nil {
 		m.Request(r.method, r.url.String(), int64(len(out)))
@@ -335,7 +394,12 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	}
 	start := c.nread
 	c.rx = x
-	resp, err = readResponse(c, r.method)
+	c.rawBody, c.ignoreLength = f.Raw, f.IgnoreContentLength
+	if f.HTTP09 && http09(c) {
+		resp = http09Response(c)
+	} else {
+		resp, err = readResponse(c, r.framing())
+	}
 	if err != nil {
 		bind.Stop()
 		c.Close()
@@ -375,6 +439,9 @@ func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
 	}
 	tr.TraceLine(schemes.Sent, r.method+" "+target+proto)
 	tr.TraceLine(schemes.Sent, "Host: "+r.host)
+	if r.sendsProxyBasic() {
+		tr.TraceSecret("Proxy-Authorization: Basic ")
+	}
 	for _, kv := range r.fields {
 		v := kv[1]
 		if strings.EqualFold(kv[0], "Authorization") || strings.EqualFold(kv[0], "Proxy-Authorization") {
@@ -383,8 +450,10 @@ func traceRequest(tr schemes.Tracer, r *outRequest, proto string) {
 		}
 		tr.TraceLine(schemes.Sent, kv[0]+": "+v)
 	}
-	if r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil {
-		tr.TraceSecret("Proxy-Authorization: Basic ")
+	if r.proxy != nil && r.url.Scheme == "http" {
+		for _, h := range r.proxyFields {
+			tr.TraceLine(schemes.Sent, h.Name+": "+h.Value)
+		}
 	}
 }
 
@@ -493,6 +562,31 @@ func (f *Fetcher) h2Transport() *http.Transport {
 	return f.h2t
 }
 
+// newH2C makes c an HTTP/2 client connection over cleartext, with no
+// upgrade (RFC 9113 §3.3), through net/http's transport for unencrypted
+// HTTP/2.
+func (f *Fetcher) newH2C(ctx context.Context, c net.Conn, addr string) (*http.ClientConn, error) {
+	f.mu.Lock()
+	if f.h2ct == nil {
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		f.h2ct = &http.Transport{
+			Protocols: &p,
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				if c, ok := ctx.Value(dialedKey{}).(net.Conn); ok {
+					return c, nil
+				}
+				return nil, errors.New("no connection dialled for HTTP/2")
+			},
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: maxHeaderBytes,
+		}
+	}
+	t := f.h2ct
+	f.mu.Unlock()
+	return t.NewClientConn(context.WithValue(ctx, dialedKey{}, c), "http", addr)
+}
+
 // newH2 makes tc, whose server picked h2, an HTTP/2 client connection.
 func (f *Fetcher) newH2(ctx context.Context, tc *tls.Conn, addr string) (*http.ClientConn, error) {
 	return f.h2Transport().NewClientConn(context.WithValue(ctx, dialedKey{}, net.Conn(tc)), "https", addr)
@@ -557,6 +651,10 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		return nil, err
 	}
 	hreq.URL, hreq.Host, hreq.Header = r.url, r.host, r.header()
+	// HTTP/2 has no connection-specific fields and TE only for
+	// "trailers" (RFC 9113 §8.2.2): --tr-encoding's are HTTP/1.1's.
+	hreq.Header.Del("Connection")
+	hreq.Header.Del("Te")
 	if _, ok := hreq.Header["User-Agent"]; !ok {
 		// An empty value keeps the HTTP/2 client from sending its own.
 		hreq.Header["User-Agent"] = []string{""}
@@ -572,7 +670,13 @@ func (f *Fetcher) h2RoundTrip(ctx context.Context, req *schemes.Request, cc *htt
 		return nil, err
 	}
 	resp.Request = hreq
-	return &response{Response: resp, fields: HeaderPairs(fields(resp)), req: r}, nil
+	// HTTP/2 field names are lower case on the wire (RFC 9113 §8.2.1):
+	// that is the server's spelling, which -i, -D and -v show, as curl's.
+	pairs := HeaderPairs(fields(resp))
+	for i := range pairs {
+		pairs[i][0] = strings.ToLower(pairs[i][0])
+	}
+	return &response{Response: resp, fields: pairs, req: r}, nil
 }
 
 // closeConns closes every kept connection.

@@ -38,7 +38,7 @@ func TestJar(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	f := &Fetcher{Jar: &cookies.Jar{}, Header: http.Header{"Cookie": {"given=g"}}}
+	f := &Fetcher{Jar: &cookies.Jar{}, Header: []Field{{Name: "Cookie", Value: "given=g"}}}
 	defer f.Close()
 	reqs := []*schemes.Request{
 		{URL: uri.MustParse(srv.URL + "/login"), Dialer: &net.Dialer{}},

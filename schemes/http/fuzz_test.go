@@ -143,3 +143,30 @@ func FuzzReadResponse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRawBody checks curl's --raw framing on any bytes a server may send:
+// the body read is exactly the bytes consumed after the header, the
+// chunk framing and trailer of a chunked one included, so that nothing is
+// lost or made up, and the chunked reader under it still finds the end.
+func FuzzRawBody(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;e=1\r\nhello\r\n0\r\nX-T: 1\r\n\r\nnext",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nzz\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokmore",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &conn{br: bufio.NewReaderSize(bytes.NewReader(data), readBufferSize), rawBody: true}
+		resp, err := readResponse(c, http.MethodGet)
+		if err != nil {
+			return
+		}
+		start := c.nread
+		body, _ := io.ReadAll(resp.Body)
+		if c.nread > int64(len(data)) || !bytes.Equal(body, data[start:c.nread]) {
+			t.Fatalf("body %q, consumed %q", body, data[start:c.nread])
+		}
+	})
+}

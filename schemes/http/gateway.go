@@ -76,6 +76,13 @@ func (f *Fetcher) FetchThroughGateway(ctx context.Context, req *schemes.Request,
 		password, _ := pu.Password()
 		r.fields.add("Proxy-Authorization", basicAuth(url.UserPassword(user, password)))
 	}
+	// --proxy-header's fields: the request is the proxy's.
+	for _, h := range f.ProxyHeader {
+		if err := checkField(h.Name, h.Value); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+		r.fields.add(h.Name, h.Value)
+	}
 	for name, v := range map[string]string{"URL": target, "Host": r.host, "User-Agent": ua} {
 		if err := req.CheckArg(name, v); err != nil {
 			return nil, err

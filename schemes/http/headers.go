@@ -2,11 +2,8 @@ package http
 
 import (
 	"fmt"
-	"maps"
 	"mime"
-	"net/textproto"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/urlget/urlget/schemes"
@@ -29,47 +26,66 @@ func isToken(s string) bool {
 	return true
 }
 
+// Field is one request header field as the user gave it: its name as
+// spelled, its value (empty for a field sent empty).
+type Field struct {
+	Name, Value string
+}
+
 // applyHeaders applies RemoveHeader and Header to r, after the defaults
-// and the credentials, so that a field the user names replaces the default
-// one of that name (as curl's -H does). Header's fields go out in the order
-// of their names, so that the same settings always write the same bytes.
-// On a Foreign request neither touches the credential fields
-// (Authorization, Cookie): they were given for another origin.
+// and the credentials, as curl's -H does: a name Header gives takes the
+// place of every default field of that name, and Header's fields go out
+// after the defaults in the order given, spelled as given. On a Foreign
+// request neither touches the credential fields (Authorization, Cookie):
+// they were given for another origin.
 func (f *Fetcher) applyHeaders(req *schemes.Request, r *outRequest) error {
 	for _, name := range f.RemoveHeader {
-		name = textproto.CanonicalMIMEHeaderKey(name)
 		if req.Foreign && isCredentialField(name) {
 			// The user's choice for their own origin: a foreign URL's
 			// own userinfo still goes.
 			continue
 		}
-		if name != "Host" {
+		if !strings.EqualFold(name, "Host") {
 			// Host is always written, from the request (RFC 9112 §3.2).
 			r.fields.del(name)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(f.Header)) {
-		values := f.Header[name]
-		name = textproto.CanonicalMIMEHeaderKey(name)
-		if req.Foreign && isCredentialField(name) {
+	host := false
+	merged := "" // a Connection field merged into --tr-encoding's
+	for _, h := range f.Header {
+		if req.Foreign && isCredentialField(h.Name) {
 			continue
 		}
-		for _, v := range values {
-			if err := checkField(name, v); err != nil {
-				return req.Fail(schemes.ErrBadURL, "", 0, "", err)
-			}
+		if err := checkField(h.Name, h.Value); err != nil {
+			return req.Fail(schemes.ErrBadURL, "", 0, "", err)
 		}
-		if name == "Host" {
-			// Host is written first, from the request (RFC 9112 §3.2).
-			if len(values) > 0 {
-				r.host = values[len(values)-1]
+		if strings.EqualFold(h.Name, "Host") {
+			// Host is written first, from the first one given, as
+			// curl takes it (RFC 9112 §3.2).
+			if !host && h.Value != "" {
+				r.host, host = h.Value, true
 			}
 			continue
 		}
-		r.fields.del(name)
-		for _, v := range values {
-			r.fields.add(name, v)
+		if f.TransferEncoding && merged == "" && strings.EqualFold(h.Name, "Connection") && h.Value != "" {
+			// --tr-encoding's TE must be named in Connection (RFC
+			// 9110 §7.6.1): curl adds it to the user's field, where
+			// its own goes.
+			merged = h.Name
+			for i := range r.fields {
+				if r.fields[i][0] == "Connection" {
+					r.fields[i][1] = h.Value + ", TE"
+				}
+			}
+			continue
 		}
+		r.fields.del(h.Name)
+	}
+	for _, h := range f.Header {
+		if (req.Foreign && isCredentialField(h.Name)) || strings.EqualFold(h.Name, "Host") || (merged != "" && strings.EqualFold(h.Name, "Connection")) {
+			continue
+		}
+		r.fields.add(h.Name, h.Value)
 	}
 	return nil
 }
@@ -78,7 +94,7 @@ func (f *Fetcher) applyHeaders(req *schemes.Request, r *outRequest) error {
 // credentials for an origin: Authorization (RFC 9110 §11.6.2) and Cookie
 // (RFC 6265 §5.4), which curl drops on the way to another origin.
 func isCredentialField(name string) bool {
-	return name == "Authorization" || name == "Cookie"
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
 }
 
 // checkField refuses a header field whose name is not a token (RFC 9110

@@ -88,16 +88,17 @@ type Fetcher struct {
 	// means "urlget". RemoveHeader sends none.
 	UserAgent string
 
-	// Header holds request header fields sent with every request, after
-	// the default ones (User-Agent, Accept) and the credentials: a field
-	// named here replaces a default one of that name, and a field with
-	// an empty value is sent empty (RFC 9110 §5.5). A "Host" entry names
-	// the Host field's value (RFC 9112 §3.2). The fields go out in the
-	// order of their names, each one's values in their order. The
-	// Authorization and Cookie fields hold the user's credentials: they
-	// go only to the origin they were given for (schemes.Request.Foreign,
-	// and the redirect rule of schemes.Request.RedirectCredentials).
-	Header http.Header
+	// Header holds request header fields sent with every request, in
+	// the order given, after the default ones (User-Agent, Accept, …)
+	// and the credentials, as curl's -H sends them: a field named here
+	// takes the place of every default one of that name, the name is
+	// sent as spelled, and a field with an empty value is sent empty
+	// (RFC 9110 §5.5). A "Host" entry names the Host field's value (RFC
+	// 9112 §3.2), the first one given as in curl. The Authorization and
+	// Cookie fields hold the user's credentials: they go only to the
+	// origin they were given for (schemes.Request.Foreign, and the
+	// redirect rule of schemes.Request.RedirectCredentials).
+	Header []Field
 
 	// RemoveHeader names default header fields not to send at all (curl's
 	// -H "Name:"), such as User-Agent or Accept; a field Header names is
@@ -180,10 +181,71 @@ type Fetcher struct {
 	// it (curl's --hsts).
 	HSTS HSTS
 
+	// The shape of each request, as curl's options give it (shape.go);
+	// their zero values are urlget's defaults.
+
+	// Method is the method sent in place of GET (curl's -X): a token.
+	// The response is read as a GET's, its body framed as its fields
+	// say even for "HEAD", as curl reads it; a Head request is read as
+	// HEAD's whatever the method.
+	Method string
+
+	// RequestTarget replaces the request target of the request line
+	// (curl's --request-target), such as "*" for OPTIONS (RFC 9112
+	// §3.2.4); the URL still names the server.
+	RequestTarget string
+
+	// PathAsIs sends the URL's path as written. Without it the "." and
+	// ".." segments are removed first (RFC 3986 §5.2.4), as curl does.
+	PathAsIs bool
+
+	// Version is the HTTP version spoken (curl's -0, --http1.1, --http2,
+	// --http2-prior-knowledge); VersionDefault offers h2 by ALPN over
+	// TLS and speaks HTTP/1.1 otherwise.
+	Version Version
+
+	// HTTP09 takes a response without a status line for an HTTP/0.9
+	// one (curl's --http0.9): the whole of what the server sends, to
+	// the connection's end, is the body of a 200. Without it such a
+	// response is a protocol error, as curl refuses it by default.
+	HTTP09 bool
+
+	// Raw passes the body on as it came off the connection: the chunk
+	// framing of a chunked body, a transfer coding, a content coding
+	// all left in it (curl's --raw).
+	Raw bool
+
+	// TransferEncoding asks for a compressed transfer coding ("TE:
+	// gzip", RFC 9110 §10.1.4) and undoes it (curl's --tr-encoding).
+	TransferEncoding bool
+
+	// IgnoreContentLength reads a body until the connection ends,
+	// whatever its Content-Length says (curl's --ignore-content-length);
+	// the size is then unknown.
+	IgnoreContentLength bool
+
+	// Auth is how the user's credentials go to the server: AuthBasic
+	// (the default, sent at once), AuthDigest (RFC 7616, in answer to
+	// the server's challenge) or AuthAny (the strongest scheme the
+	// challenge offers). ProxyAuth is the same for the proxy's.
+	Auth, ProxyAuth AuthScheme
+
+	// Bearer is an OAuth 2.0 token sent as "Authorization: Bearer"
+	// (RFC 6750 §2.1, curl's --oauth2-bearer) in place of the user's
+	// credentials, under the same rule of which origin receives it.
+	Bearer string
+
+	// ProxyHeader holds header fields sent only to an HTTP proxy, in
+	// the order given (curl's --proxy-header): on each CONNECT, and on
+	// the requests for http: URLs that go through it. Header's fields
+	// are not sent on a CONNECT.
+	ProxyHeader []Field
+
 	mu      sync.Mutex
 	idle    *netconn.Pool[string, *conn] // idle HTTP/1.x connections
 	tlsBase *tls.Config
 	h2t     *http.Transport
+	h2ct    *http.Transport                  // for h2 over cleartext (Version2PriorKnowledge)
 	h2      map[string][]*http.ClientConn    // by connKey
 	h2tls   map[*http.ClientConn]net.Conn    // the TLS connection each of h2 speaks over
 	pipes   *netconn.Pool[string, *pipeline] // pipelined connections, by host:port
@@ -206,7 +268,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if scheme != "http" && scheme != "https" {
 		return nil, req.Fail(schemes.ErrNotRetrievable, "", 0, "", fmt.Errorf("scheme %q is not http or https", scheme))
 	}
-	target, err := requestURL(req.URL)
+	target, err := f.requestURL(req.URL)
 	if err != nil {
 		return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
 	}
@@ -276,14 +338,15 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			// http (RFC 9112 §3.2.2); it never reaches the site.
 			req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.url.Redacted())
 		}
-		resp, err := f.roundTrip(ctx, req, dialer, f.withCookies(r))
+		resp, err := f.authRoundTrip(ctx, req, dialer, f.withCookies(r))
 		if err != nil {
 			return nil, err
 		}
 		f.keepCookies(r, resp)
 		traceResponse(f.lines(req), resp)
 		f.observeHSTS(r, resp)
-		if f.OnResponse != nil {
+		if f.OnResponse != nil && resp.ProtoMajor > 0 {
+			// An HTTP/0.9 response has no head to show (-i, -D).
 			f.OnResponse(responseHead(resp))
 		}
 		if m := schemes.MetricsFrom(ctx); m != nil {
@@ -340,6 +403,8 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 		return nil, req.Fail(schemes.ErrProtocol, first.method, 0, "", fmt.Errorf("redirect to %s names no host", next.Redacted()))
 	}
 	nr := r.clone()
+	// --request-target names the first URL's resource only.
+	nr.rawTarget = ""
 	// The request goes again with the same fields (the conditions,
 	// Range, the -H ones) to the new URL; userinfo is never sent.
 	nr.url = &url.URL{Scheme: next.Scheme, Host: next.Host, Path: next.Path, RawPath: next.RawPath, RawQuery: next.RawQuery, ForceQuery: next.ForceQuery}
@@ -376,13 +441,27 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 		}
 	}
 	auth, cookie := first.fields.get("Authorization"), first.fields.values("Cookie")
-	nr.fields.del("Authorization")
 	nr.fields.del("Cookie")
 	switch {
 	case fields && auth != "":
-		nr.fields.add("Authorization", auth)
+		// Kept where it was, unless a challenge's answer replaced it.
+		if nr.fields.get("Authorization") != auth {
+			nr.fields.front("Authorization", auth)
+		}
+	case user != nil && f.Auth == AuthBasic:
+		nr.fields.front("Authorization", basicAuth(user))
+	default:
+		nr.fields.del("Authorization")
+	}
+	// The credentials a challenge of the next hop is answered with
+	// (--digest, --anyauth), under the same rule.
+	switch {
 	case user != nil:
-		nr.fields.add("Authorization", basicAuth(user))
+		nr.user = user
+	case fields:
+		nr.user = first.user
+	default:
+		nr.user = nil
 	}
 	if fields {
 		for _, c := range cookie {
@@ -393,22 +472,58 @@ func (f *Fetcher) redirect(req *schemes.Request, first, r *outRequest, next *url
 }
 
 // newRequest builds the request of a fetch of target: the header fields
-// every request carries (User-Agent, Accept, Range or Accept-Encoding,
-// Referer, the conditions, credentials and the Fetcher's Header), in that
-// order.
+// every request carries (credentials, Range, User-Agent, Accept, TE,
+// Accept-Encoding, Referer, the conditions and the Fetcher's Header), in
+// that order, curl's.
 func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method string) (*outRequest, error) {
-	r := &outRequest{method: method, url: target, host: target.Host}
-	ua := f.UserAgent
-	if ua == "" {
-		ua = "urlget"
+	r := &outRequest{method: method, url: target, host: target.Host, rawTarget: f.RequestTarget, version: f.Version}
+	if f.Method != "" {
+		// curl's -X: the method is the user's, the framing of the
+		// response GET's (or HEAD's for -I).
+		if err := CheckMethod(f.Method); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+		r.method, r.frame = f.Method, method
 	}
-	if err := req.CheckArg("User-Agent header", ua); err != nil {
+	if r.rawTarget != "" {
+		if err := CheckRequestTarget(r.rawTarget); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+	}
+	// Authorization comes first, right after Host, where curl writes it.
+	user, password, hasAuth, err := credentials(req)
+	if err != nil {
 		return nil, err
 	}
-	r.fields.add("User-Agent", ua)
-	r.fields.add("Accept", "*/*")
+	switch {
+	case f.Bearer != "" && !req.Foreign:
+		// --oauth2-bearer takes the place of -u's credentials, as
+		// curl's picked scheme is then Bearer alone.
+		if err := req.CheckArg("Bearer token", f.Bearer); err != nil {
+			return nil, err
+		}
+		r.fields.add("Authorization", "Bearer "+f.Bearer)
+	case hasAuth:
+		if err := req.CheckArg("user", user); err != nil {
+			return nil, err
+		}
+		if err := req.CheckArg("password", password); err != nil {
+			return nil, err
+		}
+		r.user = url.UserPassword(user, password)
+		if f.Auth == AuthBasic {
+			r.fields.add("Authorization", basicAuth(r.user))
+		}
+	}
+	r.proxyAuth, r.proxyFields = f.ProxyAuth, f.ProxyHeader
+	for _, h := range f.ProxyHeader {
+		if err := checkField(h.Name, h.Value); err != nil {
+			return nil, req.Fail(schemes.ErrBadURL, "", 0, "", err)
+		}
+	}
 	if req.Offset > 0 {
-		// RFC 9110 §14.1.2: an open-ended byte range from the resume point.
+		// RFC 9110 §14.1.2: an open-ended byte range from the resume
+		// point, before User-Agent, where curl writes it.
 		r.fields.add("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 		if req.IfRange != "" {
 			// RFC 9110 §13.1.5: the range only of the representation
@@ -427,7 +542,24 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 			return nil, err
 		}
 		r.fields.add("Range", "bytes="+req.Range)
-	} else if f.Compressed {
+	}
+	ua := f.UserAgent
+	if ua == "" {
+		ua = "urlget"
+	}
+	if err := req.CheckArg("User-Agent header", ua); err != nil {
+		return nil, err
+	}
+	r.fields.add("User-Agent", ua)
+	r.fields.add("Accept", "*/*")
+	if f.TransferEncoding {
+		// --tr-encoding: a compressed transfer coding asked for
+		// (RFC 9110 §10.1.4), TE named in Connection as §7.6.1 wants
+		// it, where curl writes them.
+		r.fields.add("Connection", "TE")
+		r.fields.add("TE", "gzip")
+	}
+	if req.Offset == 0 && req.Range == "" && f.Compressed {
 		// Only a request from byte 0 asks for an encoding: a range
 		// applies to the encoded bytes (RFC 9110 §14.1.2), which a
 		// resumed file of plain bytes cannot continue.
@@ -441,19 +573,6 @@ func (f *Fetcher) newRequest(req *schemes.Request, target *url.URL, method strin
 	}
 	if err := conditions(req, &r.fields); err != nil {
 		return nil, err
-	}
-	user, password, hasAuth, err := credentials(req)
-	if err != nil {
-		return nil, err
-	}
-	if hasAuth {
-		if err := req.CheckArg("user", user); err != nil {
-			return nil, err
-		}
-		if err := req.CheckArg("password", password); err != nil {
-			return nil, err
-		}
-		r.fields.add("Authorization", basicAuth(url.UserPassword(user, password)))
 	}
 	if err := f.applyHeaders(req, r); err != nil {
 		return nil, err
@@ -474,7 +593,7 @@ func (f *Fetcher) resource(ctx context.Context, req *schemes.Request, resp *resp
 	}
 	res.Proto, res.StatusCode, res.Status = status(resp.Response)
 	var cs []string
-	if f.Compressed {
+	if f.Compressed && !f.Raw {
 		cs = codings(resp.Header.Get("Content-Encoding"))
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {

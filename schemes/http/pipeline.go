@@ -60,7 +60,7 @@ type sentRequest struct {
 // pipelinable reports whether r may take the pipelined path.
 func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
 	if r.url.Scheme != "http" || r.method != http.MethodGet || req.Offset > 0 ||
-		req.Trace != nil || f.OnResponse != nil || f.Jar != nil {
+		req.Trace != nil || f.OnResponse != nil || f.Jar != nil || f.shaped() {
 		return false
 	}
 	if _, p, err := hopRoute(req, r.url); err != nil || p != nil {
@@ -217,7 +217,7 @@ func (p *pipeline) sendAhead(f *Fetcher, req *schemes.Request, ahead []*schemes.
 			// Its own fetch will not take the pipelined path.
 			continue
 		}
-		target, err := requestURL(u)
+		target, err := f.requestURL(u)
 		if err != nil {
 			return out
 		}

@@ -90,6 +90,14 @@ type conn struct {
 	rx     Exchange // the exchange whose response is being read
 	reused bool
 	nread  int64 // bytes consumed from br so far
+
+	// The framing the Fetcher asks for of the response being read
+	// (shape.go): rawBody leaves the transfer coding in the body (--raw),
+	// ignoreLength reads it to the connection's end
+	// (--ignore-content-length). tap, when set, receives the bytes
+	// consumed, for a raw chunked body.
+	rawBody, ignoreLength bool
+	tap                   *bytes.Buffer
 }
 
 func newConn(key string, raw, nc net.Conn, rec Recorder) *conn {
@@ -125,6 +133,9 @@ func (c *conn) consumed(p []byte) {
 	c.nread += int64(len(p))
 	if c.rx != nil && len(p) > 0 {
 		c.rx.Response(p)
+	}
+	if c.tap != nil {
+		c.tap.Write(p)
 	}
 }
 
@@ -173,15 +184,37 @@ func (c *conn) line(budget *int) (string, error) {
 // order they were built (RFC 9112 §3, §5).
 type outRequest struct {
 	method string
-	url    *url.URL
-	host   string // the Host field (RFC 9112 §3.2)
-	fields fieldList
-	proxy  *url.URL // the HTTP proxy an http: request goes through, nil for none
+	// frame is the method whose rules frame the response (RFC 9112
+	// §6.3): method, or GET or HEAD for a method of the user's.
+	frame string
+	// rawTarget replaces the request target when not "" (curl's
+	// --request-target).
+	rawTarget string
+	version   Version
+	url       *url.URL
+	host      string // the Host field (RFC 9112 §3.2)
+	fields    fieldList
+	proxy     *url.URL // the HTTP proxy an http: request goes through, nil for none
+
+	// user is the credentials a challenge is answered with (--digest,
+	// --anyauth), nil for none.
+	user *url.Userinfo
+	// proxyAuth is how the proxy's credentials go; proxyFields are the
+	// fields only a proxy receives (--proxy-header).
+	proxyAuth   AuthScheme
+	proxyFields []Field
+	// connectAuth is the Proxy-Authorization a CONNECT sends again on
+	// a new connection, answering the challenge of a proxy that closed
+	// the last one.
+	connectAuth string
 }
 
 // target is the request target (RFC 9112 §3.2): the origin form, or the
 // absolute form to a proxy (§3.2.2).
 func (r *outRequest) target() string {
+	if r.rawTarget != "" {
+		return r.rawTarget
+	}
 	if r.proxy != nil && r.url.Scheme == "http" {
 		u := *r.url
 		u.User, u.Fragment, u.RawFragment = nil, "", ""
@@ -206,7 +239,8 @@ func (r *outRequest) recordedAs() string {
 func (r *outRequest) header() http.Header {
 	h := http.Header{}
 	for _, kv := range r.fields {
-		h[kv[0]] = append(h[kv[0]], kv[1])
+		k := textproto.CanonicalMIMEHeaderKey(kv[0])
+		h[k] = append(h[k], kv[1])
 	}
 	return h
 }
@@ -222,15 +256,58 @@ func (r *outRequest) clone() *outRequest {
 // §3.2 asks, then the fields in their order, then the empty line.
 func (r *outRequest) bytes() []byte {
 	var b bytes.Buffer
-	b.WriteString(r.method + " " + r.target() + " HTTP/1.1\r\nHost: " + r.host + "\r\n")
-	for _, kv := range r.fields {
-		b.WriteString(kv[0] + ": " + kv[1] + "\r\n")
-	}
-	if r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil && r.fields.get("Proxy-Authorization") == "" {
+	b.WriteString(r.method + " " + r.target() + " " + r.proto() + "\r\nHost: " + r.host + "\r\n")
+	if r.sendsProxyBasic() {
+		// Right after Host, where curl writes it.
 		b.WriteString("Proxy-Authorization: " + basicAuth(r.proxy.User) + "\r\n")
+	}
+	for _, kv := range r.fields {
+		writeField(&b, kv[0], kv[1])
+	}
+	if r.proxy != nil && r.url.Scheme == "http" {
+		for _, h := range r.proxyFields {
+			writeField(&b, h.Name, h.Value)
+		}
 	}
 	b.WriteString("\r\n")
 	return b.Bytes()
+}
+
+// sendsProxyBasic reports whether the request carries the proxy's
+// credentials by Basic: an http: request through a proxy that has them,
+// unless another scheme was asked for (--proxy-digest, --proxy-anyauth)
+// or a Proxy-Authorization is there already.
+func (r *outRequest) sendsProxyBasic() bool {
+	return r.proxy != nil && r.url.Scheme == "http" && r.proxy.User != nil &&
+		r.proxyAuth == AuthBasic && r.fields.get("Proxy-Authorization") == ""
+}
+
+// writeField writes one field line; an empty value goes as "Name:",
+// without the space, as curl writes it.
+func writeField(b *bytes.Buffer, name, value string) {
+	b.WriteString(name)
+	if value == "" {
+		b.WriteString(":\r\n")
+		return
+	}
+	b.WriteString(": " + value + "\r\n")
+}
+
+// framing is the method whose rules frame the response.
+func (r *outRequest) framing() string {
+	if r.frame != "" {
+		return r.frame
+	}
+	return r.method
+}
+
+// proto is the version of the request line: HTTP/1.0 for -0, else
+// HTTP/1.1.
+func (r *outRequest) proto() string {
+	if r.version == Version10 {
+		return "HTTP/1.0"
+	}
+	return "HTTP/1.1"
 }
 
 // basicAuth is the Basic credentials of u (RFC 7617 §2): the user and
@@ -248,6 +325,13 @@ func (l *fieldList) add(k, v string) { *l = append(*l, [2]string{k, v}) }
 func (l *fieldList) set(k, v string) {
 	l.del(k)
 	l.add(k, v)
+}
+
+// front sets k to v as the first field, where curl writes the
+// credentials, right after Host.
+func (l *fieldList) front(k, v string) {
+	l.del(k)
+	*l = append(fieldList{{k, v}}, *l...)
 }
 
 func (l *fieldList) del(k string) {
@@ -437,13 +521,19 @@ func frame(c *conn, r *response, method string) error {
 		var body io.ReadCloser
 		if tes[len(tes)-1] == "chunked" {
 			body = &chunkedBody{c: c}
+			if c.rawBody {
+				// --raw: the chunk framing and every coding are
+				// the body, as curl writes them.
+				r.Body = &rawChunkedBody{chunked: body.(*chunkedBody)}
+				break
+			}
 			tes = tes[:len(tes)-1]
 		} else {
 			// §6.3 item 4: chunked not last: read until close.
 			r.Close = true
 			body = &closeBody{c: c}
 		}
-		if len(tes) == 0 {
+		if len(tes) == 0 || c.rawBody {
 			r.Body = body
 			break
 		}
@@ -452,6 +542,11 @@ func frame(c *conn, r *response, method string) error {
 			return err
 		}
 		r.Body = dec
+	case cl >= 0 && c.ignoreLength:
+		// --ignore-content-length: the body ends with the connection,
+		// which serves nothing more.
+		r.Close = true
+		r.Body = &closeBody{c: c}
 	case cl >= 0:
 		r.ContentLength = cl
 		r.Body = &lengthBody{c: c, n: cl}
@@ -711,6 +806,36 @@ func chunkError(err error, tooLarge string) error {
 }
 
 func (b *chunkedBody) Close() error { return nil }
+
+// rawChunkedBody is a chunked body passed on with its framing (curl's
+// --raw): the chunk-size lines, the data, the CRLFs, the last chunk and
+// the trailer section, byte for byte as they came. The chunked reader
+// under it finds where the message ends, so that a kept connection
+// serves the next request.
+type rawChunkedBody struct {
+	chunked *chunkedBody
+	buf     bytes.Buffer
+	scratch []byte
+	err     error
+}
+
+func (b *rawChunkedBody) Read(p []byte) (int, error) {
+	for b.buf.Len() == 0 && b.err == nil {
+		if b.scratch == nil {
+			b.scratch = make([]byte, readBufferSize)
+		}
+		c := b.chunked.c
+		c.tap = &b.buf
+		_, b.err = b.chunked.Read(b.scratch)
+		c.tap = nil
+	}
+	if b.buf.Len() > 0 {
+		return b.buf.Read(p)
+	}
+	return 0, b.err
+}
+
+func (b *rawChunkedBody) Close() error { return nil }
 
 // idleTimeout is how long a connection waits in the pool for its next
 // request; a server closes an idle one in about as long.

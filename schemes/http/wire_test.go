@@ -179,12 +179,14 @@ func wantKind(t *testing.T, err error, kind error) {
 
 // TestHeaderOrderAndSpelling checks that the request goes out with its
 // fields in the order built (RFC 9112 §3, §5), Host first, the Fetcher's
-// Header fields last (by name, each one's values in their order), and that
+// Header fields last in the order given and spelled as given, a default
+// field they name left out and an empty one written "Name:" as curl's -H
+// writes them, and that
 // the response's fields come back in the server's order and spelling,
 // duplicates kept, the status apart from them.
 func TestHeaderOrderAndSpelling(t *testing.T) {
 	s := newRawServer(t, nil, fixed("HTTP/1.1 200 OK\r\nZeta: 1\r\nETag: \"x\"\r\nalpha: a\r\nX-Dup: 1\r\nx-dup: 2\r\nContent-Length: 2\r\n\r\nok"))
-	f := &Fetcher{Header: http.Header{"X-B": {"2", "0"}, "X-A": {"1"}}, Referer: "http://ref/"}
+	f := &Fetcher{Header: []Field{{"X-B", "2"}, {"accept", "text/x"}, {"x-a", "1"}, {"X-B", "0"}, {"X-E", ""}}, Referer: "http://ref/"}
 	defer f.Close()
 	req := rawRequest(t, s.url+"/p?q")
 	res, body, err := get(t, f, req)
@@ -199,7 +201,7 @@ func TestHeaderOrderAndSpelling(t *testing.T) {
 		t.Errorf("status %q %d %q, ETag %q", res.Proto, res.StatusCode, res.Status, res.ETag)
 	}
 	host := strings.TrimPrefix(s.url, "http://")
-	wantReq := "GET /p?q HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: urlget\r\nAccept: */*\r\nReferer: http://ref/\r\nX-A: 1\r\nX-B: 2\r\nX-B: 0\r\n\r\n"
+	wantReq := "GET /p?q HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: urlget\r\nReferer: http://ref/\r\nX-B: 2\r\naccept: text/x\r\nx-a: 1\r\nX-B: 0\r\nX-E:\r\n\r\n"
 	if got := string(s.exchanges()[0].req); got != wantReq {
 		t.Errorf("request %q, want %q", got, wantReq)
 	}
