@@ -37,7 +37,7 @@ func addOutProtoFlags(fs *pflag.FlagSet, x *outOptions) {
 	curlNote(fs, "parallel-immediate", "no effect: a -Z transfer never waits for a connection being set up to share it; it takes a ready one or opens its own at once")
 	curlNote(fs, "manual", "prints --help all and points at `man urlget` and docs/usage.md, the manual not being built in")
 	curlNote(fs, "styled-output", "no effect: urlget's headers are never styled")
-	curlNote(fs, "rate", "no effect with -Z or -r, as curl's with --parallel")
+	curlNote(fs, "rate", "no effect with -Z or --recursive, as curl's with --parallel")
 }
 
 // protoSet is a set of protocols, by scheme name; nil means every one.
