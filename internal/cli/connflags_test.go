@@ -519,7 +519,7 @@ func TestConnectTo(t *testing.T) {
 	if code != exitPeerCert {
 		t.Errorf("a certificate for another host: exit %d, want %d", code, exitPeerCert)
 	}
-	if curl, err := exec.LookPath("curl"); err == nil {
+	if curl, err := lookCurl(t); err == nil {
 		out, err := exec.Command(curl, "-sS", "--noproxy", "*", "--connect-to", "site.example:80:127.0.0.1:"+plainPort, "http://site.example/").Output()
 		if err != nil || string(out) != "plain body" {
 			t.Errorf("curl: %q, %v", out, err)
@@ -665,7 +665,7 @@ func TestCertStatus(t *testing.T) {
 		t.Cleanup(s.Close)
 		return s.URL + "/"
 	}
-	curl, _ := exec.LookPath("curl")
+	curl, _ := lookCurl(t)
 	for _, c := range []struct {
 		name string
 		url  string
@@ -808,7 +808,7 @@ func TestConnectHeaders(t *testing.T) {
 		if got := statusLines(out); code != 0 || strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("%v: exit %d, status lines %q, want %q (%s)", c.args, code, got, c.want, errOut)
 		}
-		if curl, err := exec.LookPath("curl"); err == nil {
+		if curl, err := lookCurl(t); err == nil {
 			cmd := exec.Command(curl, append([]string{"--http1.1"}, args...)...)
 			cmd.Env = append(os.Environ(), "https_proxy=", "HTTPS_PROXY=", "all_proxy=", "ALL_PROXY=")
 			out, err := cmd.Output()

@@ -21,3 +21,16 @@ func curlPath(t *testing.T) string {
 	}
 	return p
 }
+
+// lookCurl is exec.LookPath("curl") for the tests that compare with curl
+// when it is there and check urlget alone otherwise: under URLGET_REAL
+// (.ci/run, which installs curl) a missing curl fails the test instead,
+// so that CI never passes without the comparisons.
+func lookCurl(t *testing.T) (string, error) {
+	t.Helper()
+	p, err := exec.LookPath("curl")
+	if err != nil && os.Getenv("URLGET_REAL") != "" {
+		t.Fatal("curl is not installed: the comparison with curl cannot run")
+	}
+	return p, err
+}

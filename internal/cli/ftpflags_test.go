@@ -32,7 +32,7 @@ func ftpFlagServer(t *testing.T, configure func(s *ftptest.Server)) *ftptest.Ser
 // its exit status and stdout; ok is false when there is no curl.
 func curlRun(t *testing.T, args ...string) (code int, stdout string, ok bool) {
 	t.Helper()
-	path, err := exec.LookPath("curl")
+	path, err := lookCurl(t)
 	if err != nil {
 		return 0, "", false
 	}

@@ -131,7 +131,7 @@ func TestDigestAuth(t *testing.T) {
 	for _, path := range []string{"/MD5/auth", "/none/none", "/MD5-sess/auth", "/SHA-256/auth", "/SHA-256-sess/auth", "/SHA-512-256/auth", "/MD5/auth-int", "/SHA-256/auth,auth-int"} {
 		u := s.URL + path + "?q=1"
 		// curl 7.88 has no SHA-512-256 (curl 8.8 added it).
-		if _, err := exec.LookPath("curl"); err == nil && !strings.HasPrefix(path, "/SHA-512-256") {
+		if _, err := lookCurl(t); err == nil && !strings.HasPrefix(path, "/SHA-512-256") {
 			if code := curlStatus(t, "-f", "--digest", "-u", `alice:p"w:1`, u); code != 0 {
 				t.Errorf("%s: curl exits %d: the checker is wrong", path, code)
 			}
@@ -160,7 +160,7 @@ func TestDigestAuth(t *testing.T) {
 	if got := statusLines(out); len(got) != 2 || got[0] != "HTTP/1.1 401 Unauthorized" || got[1] != "HTTP/1.1 200 OK" {
 		t.Errorf("-i: status lines %q", got)
 	}
-	if curl, err := exec.LookPath("curl"); err == nil {
+	if curl, err := lookCurl(t); err == nil {
 		want, _ := exec.Command(curl, "-s", "-i", "--digest", "-u", `alice:p"w:1`, s.URL+"/MD5/auth").Output()
 		if !slicesEqual(statusLines(string(want)), statusLines(out)) {
 			t.Errorf("-i: status lines %q, curl's %q", statusLines(out), statusLines(string(want)))
@@ -316,7 +316,7 @@ func TestProxyDigest(t *testing.T) {
 	p := newRawHTTP(t, digestProxyAnswer)
 	proxy := "http://" + p.addr
 	args := []string{"-x", proxy, "-U", "pu:ppw", "--proxy-digest", "--proxy-header", "X-To-Proxy: 1", "-H", "X-To-Site: 2", "http://site.test/page"}
-	if _, err := exec.LookPath("curl"); err == nil {
+	if _, err := lookCurl(t); err == nil {
 		curlStatus(t, args...)
 		if reqs := p.requests(); len(reqs) != 2 || !checkDigest(proxyAuthOf(reqs[1]), "GET", "pu", "ppw", "MD5", "auth", "proxy", "pn", "po") ||
 			!strings.Contains(proxyAuthOf(reqs[1]), `uri="/page"`) {
@@ -399,7 +399,7 @@ func TestProxyRequestAsCurl(t *testing.T) {
 	if len(ours) != 1 || ours[0] != want {
 		t.Errorf("request %q, want %q", ours, want)
 	}
-	if _, err := exec.LookPath("curl"); err == nil {
+	if _, err := lookCurl(t); err == nil {
 		p.reset()
 		curlStatus(t, args[1:]...)
 		curl := p.requests()

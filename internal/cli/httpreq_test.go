@@ -409,7 +409,7 @@ func TestRawAndTransferCodings(t *testing.T) {
 	if n := len(s.requests()); n != 2 {
 		t.Errorf("%d requests", n)
 	}
-	if curl, err := exec.LookPath("curl"); err == nil {
+	if curl, err := lookCurl(t); err == nil {
 		want, _ := exec.Command(curl, "-s", "--raw", u+"/chunked").Output()
 		if string(want) != chunked {
 			t.Errorf("curl --raw writes %q", want)
@@ -446,7 +446,7 @@ func TestHTTP09(t *testing.T) {
 		t.Errorf("without --http0.9: exit %d, %q", code, out)
 	}
 	want := "hello 0.9\r\nConnection: close\r\n\r\n"
-	if curl, err := exec.LookPath("curl"); err == nil {
+	if curl, err := lookCurl(t); err == nil {
 		b, _ := exec.Command(curl, "-s", "-i", "--http0.9", u).Output()
 		want = string(b)
 	}

@@ -96,7 +96,7 @@ func TestCurlDefaultsLF(t *testing.T) {
 // TestCurlDefaultsLFAsCurl runs each of lettersCases with curl itself on
 // the same server: the same stdout and exit status as urlget's.
 func TestCurlDefaultsLFAsCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
+	curl, err := lookCurl(t)
 	if err != nil {
 		t.Skip("no curl to compare with")
 	}

@@ -128,7 +128,7 @@ func TestRetryWarnings(t *testing.T) {
 // server that answers 503 with Retry-After: 1: both wait the second the
 // server asks for and print the same warning.
 func TestRetryWarningAsCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
+	curl, err := lookCurl(t)
 	if err != nil {
 		t.Skip("no curl to compare with")
 	}
@@ -453,7 +453,7 @@ func atoi(s string) int {
 // the response's blocks (each header line, the body) are the same bytes
 // in the same layout, in both --trace and --trace-ascii.
 func TestTraceAsCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
+	curl, err := lookCurl(t)
 	if err != nil {
 		t.Skip("no curl to compare with")
 	}
@@ -861,7 +861,7 @@ func TestRetryBodyTimeout(t *testing.T) {
 // --disallow-username-in-url and --no-clobber on the same server: the
 // same exit statuses and the same files.
 func TestOutFlagsAsCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
+	curl, err := lookCurl(t)
 	if err != nil {
 		t.Skip("no curl to compare with")
 	}
@@ -996,7 +996,7 @@ func TestProtoRecursion(t *testing.T) {
 // TestHashProgressBarAsCurl draws -# with curl and urlget for the same
 // body, 40 columns wide: the same last line.
 func TestHashProgressBarAsCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
+	curl, err := lookCurl(t)
 	if err != nil {
 		t.Skip("no curl to compare with")
 	}

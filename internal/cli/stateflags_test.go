@@ -139,7 +139,7 @@ func TestRangeHTTP(t *testing.T) {
 		if code != 0 || out != tt.want {
 			t.Errorf("--range %s %s: exit %d, %q (%s); want %q", tt.rng, tt.path, code, out, errOut, tt.want)
 		}
-		if _, err := exec.LookPath("curl"); err == nil {
+		if _, err := lookCurl(t); err == nil {
 			if ccode, cout := runCurl(t, "-r", tt.rng, s.URL+tt.path); ccode != code || cout != out {
 				t.Errorf("-r %s %s: curl exit %d, %q; urlget exit %d, %q", tt.rng, tt.path, ccode, cout, code, out)
 			}
@@ -194,7 +194,7 @@ func TestRangeFTP(t *testing.T) {
 		if tt.rest != "" && !slices.Contains(srv.Commands(), tt.rest) {
 			t.Errorf("--range %s: commands %q, want %s", tt.rng, srv.Commands(), tt.rest)
 		}
-		if _, err := exec.LookPath("curl"); err == nil {
+		if _, err := lookCurl(t); err == nil {
 			if ccode, cout := runCurl(t, "-r", tt.rng, srv.URL+"/f"); ccode != 0 || cout != out {
 				t.Errorf("-r %s: curl exit %d, %q; urlget %q", tt.rng, ccode, cout, out)
 			}
@@ -232,7 +232,7 @@ func TestRangeFile(t *testing.T) {
 		if code != 0 || out != tt.want {
 			t.Errorf("--range %s: exit %d, %q (%s); want %q", tt.rng, code, out, errOut, tt.want)
 		}
-		if _, err := exec.LookPath("curl"); err == nil {
+		if _, err := lookCurl(t); err == nil {
 			if ccode, cout := runCurl(t, "-r", tt.rng, "file://"+name); ccode != 0 || cout != out {
 				t.Errorf("-r %s: curl exit %d, %q; urlget %q", tt.rng, ccode, cout, out)
 			}
@@ -243,7 +243,7 @@ func TestRangeFile(t *testing.T) {
 		if code != exitPastEnd {
 			t.Errorf("--range %s past the end: exit %d, want %d", rng, code, exitPastEnd)
 		}
-		if _, err := exec.LookPath("curl"); err == nil {
+		if _, err := lookCurl(t); err == nil {
 			if ccode, _ := runCurl(t, "-r", rng, "file://"+name); ccode != code {
 				t.Errorf("--range %s: curl exit %d, urlget %d", rng, ccode, code)
 			}
@@ -353,7 +353,7 @@ func TestTimeCondFTPAndFile(t *testing.T) {
 		if code, out, _ := runQ(t, "-z", "-Jan 1 2024", u); code != 0 || out != "" {
 			t.Errorf("%s: -z -DATE before the change: exit %d, %q; want nothing", u, code, out)
 		}
-		if _, err := exec.LookPath("curl"); err == nil {
+		if _, err := lookCurl(t); err == nil {
 			for _, cond := range []string{"Jan 3 2024", "Jan 1 2024", "-Jan 1 2024", "-Jan 3 2024"} {
 				_, out, _ := runQ(t, "-z", cond, u)
 				if ccode, cout := runCurl(t, "-z", cond, u); ccode != 0 || cout != out {
@@ -378,7 +378,7 @@ func TestRemoteTime(t *testing.T) {
 		if err != nil || !fi.ModTime().Equal(stateMod) {
 			t.Errorf("%s: %v, mtime %v; want %v", u, err, fi.ModTime(), stateMod)
 		}
-		if _, err := exec.LookPath("curl"); err == nil {
+		if _, err := lookCurl(t); err == nil {
 			runCurl(t, "-R", "-o", target+".curl", u)
 			if cfi, err := os.Stat(target + ".curl"); err != nil || !cfi.ModTime().Equal(fi.ModTime()) {
 				t.Errorf("%s: curl -R gave %v (%v), urlget %v", u, cfi.ModTime(), err, fi.ModTime())
@@ -435,7 +435,7 @@ func TestETag(t *testing.T) {
 	if want := []string{"", `"v1"`, `""`}; !slices.Equal(inm, want) {
 		t.Errorf("If-None-Match sent: %q, want %q", inm, want)
 	}
-	if _, err := exec.LookPath("curl"); err == nil {
+	if _, err := lookCurl(t); err == nil {
 		ctag := filepath.Join(dir, "curl-etag")
 		runCurl(t, "--etag-save", ctag, "-o", os.DevNull, s.URL+"/f")
 		if a, b := readFile(t, ctag), readFile(t, tag); a != b {
