@@ -49,12 +49,20 @@ func writeVersion(w io.Writer, fs *pflag.FlagSet, o *options) {
 // features are the features of curl's --version that urlget has: content
 // codings (brotli, libz, zstd: schemes/http's decode), HTTP/2, TLS to a
 // proxy, IDNA host names, IPv6, 64-bit sizes, TLS, and those a flag
-// brings (--unix-socket's UnixSockets), sorted as curl sorts them,
+// brings (--unix-socket's UnixSockets, --hsts's HSTS), sorted as curl sorts them,
 // without regard to case.
 func features(fs *pflag.FlagSet) []string {
 	f := []string{"brotli", "HTTP2", "HTTPS-proxy", "IDN", "IPv6", "Largefile", "libz", "SSL", "zstd"}
 	if fs != nil && fs.Lookup("unix-socket") != nil {
 		f = append(f, "UnixSockets")
+	}
+	if fs != nil && fs.Lookup("hsts") != nil {
+		f = append(f, "HSTS")
+	}
+	if fs != nil && fs.Lookup("cookie") != nil {
+		// The cookie jar refuses cookies for public suffixes
+		// (golang.org/x/net/publicsuffix), what curl's libpsl does.
+		f = append(f, "PSL")
 	}
 	sort.Slice(f, func(i, j int) bool { return strings.ToLower(f[i]) < strings.ToLower(f[j]) })
 	return f
