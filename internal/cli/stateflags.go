@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -171,14 +172,7 @@ func (x *httpStateOptions) saveCookies(stdout, stderr io.Writer) {
 		x.jar.WriteTo(stdout)
 		return
 	}
-	f, err := os.OpenFile(x.cookieJar, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err == nil {
-		_, err = x.jar.WriteTo(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := writeWhole(x.cookieJar, x.jar.WriteTo); err != nil {
 		fmt.Fprintf(stderr, "urlget: failed to save cookies in %s: %v\n", x.cookieJar, err)
 	}
 }
@@ -309,4 +303,38 @@ func (c *command) stateCommit(file *outfile.File, st *started) {
 	if c.opts.httpState.remoteTime && !st.state.modTime.IsZero() {
 		file.SetModTime(st.state.modTime)
 	}
+}
+
+// writeWhole writes a file the run keeps, such as -c's cookie jar, whole
+// or not at all: into a temporary file beside it, renamed over it once
+// complete, so that a full disk or a signal leaves the earlier file as it
+// was. A name that is not a regular file (/dev/stdout, a pipe) is written
+// in place, as renaming over it would replace the device or pipe itself.
+func writeWhole(name string, write func(io.Writer) (int64, error)) error {
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		_, err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

@@ -588,3 +588,30 @@ func TestCookiesWithCurl(t *testing.T) {
 		t.Errorf("urlget's jar:\n%s\ncurl's:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
 	}
 }
+
+// TestCookieJarWrittenWhole: -c replaces an earlier jar by renaming a
+// complete one over it, leaving no temporary file, and a jar name that
+// is no regular file (a device) is written in place, never replaced.
+func TestCookieJarWrittenWhole(t *testing.T) {
+	s := newStateServer(t)
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "jar")
+	if err := os.WriteFile(jar, []byte("# an earlier jar\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runQ(t, "-c", jar, "-o", os.DevNull, setURL(s.URL, "/set", "a=1")); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b := readFile(t, jar); !strings.Contains(b, "\ta\t1\n") || strings.Contains(b, "an earlier jar") {
+		t.Errorf("jar:\n%s", b)
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("files left beside the jar: %v", names)
+	}
+	if code, _, errOut := runQ(t, "-c", os.DevNull, "-o", os.DevNull, setURL(s.URL, "/set", "a=1")); code != 0 {
+		t.Fatalf("-c /dev/null: exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer the null device: %v, %v", os.DevNull, fi, err)
+	}
+}
