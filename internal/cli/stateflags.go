@@ -276,7 +276,11 @@ func (c *command) stateResponse(req fetch.Request, st *started, res *schemes.Res
 		if res.ETag != "" {
 			line = res.ETag + "\n"
 		}
-		if err := os.WriteFile(x.etagSave, []byte(line), 0o666); err != nil {
+		write := func(w io.Writer) (int64, error) {
+			n, err := io.WriteString(w, line)
+			return int64(n), err
+		}
+		if err := writeWhole(x.etagSave, write); err != nil {
 			fmt.Fprintf(c.stderr, "urlget: --etag-save %s: %v\n", x.etagSave, err)
 		}
 	}
