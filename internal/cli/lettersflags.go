@@ -100,7 +100,9 @@ func checkRange(s string) (string, error) {
 		return "", nil
 	}
 	if isDigits(s) {
-		return s + "-", nil
+		// A number alone is the range from it on; its size is held
+		// to what an offset can be, as for any range.
+		s += "-"
 	}
 	for _, part := range strings.Split(s, ",") {
 		first, last, ok := strings.Cut(part, "-")

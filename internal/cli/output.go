@@ -57,7 +57,10 @@ func (c *command) writeOut(t transfer) {
 			switch v := lookupVar(name); {
 			case v == nil:
 				flush()
-				fmt.Fprintf(c.stderr, "urlget: unknown --write-out variable: '%s'\n", name)
+				// The name as given, but on one line and without
+				// control characters, which a format read from a file
+				// may hold.
+				fmt.Fprintf(c.stderr, "urlget: unknown --write-out variable: '%s'\n", strings.ReplaceAll(string(appendText(nil, name)), "\n", "?"))
 			case v.name == "onerror":
 				if t.err == nil {
 					// The rest is for a transfer that failed.

@@ -231,7 +231,12 @@ func (x *expander) read(name string, r io.Reader, depth int) ([]string, error) {
 		if len(opt) > 2 && opt[0] == '-' && opt[1] != '-' {
 			// Letters together (-fL), as curl reads them in a file too:
 			// each a switch but the last, which may take the value.
-			for _, l := range opt[1 : len(opt)-1] {
+			for i := 1; i < len(opt); i++ {
+				if opt[i] >= 0x80 {
+					return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("unknown option %s", opt)}
+				}
+			}
+			for _, l := range []byte(opt[1 : len(opt)-1]) {
 				if f := fs.ShorthandLookup(string(l)); f == nil || f.NoOptDefVal == "" {
 					return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s: -%c is no switch, so it cannot stand before other letters", opt, l)}
 				}
