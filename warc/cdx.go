@@ -177,7 +177,9 @@ var wwwPrefix = regexp.MustCompile(`^www\d*\.`)
 // commas, lower case, without a leading "www.", a non-default port after
 // a colon, ")" and the path and query in lower case, the query's
 // arguments sorted ("http://www.Example.com/A?b=1&a=2" is
-// "com,example)/a?a=2&b=1"). The scheme is left out, as pywb does. A URL
+// "com,example)/a?a=2&b=1"), an IPv4 address reversed too and an IPv6
+// one kept whole, as warcio's cdx-index keys them. The scheme is left
+// out, as pywb does. A URL
 // of another scheme is its own key, as warcio's cdx-index keys it.
 func SURT(raw string) string {
 	raw = cleanURI(raw)
@@ -189,7 +191,7 @@ func SURT(raw string) string {
 	host = strings.TrimSuffix(wwwPrefix.ReplaceAllString(host, ""), ".")
 	labels := strings.Split(host, ".")
 	if strings.Contains(host, ":") { // an IPv6 address is kept whole
-		labels = []string{host}
+		labels = []string{"[" + host + "]"}
 	}
 	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
 		labels[i], labels[j] = labels[j], labels[i]

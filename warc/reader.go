@@ -184,7 +184,14 @@ func readHead(br *bufio.Reader) (*Head, error) {
 		if err != nil {
 			return "", unexpected(err)
 		}
-		return string(bytes.TrimRight(l, "\r\n")), nil
+		l = bytes.TrimRight(l, "\r\n")
+		// WARC 1.1 §4: a field holds no control bytes but the tabs of
+		// linear white space; a CR alone could end a line for a reader
+		// other than this one.
+		if bytes.ContainsFunc(l, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			return "", fmt.Errorf("%w: a control byte in %q", ErrFormat, l)
+		}
+		return string(l), nil
 	}
 	v, err := line()
 	if err != nil {
