@@ -109,7 +109,8 @@ func (c *CDXWriter) Add(e Entry) error {
 }
 
 // CDXJWriter writes a CDXJ index as pywb and warcio's cdx-index write it:
-// a line per response, resource and revisit record, its SURT key, its
+// a line per response, resource, revisit and metadata record (those
+// warcio's cdx-index lists), its SURT key, its
 // 14-digit timestamp and a JSON object (url, mime, status, digest,
 // length, offset, filename). The lines come in the order written; pywb
 // wants them sorted (`sort` with LC_ALL=C does it).
@@ -144,9 +145,10 @@ type cdxjLine struct {
 	Filename string `json:"filename"`
 }
 
-// Add writes the line of a response, resource or revisit record.
+// Add writes the line of a response, resource, revisit or metadata
+// record.
 func (c *CDXJWriter) Add(e Entry) error {
-	if e.Type != Response && e.Type != Resource && e.Type != Revisit {
+	if e.Type != Response && e.Type != Resource && e.Type != Revisit && e.Type != Metadata {
 		return nil
 	}
 	l := cdxjLine{

@@ -91,7 +91,7 @@ func TestIndexes(t *testing.T) {
 
 	js, _ := os.ReadFile(filepath.Join(dir, "arc.cdxj"))
 	jl := strings.Split(strings.TrimSuffix(string(js), "\n"), "\n")
-	if len(jl) != 6 { // and the revisit
+	if len(jl) != 7 { // and the metadata and revisit
 		t.Fatalf("%d CDXJ lines:\n%s", len(jl), js)
 	}
 	key, rest, _ := strings.Cut(jl[0], " ")
@@ -105,8 +105,8 @@ func TestIndexes(t *testing.T) {
 		m["length"] != itoa(entries[1].Length) || m["filename"] != "arc.warc.gz" {
 		t.Errorf("CDXJ line %q", jl[0])
 	}
-	if !strings.Contains(jl[3], `"mime":"warc/revisit"`) {
-		t.Errorf("revisit line %q", jl[3])
+	if !strings.Contains(jl[4], `"mime":"warc/revisit"`) {
+		t.Errorf("revisit line %q", jl[4])
 	}
 }
 

@@ -39,8 +39,8 @@ type Options struct {
 	// conformsTo: the command's options (passwords masked by the caller),
 	// the robots policy ("robots: classic" or "off", as wget writes).
 	Info []Field
-	// Indexes receive an Entry for each response, resource and revisit
-	// record written, e.g. a CDXWriter and a CDXJWriter.
+	// Indexes receive an Entry for each response, resource, revisit and
+	// metadata record written, e.g. a CDXWriter and a CDXJWriter.
 	Indexes []Index
 }
 
@@ -66,8 +66,8 @@ type Entry struct {
 	// PayloadDigest is "" when the record has none.
 	BlockDigest, PayloadDigest string
 	// File is the base name of the WARC file, Offset the record's start
-	// in it and Length its length there (of its gzip member when
-	// compressed).
+	// in it and Length its length there: of its gzip member when
+	// compressed, of its header and block when not.
 	File           string
 	Offset, Length int64
 }
@@ -332,7 +332,7 @@ func (r *Record) Commit() (Entry, error) {
 	w.records++
 	for _, ix := range w.opt.Indexes {
 		switch e.Type {
-		case Response, Resource, Revisit:
+		case Response, Resource, Revisit, Metadata:
 			if err := ix.Add(e); err != nil {
 				return e, err
 			}
@@ -365,11 +365,12 @@ func (w *Writer) write(r *Record) (Entry, error) {
 		e.PayloadDigest = r.http.payloadDigest()
 	case r.payload:
 		e.PayloadDigest = e.BlockDigest
-		mt, _, _ := strings.Cut(h.ContentType, ";")
-		e.MIME = strings.ToLower(strings.TrimSpace(mt))
 	}
 	if r.http != nil {
 		e.Status, e.MIME, e.Redirect = r.http.status, r.http.mime, r.http.location
+	} else {
+		mt, _, _ := strings.Cut(h.ContentType, ";")
+		e.MIME = strings.ToLower(cleanValue(mt))
 	}
 	head, err := formatHeader(h, w.infoID, r.n, e.BlockDigest, e.PayloadDigest)
 	if err != nil {
@@ -420,6 +421,12 @@ func (w *Writer) write(r *Record) (Entry, error) {
 		return e, err
 	}
 	e.Length = end - w.size
+	if zw == nil {
+		// Of a plain record, the length an index gives is of its header
+		// and block, without the CRLFs that end it, as warcio's
+		// cdx-index gives it.
+		e.Length -= 4
+	}
 	w.size = end
 	return e, nil
 }
