@@ -99,9 +99,9 @@ func (m *httpMessage) parseHead() {
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "content-type":
 			mt, _, _ := strings.Cut(value, ";")
-			m.mime = strings.ToLower(strings.TrimSpace(mt))
+			m.mime = strings.ToLower(cleanValue(mt))
 		case "location":
-			m.location = value
+			m.location = cleanValue(value)
 		case "transfer-encoding":
 			// RFC 9112 §6.1: chunked is the last coding when present.
 			codings := strings.Split(strings.ToLower(value), ",")
