@@ -213,6 +213,9 @@ func (w *Writer) Begin(h Header) (*Record, error) {
 	if h.Date.IsZero() {
 		h.Date = time.Now()
 	}
+	// WARC-Date and the indexes keep seconds: the entry says what the
+	// header says.
+	h.Date = h.Date.UTC().Truncate(time.Second)
 	for _, f := range h.Fields {
 		if !validName(f.Name) {
 			return nil, fmt.Errorf("%w: %q", ErrFieldName, f.Name)
@@ -302,9 +305,11 @@ func (r *Record) Discard() {
 	r.buf = bytes.Buffer{}
 }
 
-// Commit writes the whole record to the archive and returns its index
-// entry. On an error the file is cut back to where the record began, so
-// that it still ends at a record boundary.
+// Commit writes the whole record to the archive, hands its entry to the
+// Writer's indexes and returns it. On an error in writing, the file is
+// cut back to where the record began, so that it still ends at a record
+// boundary; an index's error comes after the record is written. A record
+// is ended by Commit or Discard, which free its spool file.
 func (r *Record) Commit() (Entry, error) {
 	if r.done {
 		return Entry{}, ErrClosed
