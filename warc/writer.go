@@ -207,6 +207,12 @@ func (w *Writer) Close() error {
 // block (Content-Type HTTPRequestType or HTTPResponseType) is the message
 // as it crossed the connection, header section and body.
 func (w *Writer) Begin(h Header) (*Record, error) {
+	w.mu.Lock()
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
 	if h.ID == "" {
 		h.ID = NewRecordID()
 	}

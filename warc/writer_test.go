@@ -404,7 +404,14 @@ func TestConcurrentRecords(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	late, _ := w.Begin(Header{Type: Resource})
 	w.Close()
+	if _, err := late.Commit(); !errors.Is(err, ErrClosed) {
+		t.Errorf("a record committed after Close: %v", err)
+	}
+	if _, err := w.Begin(Header{Type: Resource}); !errors.Is(err, ErrClosed) {
+		t.Errorf("a record begun after Close: %v", err)
+	}
 	recs := readAll(t, filepath.Join(dir, "par.warc.gz"))
 	if len(recs) != 81 {
 		t.Fatalf("%d records, want 81", len(recs))
