@@ -1,0 +1,443 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultSpool is the size past which a block goes to a temporary file
+// rather than memory, when Options.Spool is zero.
+const DefaultSpool = 1 << 20
+
+// Options configure a Writer. The zero value writes one NAME.warc.gz.
+type Options struct {
+	// NoCompression writes NAME.warc, plain, instead of NAME.warc.gz.
+	NoCompression bool
+	// MaxSize, when positive, rolls over to a new file once a file has
+	// reached it: the files are then named as wget's --warc-max-size
+	// names them, NAME-00000.warc.gz, NAME-00001.warc.gz, …, each
+	// starting with its own warcinfo record. A record is never split, so
+	// a file ends past MaxSize by at most its last record.
+	MaxSize int64
+	// Spool is the block size past which a record's block is spooled to a
+	// temporary file in the archive's directory (0: DefaultSpool).
+	Spool int64
+	// Software is the warcinfo's software field, e.g. "urlget/0.3.0".
+	Software string
+	// Info are more warcinfo fields after software, format and
+	// conformsTo: the command's options (passwords masked by the caller),
+	// the robots policy ("robots: classic" or "off", as wget writes).
+	Info []Field
+	// Indexes receive an Entry for each response, resource, revisit and
+	// metadata record written, e.g. a CDXWriter and a CDXJWriter.
+	Indexes []Index
+}
+
+// Index receives the index entry of each record a Writer writes.
+type Index interface {
+	Add(Entry) error
+}
+
+// Entry describes a written record, for an index.
+type Entry struct {
+	Type      Type
+	ID        string // WARC-Record-ID
+	TargetURI string
+	Date      time.Time
+	// MIME is the payload's media type: the HTTP Content-Type's for a
+	// response, the record's Content-Type for a resource; "" if unknown.
+	MIME string
+	// Status is a response's HTTP status code, 0 when there is none.
+	Status int
+	// Redirect is a response's Location, "" when there is none.
+	Redirect string
+	// BlockDigest and PayloadDigest are as written, "sha1:" and base32;
+	// PayloadDigest is "" when the record has none.
+	BlockDigest, PayloadDigest string
+	// File is the base name of the WARC file, Offset the record's start
+	// in it and Length its length there: of its gzip member when
+	// compressed, of its header and block when not.
+	File           string
+	Offset, Length int64
+}
+
+// ErrClosed is the error for a record begun or committed after its
+// Writer's Close.
+var ErrClosed = errors.New("warc: writer closed")
+
+// Writer writes the records of one archive name to its files. Its
+// methods may be called from several goroutines: records are built apart
+// and written one at a time.
+type Writer struct {
+	dir, base string
+	opt       Options
+
+	mu       sync.Mutex
+	f        *os.File
+	name     string // base name of the current file
+	size     int64
+	serial   int
+	records  int // records in the current file past its warcinfo
+	infoID   string
+	closed   bool
+	firstErr error
+}
+
+// Create starts an archive: it creates NAME.warc.gz (NAME.warc when
+// uncompressed, NAME-00000.warc.gz with MaxSize) and writes its warcinfo.
+// It never overwrites or appends to a file: if the first file's name is
+// taken, Create fails with an error for which errors.Is(err, fs.ErrExist)
+// holds, and the caller chooses another name.
+func Create(name string, opt Options) (*Writer, error) {
+	if opt.Spool <= 0 {
+		opt.Spool = DefaultSpool
+	}
+	w := &Writer{dir: filepath.Dir(name), base: filepath.Base(name), opt: opt}
+	if err := w.openNext(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// FileName returns the name of the n-th file (from 0) of an archive, as
+// Create and rolling over name them; with maxSize 0 there is one file.
+func FileName(name string, n int, compressed bool, maxSize int64) string {
+	ext := ".warc"
+	if compressed {
+		ext += ".gz"
+	}
+	if maxSize > 0 {
+		return fmt.Sprintf("%s-%05d%s", name, n, ext)
+	}
+	return name + ext
+}
+
+// openNext closes the current file, if any, and creates the next with its
+// warcinfo record. Called with mu held, or before the Writer is shared.
+func (w *Writer) openNext() error {
+	if w.f != nil {
+		if err := w.f.Close(); err != nil {
+			return err
+		}
+		w.f = nil
+		w.serial++
+	}
+	path := FileName(filepath.Join(w.dir, w.base), w.serial, !w.opt.NoCompression, w.opt.MaxSize)
+	// O_EXCL: an archive is never written over nor appended to, so a file
+	// cut short by an earlier run keeps its records as they are.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	w.f, w.name, w.size, w.records = f, filepath.Base(path), 0, 0
+	w.infoID = NewRecordID()
+	info := []Field{
+		{"software", w.opt.Software},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+	}
+	var block bytes.Buffer
+	for _, fl := range append(info, w.opt.Info...) {
+		if fl.Value == "" && fl.Name == "software" {
+			continue
+		}
+		if !validName(fl.Name) {
+			f.Close()
+			os.Remove(path)
+			return fmt.Errorf("%w: %q", ErrFieldName, fl.Name)
+		}
+		// WARC 1.1 §6.2: the warcinfo block is application/warc-fields,
+		// named fields as in the header.
+		block.WriteString(fl.Name + ": " + cleanValue(fl.Value) + "\r\n")
+	}
+	h := &Header{
+		Type: Warcinfo, ID: w.infoID, Date: time.Now(), ContentType: "application/warc-fields",
+		Fields: []Field{{"WARC-Filename", w.name}},
+	}
+	r := &Record{w: w, h: *h, block: sha1.New()}
+	r.buf.Write(block.Bytes())
+	r.block.Write(block.Bytes())
+	r.n = int64(block.Len())
+	if _, err := w.write(r); err != nil {
+		f.Close()
+		os.Remove(path)
+		w.f = nil
+		return err
+	}
+	return nil
+}
+
+// WarcinfoID returns the WARC-Record-ID of the current file's warcinfo.
+func (w *Writer) WarcinfoID() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.infoID
+}
+
+// Close closes the current file. Records begun and not committed are
+// refused afterwards.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.f == nil {
+		return w.firstErr
+	}
+	err := w.f.Close()
+	w.f = nil
+	return errors.Join(w.firstErr, err)
+}
+
+// Begin starts a record: the caller writes its block into it as the bytes
+// arrive, then calls Commit (or Discard). An HTTP request or response
+// block (Content-Type HTTPRequestType or HTTPResponseType) is the message
+// as it crossed the connection, header section and body.
+func (w *Writer) Begin(h Header) (*Record, error) {
+	w.mu.Lock()
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if h.ID == "" {
+		h.ID = NewRecordID()
+	}
+	if h.Date.IsZero() {
+		h.Date = time.Now()
+	}
+	// WARC-Date and the indexes keep seconds: the entry says what the
+	// header says.
+	h.Date = h.Date.UTC().Truncate(time.Second)
+	for _, f := range h.Fields {
+		if !validName(f.Name) {
+			return nil, fmt.Errorf("%w: %q", ErrFieldName, f.Name)
+		}
+	}
+	r := &Record{w: w, h: h, block: sha1.New()}
+	if strings.HasPrefix(strings.ToLower(h.ContentType), "application/http") {
+		r.http = newHTTPMessage()
+	} else if h.Type == Resource {
+		r.payload = true
+	}
+	return r, nil
+}
+
+// Record is a record being built: an io.Writer for its block. Its
+// methods are for one goroutine.
+type Record struct {
+	w       *Writer
+	h       Header
+	buf     bytes.Buffer
+	spool   *os.File
+	n       int64
+	block   hash.Hash
+	http    *httpMessage
+	payload bool // the payload is the whole block (resource)
+	err     error
+	done    bool
+}
+
+// ID returns the record's WARC-Record-ID.
+func (r *Record) ID() string { return r.h.ID }
+
+// Truncate marks the block as cut short, with one of the Truncated*
+// reasons (WARC-Truncated, WARC 1.1 §5.13): what was written is what
+// arrived.
+func (r *Record) Truncate(reason string) { r.h.Truncated = reason }
+
+// Write adds bytes to the block, spooling past the Writer's bound.
+func (r *Record) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.done {
+		return 0, ErrClosed
+	}
+	if r.spool == nil && int64(r.buf.Len()+len(p)) > r.w.opt.Spool {
+		// A large block goes to disk, in the archive's own directory (the
+		// same file system, where the archive has room), unlinked at once
+		// so that nothing is left behind by a run that dies.
+		f, err := os.CreateTemp(r.w.dir, ".warc-spool-*")
+		if err != nil {
+			r.err = err
+			return 0, err
+		}
+		os.Remove(f.Name())
+		if _, err := f.Write(r.buf.Bytes()); err != nil {
+			f.Close()
+			r.err = err
+			return 0, err
+		}
+		r.buf = bytes.Buffer{}
+		r.spool = f
+	}
+	if r.spool != nil {
+		if _, err := r.spool.Write(p); err != nil {
+			r.err = err
+			return 0, err
+		}
+	} else {
+		r.buf.Write(p)
+	}
+	r.n += int64(len(p))
+	r.block.Write(p)
+	if r.http != nil {
+		r.http.Write(p)
+	}
+	return len(p), nil
+}
+
+// Discard drops the record unwritten.
+func (r *Record) Discard() {
+	r.done = true
+	if r.spool != nil {
+		r.spool.Close()
+		r.spool = nil
+	}
+	r.buf = bytes.Buffer{}
+}
+
+// Commit writes the whole record to the archive, hands its entry to the
+// Writer's indexes and returns it. On an error in writing, the file is
+// cut back to where the record began, so that it still ends at a record
+// boundary; an index's error comes after the record is written. A record
+// is ended by Commit or Discard, which free its spool file.
+func (r *Record) Commit() (Entry, error) {
+	if r.done {
+		return Entry{}, ErrClosed
+	}
+	defer r.Discard()
+	if r.err != nil {
+		return Entry{}, r.err
+	}
+	w := r.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.f == nil {
+		return Entry{}, ErrClosed
+	}
+	if w.opt.MaxSize > 0 && w.records > 0 && w.size >= w.opt.MaxSize {
+		if err := w.openNext(); err != nil {
+			w.firstErr = cmpErr(w.firstErr, err)
+			return Entry{}, err
+		}
+	}
+	e, err := w.write(r)
+	if err != nil {
+		return e, err
+	}
+	w.records++
+	for _, ix := range w.opt.Indexes {
+		switch e.Type {
+		case Response, Resource, Revisit, Metadata:
+			if err := ix.Add(e); err != nil {
+				return e, err
+			}
+		}
+	}
+	return e, nil
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// write appends r to the current file as one piece: the header, the
+// block and the two CRLFs that end a record (WARC 1.1 §4), in one gzip
+// member when compressed (WARC 1.1 Annex D.2). Called with mu held.
+func (w *Writer) write(r *Record) (Entry, error) {
+	h := &r.h
+	h.Date = h.Date.UTC()
+	e := Entry{
+		Type: h.Type, ID: cleanID(h.ID), TargetURI: cleanURI(h.TargetURI), Date: h.Date,
+		BlockDigest: Digest(r.block), File: w.name, Offset: w.size,
+	}
+	switch {
+	case h.Type == Revisit:
+		e.PayloadDigest = h.PayloadDigest
+	case r.http != nil:
+		e.PayloadDigest = r.http.payloadDigest()
+	case r.payload:
+		e.PayloadDigest = e.BlockDigest
+	}
+	if r.http != nil {
+		e.Status, e.MIME, e.Redirect = r.http.status, r.http.mime, r.http.location
+	} else {
+		mt, _, _ := strings.Cut(h.ContentType, ";")
+		e.MIME = strings.ToLower(cleanValue(mt))
+	}
+	head, err := formatHeader(h, w.infoID, r.n, e.BlockDigest, e.PayloadDigest)
+	if err != nil {
+		return e, err
+	}
+	var block io.Reader = &r.buf
+	if r.spool != nil {
+		if _, err := r.spool.Seek(0, io.SeekStart); err != nil {
+			return e, err
+		}
+		block = r.spool
+	}
+	bw := bufio.NewWriterSize(w.f, 64<<10)
+	var out io.Writer = bw
+	var zw *gzip.Writer
+	if !w.opt.NoCompression {
+		zw = gzip.NewWriter(bw)
+		out = zw
+	}
+	_, err = io.WriteString(out, head)
+	if err == nil {
+		_, err = io.Copy(out, block)
+	}
+	if err == nil {
+		_, err = io.WriteString(out, "\r\n\r\n")
+	}
+	if err == nil && zw != nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		// Cut back to the boundary; if even that fails, the file is
+		// unusable for more records.
+		if terr := w.f.Truncate(w.size); terr != nil {
+			w.firstErr = cmpErr(w.firstErr, terr)
+			w.f.Close()
+			w.f = nil
+		} else if _, serr := w.f.Seek(w.size, io.SeekStart); serr != nil {
+			w.f.Close()
+			w.f = nil
+		}
+		return e, err
+	}
+	end, err := w.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return e, err
+	}
+	e.Length = end - w.size
+	if zw == nil {
+		// Of a plain record, the length an index gives is of its header
+		// and block, without the CRLFs that end it, as warcio's
+		// cdx-index gives it.
+		e.Length -= 4
+	}
+	w.size = end
+	return e, nil
+}
