@@ -183,6 +183,14 @@ type Client struct {
 	// gopher type-7 items and WAIS databases; nil when none were given.
 	Search *string
 
+	// Archive, when not nil, receives what each attempt of a fetch
+	// exchanged with its servers, for an archive (see Archive): HTTP's
+	// exchanges byte for byte, the other protocols' conversations and
+	// listings, every body as the caller reads it. While it archives,
+	// HTTP speaks HTTP/1.1 only and the caller reads each body through
+	// Read. Nil archives nothing and costs nothing.
+	Archive Archive
+
 	once     sync.Once
 	registry map[string]schemes.Fetcher
 	dialer   schemes.Dialer
@@ -391,7 +399,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 		sleep = time.Second
 	}
 	for left := c.Retries; ; left-- {
-		res, err := c.once1(ctx, f, req)
+		res, err := c.attempt(ctx, f, req)
 		if left <= 0 || ctx.Err() != nil {
 			return res, err
 		}
@@ -444,6 +452,33 @@ func retryCause(res *schemes.Resource, err error) string {
 		return err.Error()
 	}
 	return res.Proto + " " + res.Status
+}
+
+// attempt makes one attempt (once1), captured for the Archive when there
+// is one: its exchanges as they happen, then what the fetcher returned,
+// then the body or listing as the caller reads it, to its end.
+func (c *Client) attempt(ctx context.Context, f schemes.Fetcher, req *schemes.Request) (*schemes.Resource, error) {
+	if c.Archive == nil {
+		return c.once1(ctx, f, req)
+	}
+	cp := c.Archive.Begin(archivedURL(req.URL))
+	if cp == nil {
+		return c.once1(ctx, f, req)
+	}
+	res, err := c.once1(ctx, f, captured(req, cp))
+	cp.Fetched(res, err)
+	end := &captureEnd{cp: cp}
+	switch {
+	case err != nil:
+		end.end(err)
+	case res.Body != nil:
+		res.Body = &capturedBody{rc: res.Body, cp: cp, end: end}
+	case res.Listing != nil:
+		res.Listing = &capturedListing{Listing: res.Listing, end: end}
+	default:
+		end.end(nil)
+	}
+	return res, err
 }
 
 // once1 makes one attempt: the fetcher's call under the transfer's

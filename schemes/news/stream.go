@@ -114,9 +114,11 @@ type lineListing struct {
 
 func newLineListing(s *session, op string, entry func(line string) schemes.Entry) *lineListing {
 	return &lineListing{
-		h:     holder{s: s},
-		op:    op,
-		r:     bufio.NewReader(newDotReader(s.tp.R)),
+		h:  holder{s: s},
+		op: op,
+		// An archive gets the block's lines, dot-unstuffed (RFC 3977
+		// §3.1.1), as the parser reads them.
+		r:     bufio.NewReader(schemes.CaptureListing(newDotReader(s.tp.R), s.req.Capture)),
 		entry: entry,
 	}
 }
