@@ -25,9 +25,11 @@ type Capture interface {
 	// a Capture therefore is too.
 	Exchange(target string, remote net.Addr) Exchange
 
-	// Connected tells the address of a connection the fetcher opened
-	// (WARC-IP-Address, WARC 1.1 §5.11): the server's, or the proxy's a
-	// connection goes through. An FTP data connection is one too.
+	// Connected tells the address of a connection the fetch opened or
+	// took from its fetcher's idle ones (an FTP or NNTP session kept
+	// from an earlier fetch): the server's, or the proxy's a connection
+	// goes through (WARC-IP-Address, WARC 1.1 §5.11). An FTP data
+	// connection is one too; the first is the server's.
 	Connected(remote net.Addr)
 
 	// Line receives one line of the protocol conversation, as
@@ -38,8 +40,9 @@ type Capture interface {
 
 	// Listing receives bytes of a listing as the server sent them (an FTP
 	// LIST, NLST or MLSD data connection, a gophermap with its "." line,
-	// an NNTP OVER or LIST data block after dot-unstuffing, RFC 3977
-	// §3.1.1, a WAIS search response's records), or, for a file: directory,
+	// an NNTP OVER, XOVER or LIST data block with its dot stuffing and
+	// final "." line, RFC 3977 §3.1.1, a WAIS search response with its
+	// header, as req.Raw would return it), or, for a file: directory,
 	// its entries' names one a line. A listing the caller asked for Raw
 	// comes as its Body instead and is not reported here.
 	Listing(p []byte)

@@ -113,12 +113,14 @@ type lineListing struct {
 }
 
 func newLineListing(s *session, op string, entry func(line string) schemes.Entry) *lineListing {
+	d := newDotReader(s.tp.R)
+	if c := s.req.Capture; c != nil {
+		d.tap = c.Listing
+	}
 	return &lineListing{
-		h:  holder{s: s},
-		op: op,
-		// An archive gets the block's lines, dot-unstuffed (RFC 3977
-		// §3.1.1), as the parser reads them.
-		r:     bufio.NewReader(schemes.CaptureListing(newDotReader(s.tp.R), s.req.Capture)),
+		h:     holder{s: s},
+		op:    op,
+		r:     bufio.NewReader(d),
 		entry: entry,
 	}
 }
