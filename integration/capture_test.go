@@ -25,7 +25,6 @@ import (
 	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/schemes/ftp"
-	"github.com/urlget/urlget/uri"
 )
 
 // The tests of fetch.Client's Archive: a sink in memory, fed by fetches
@@ -539,21 +538,48 @@ func TestCaptureFailure(t *testing.T) {
 	}
 }
 
+// rawOf fetches url's listing as the server's own bytes (--raw-listing),
+// with a Client that archives nothing.
+func rawOf(t *testing.T, url string) []byte {
+	t.Helper()
+	c := &fetch.Client{Proxy: fetch.NoProxy}
+	defer c.Close()
+	u, err := fetch.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Do(testCtx(t), fetch.Request{URL: u, Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readBody(t, res)
+}
+
+// captureListing fetches the listing url names with a Client archiving
+// into a memArchive, reads it to its end, and returns its one capture,
+// checked to have ended whole.
+func captureListing(t *testing.T, url string) *memCapture {
+	t.Helper()
+	var a memArchive
+	c := archivingClient(t, &a, nil)
+	res, err := c.Fetch(testCtx(t), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEntries(t, res)
+	cp := a.only(t)
+	if err := cp.ended(t); err != nil {
+		t.Errorf("%s: end %v", url, err)
+	}
+	return cp
+}
+
 // TestCaptureFTP: the control conversation with the password masked, the
 // addresses dialled, a LIST's bytes as the server sent them, and a file's
 // body.
 func TestCaptureFTP(t *testing.T) {
 	s := newFTPServer(t, nil)
-	raw := func() string {
-		c := &fetch.Client{Proxy: fetch.NoProxy}
-		defer c.Close()
-		u, _ := fetch.ParseURL("ftp://user:secret@" + s.Addr + "/rel/")
-		res, err := c.Do(testCtx(t), fetch.Request{URL: u, Raw: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(readBody(t, res))
-	}()
+	raw := string(rawOf(t, "ftp://user:secret@"+s.Addr+"/rel/"))
 	var a memArchive
 	c := archivingClient(t, &a, nil)
 	res, err := c.Fetch(testCtx(t), "ftp://user:secret@"+s.Addr+"/rel/")
@@ -599,17 +625,7 @@ func TestCaptureGopher(t *testing.T) {
 		gophertest.Info("welcome"),
 		gophertest.Item{Type: '0', Display: "About", Selector: "/about"},
 	))
-	var a memArchive
-	c := archivingClient(t, &a, nil)
-	res, err := c.Fetch(testCtx(t), s.URL+"/1/menu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEntries(t, res)
-	cp := a.only(t)
-	if err := cp.ended(t); err != nil {
-		t.Error(err)
-	}
+	cp := captureListing(t, s.URL+"/1/menu")
 	reqs := s.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests", len(reqs))
@@ -617,11 +633,7 @@ func TestCaptureGopher(t *testing.T) {
 	if want := "> " + strings.TrimSuffix(string(reqs[0].Raw), "\r\n"); !cp.has(want) {
 		t.Errorf("lines %q lack %q", cp.lines, want)
 	}
-	rawRes, err := (&fetch.Client{Proxy: fetch.NoProxy}).Do(testCtx(t), fetch.Request{URL: uri.MustParse(s.URL + "/1/menu"), Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := string(readBody(t, rawRes))
+	raw := string(rawOf(t, s.URL+"/1/menu"))
 	if cp.listing.String() != raw || !strings.HasSuffix(raw, ".\r\n") {
 		t.Errorf("menu captured %q, the server's %q", cp.listing.String(), raw)
 	}
@@ -658,28 +670,14 @@ func TestCaptureNews(t *testing.T) {
 	cfg := newsConfig()
 	cfg.User, cfg.Password = "reader", "s3cret"
 	s := newNewsServer(t, cfg)
-	var a memArchive
-	c := archivingClient(t, &a, nil)
-	res, err := c.Fetch(testCtx(t), "nntp://reader:s3cret@"+s.Addr+"/test.urlget")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEntries(t, res)
-	cp := a.only(t)
-	if err := cp.ended(t); err != nil {
-		t.Error(err)
-	}
+	cp := captureListing(t, "nntp://reader:s3cret@"+s.Addr+"/test.urlget")
 	cp.holds(t, "s3cret")
 	if !cp.has("> AUTHINFO PASS ****") || !slices.ContainsFunc(cp.lines, func(l string) bool { return strings.HasPrefix(l, "> OVER ") || strings.HasPrefix(l, "> XOVER ") }) {
 		t.Errorf("lines %q", cp.lines)
 	}
 	// The block as it came: --raw-listing's lines, each ending in CRLF,
 	// then the final "." line (RFC 3977 §3.1.1).
-	rawRes, err := (&fetch.Client{Proxy: fetch.NoProxy}).Do(testCtx(t), fetch.Request{URL: uri.MustParse("nntp://reader:s3cret@" + s.Addr + "/test.urlget"), Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := string(readBody(t, rawRes))
+	raw := string(rawOf(t, "nntp://reader:s3cret@"+s.Addr+"/test.urlget"))
 	if got := cp.listing.String(); got != strings.ReplaceAll(raw, "\n", "\r\n")+".\r\n" || strings.Count(raw, "\n") != len(newsArticles()) {
 		t.Errorf("OVER block captured %q, the server's lines %q", got, raw)
 	}
@@ -690,22 +688,8 @@ func TestCaptureNews(t *testing.T) {
 func TestCaptureWAIS(t *testing.T) {
 	s := waistest.NewServer(waistest.Config{Documents: waisDocs()})
 	t.Cleanup(s.Close)
-	rawRes, err := (&fetch.Client{Proxy: fetch.NoProxy}).Do(testCtx(t), fetch.Request{URL: uri.MustParse(s.URL + "?river"), Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := readBody(t, rawRes)
-	var a memArchive
-	c := archivingClient(t, &a, nil)
-	res, err := c.Fetch(testCtx(t), s.URL+"?river")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEntries(t, res)
-	cp := a.only(t)
-	if err := cp.ended(t); err != nil {
-		t.Error(err)
-	}
+	raw := rawOf(t, s.URL+"?river")
+	cp := captureListing(t, s.URL+"?river")
 	if !bytes.Equal(cp.listing.Bytes(), raw) || len(raw) == 0 {
 		t.Errorf("reply captured %d bytes, the server's %d", cp.listing.Len(), len(raw))
 	}
