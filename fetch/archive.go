@@ -81,16 +81,27 @@ func archivedURL(u uri.URL) string {
 // captured returns a copy of req for one attempt whose exchanges cp
 // captures: its Capture set, its Trace telling cp the conversation's
 // lines too, and its Dialer telling cp the addresses it connects to.
+//
+// An http: or https: URL keeps the Client's Trace, nil when there is
+// none: its capture has every exchange byte for byte, which the lines
+// only repeat, and a request without a Trace may go out pipelined.
 func captured(req *schemes.Request, cp Capture) *schemes.Request {
 	r := *req
 	r.Capture = cp
-	trace := req.Trace
-	r.Trace = func(dir schemes.Direction, line string) {
-		trace.TraceLine(dir, line)
-		cp.Line(dir, line)
+	if trace := req.Trace; trace != nil || !isHTTP(req.URL) {
+		r.Trace = func(dir schemes.Direction, line string) {
+			trace.TraceLine(dir, line)
+			cp.Line(dir, line)
+		}
 	}
 	r.Dialer = capturingDialer{req.Dialer, cp}
 	return &r
+}
+
+// isHTTP reports whether u is an http: or https: URL.
+func isHTTP(u uri.URL) bool {
+	s := u.Scheme()
+	return s == "http" || s == "https"
 }
 
 // capturingDialer tells a capture the address of each connection dialled.
@@ -170,3 +181,161 @@ func (l *capturedListing) Close() error {
 
 // NamesOnly passes on the listing's (schemes.NameLister).
 func (l *capturedListing) NamesOnly() bool { return schemes.NamesOnly(l.Listing) }
+
+// aheads holds the captures of the requests Expect told a fetcher about
+// while the Client archives, until Do fetches their URLs: HTTP sends such
+// a request ahead on a pipeline (RFC 9112 §9.3.2) before its own fetch
+// begins, and records its exchange into the request's Capture then.
+type aheads struct {
+	mu sync.Mutex
+	m  map[string][]*aheadCapture // by URL, in the order told
+}
+
+// add keeps a capture for a request of url told ahead.
+func (h *aheads) add(url string, a *aheadCapture) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[string][]*aheadCapture{}
+	}
+	h.m[url] = append(h.m[url], a)
+}
+
+// take returns the first capture kept for url, nil when there is none.
+func (h *aheads) take(url string) *aheadCapture {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	as := h.m[url]
+	if len(as) == 0 {
+		return nil
+	}
+	if len(as) == 1 {
+		delete(h.m, url)
+	} else {
+		h.m[url] = as[1:]
+	}
+	return as[0]
+}
+
+// reset forgets every capture kept: their requests will not be fetched.
+func (h *aheads) reset() {
+	h.mu.Lock()
+	h.m = nil
+	h.mu.Unlock()
+}
+
+// aheadCapture is the capture of a request told ahead: what its fetcher
+// reports before the request's own fetch begins is kept (the request's
+// bytes, small) until that fetch claims it (attach), and then passed on.
+// A response read before then is one the fetcher dropped, unasked for: no
+// fetch will claim it, and its bytes are not kept.
+type aheadCapture struct {
+	mu    sync.Mutex
+	to    schemes.Capture // nil until attached
+	early []func(schemes.Capture)
+}
+
+// attach passes what was kept to to, and all that follows.
+func (a *aheadCapture) attach(to schemes.Capture) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.to = to
+	for _, f := range a.early {
+		f(to)
+	}
+	a.early = nil
+}
+
+// do passes a call on, or keeps it for attach.
+func (a *aheadCapture) do(f func(schemes.Capture)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.to != nil {
+		f(a.to)
+		return
+	}
+	a.early = append(a.early, f)
+}
+
+func (a *aheadCapture) Exchange(target string, remote net.Addr) schemes.Exchange {
+	x := &aheadExchange{a: a}
+	a.do(func(to schemes.Capture) { x.x = to.Exchange(target, remote) })
+	return x
+}
+
+func (a *aheadCapture) Connected(remote net.Addr) {
+	a.do(func(to schemes.Capture) { to.Connected(remote) })
+}
+
+func (a *aheadCapture) Line(dir schemes.Direction, line string) {
+	a.do(func(to schemes.Capture) { to.Line(dir, line) })
+}
+
+func (a *aheadCapture) Listing(p []byte) {
+	p = append([]byte(nil), p...)
+	a.do(func(to schemes.Capture) { to.Listing(p) })
+}
+
+// aheadExchange is an exchange of an aheadCapture.
+type aheadExchange struct {
+	a *aheadCapture
+	x schemes.Exchange // set under a.mu once attached
+}
+
+func (x *aheadExchange) Request(p []byte) {
+	p = append([]byte(nil), p...)
+	x.a.do(func(schemes.Capture) { x.x.Request(p) })
+}
+
+func (x *aheadExchange) Response(p []byte) {
+	x.a.mu.Lock()
+	defer x.a.mu.Unlock()
+	if x.x != nil {
+		x.x.Response(p)
+	}
+}
+
+func (x *aheadExchange) End(err error) {
+	x.a.do(func(schemes.Capture) { x.x.End(err) })
+}
+
+// serialCapture calls its Capture from one goroutine at a time: a fetch
+// that claimed an aheadCapture is reported to from its own goroutine and
+// from that of the fetch still sending requests ahead.
+type serialCapture struct {
+	mu sync.Mutex
+	cp Capture
+}
+
+// with calls f under the lock.
+func (s *serialCapture) with(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}
+
+func (s *serialCapture) Exchange(target string, remote net.Addr) schemes.Exchange {
+	x := &serialExchange{s: s}
+	s.with(func() { x.x = s.cp.Exchange(target, remote) })
+	return x
+}
+
+func (s *serialCapture) Connected(remote net.Addr) { s.with(func() { s.cp.Connected(remote) }) }
+func (s *serialCapture) Line(dir schemes.Direction, line string) {
+	s.with(func() { s.cp.Line(dir, line) })
+}
+func (s *serialCapture) Listing(p []byte) { s.with(func() { s.cp.Listing(p) }) }
+func (s *serialCapture) Fetched(res *schemes.Resource, err error) {
+	s.with(func() { s.cp.Fetched(res, err) })
+}
+func (s *serialCapture) Body(p []byte) { s.with(func() { s.cp.Body(p) }) }
+func (s *serialCapture) End(err error) { s.with(func() { s.cp.End(err) }) }
+
+type serialExchange struct {
+	s *serialCapture
+	x schemes.Exchange
+}
+
+func (x *serialExchange) Request(p []byte)  { x.s.with(func() { x.x.Request(p) }) }
+func (x *serialExchange) Response(p []byte) { x.s.with(func() { x.x.Response(p) }) }
+func (x *serialExchange) End(err error)     { x.s.with(func() { x.x.End(err) }) }

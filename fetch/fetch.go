@@ -198,6 +198,7 @@ type Client struct {
 	proxyTLS *tls.Config // ProxyTLSConfig, else tls
 	proxy    func(u uri.URL) (*Proxy, error)
 	rate     *xfer.Bucket // LimitRate's, shared by every body
+	ahead    aheads       // the captures of requests Expect told of
 
 	// noGateway holds the proxies (their URLs, redacted) that answered
 	// 501 to a gopher: URL as a gateway: the run's later ones go by
@@ -334,6 +335,7 @@ func (c *Client) Schemes() []string {
 // Close releases the connections the client's fetchers keep open.
 func (c *Client) Close() error {
 	c.init()
+	c.ahead.reset()
 	seen := map[schemes.Fetcher]bool{}
 	var errs []error
 	for _, f := range c.registry {
@@ -464,6 +466,13 @@ func (c *Client) attempt(ctx context.Context, f schemes.Fetcher, req *schemes.Re
 	cp := c.Archive.Begin(archivedURL(req.URL))
 	if cp == nil {
 		return c.once1(ctx, f, req)
+	}
+	if a := c.ahead.take(req.URL.String()); a != nil {
+		// Expect told of this request: what was sent of it ahead
+		// belongs to this attempt.
+		s := &serialCapture{cp: cp}
+		a.attach(s)
+		cp = s
 	}
 	res, err := c.once1(ctx, f, captured(req, cp))
 	cp.Fetched(res, err)
@@ -767,6 +776,13 @@ func (c *Client) Expect(reqs []Request, end bool) {
 		req := c.request(u, r)
 		if rf, err := c.route(req, f); err != nil || rf != f {
 			continue
+		}
+		if c.Archive != nil {
+			// What the fetcher sends of req ahead of its fetch is
+			// kept for the fetch's capture.
+			a := &aheadCapture{}
+			req.Capture = a
+			c.ahead.add(req.URL.String(), a)
 		}
 		i := 0
 		for i < len(runs) && runs[i].x != x {

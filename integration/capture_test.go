@@ -816,8 +816,8 @@ func TestCaptureConcurrent(t *testing.T) {
 }
 
 // TestCaptureNilArchive: without an Archive the fetcher gets the
-// Client's own Trace and Dialer and no Capture: nothing is captured and
-// nothing is wrapped.
+// Client's own Trace (none here) and no Capture: nothing is captured and
+// nothing is wrapped. With one, a gopher fetch's lines go to it.
 func TestCaptureNilArchive(t *testing.T) {
 	var seen []*schemes.Request
 	f := schemes.FetcherFunc(func(_ context.Context, req *schemes.Request) (*schemes.Resource, error) {
@@ -826,11 +826,11 @@ func TestCaptureNilArchive(t *testing.T) {
 	})
 	for _, archive := range []bool{false, true} {
 		var a memArchive
-		c := &fetch.Client{Fetchers: map[string]schemes.Fetcher{"http": f}, Proxy: fetch.NoProxy}
+		c := &fetch.Client{Fetchers: map[string]schemes.Fetcher{"gopher": f}, Proxy: fetch.NoProxy}
 		if archive {
 			c.Archive = &a
 		}
-		res, err := c.Fetch(testCtx(t), "http://127.0.0.1:1/x")
+		res, err := c.Fetch(testCtx(t), "gopher://127.0.0.1:1/0x")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -858,4 +858,66 @@ func captureTLS(t *testing.T) (srv, cli *tls.Config) {
 	cli = trusting(s.Certificate())
 	s.Close()
 	return srv, cli
+}
+
+// TestCapturePipelined: requests told ahead (Client.Expect) go out
+// together on one pipeline, and each fetch's capture holds its own
+// exchange, as the server read and wrote it, though it was sent during
+// an earlier fetch.
+func TestCapturePipelined(t *testing.T) {
+	var conns sync.Map
+	s := newWireServer(t, nil, wireAnswer)
+	var a memArchive
+	c := archivingClient(t, &a, func(c *fetch.Client) {
+		c.Dialer = dialFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err == nil {
+				conns.Store(nc.LocalAddr().String(), true)
+			}
+			return nc, err
+		})
+	})
+	var reqs []fetch.Request
+	for i := range 3 {
+		u, err := fetch.ParseURL(s.url + "/long?" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, fetch.Request{URL: u})
+	}
+	c.Expect(reqs, true)
+	for _, r := range reqs {
+		res, err := c.Do(testCtx(t), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readBody(t, res)
+	}
+	n := 0
+	conns.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Errorf("%d connections, want the one pipeline", n)
+	}
+	cs := a.all()
+	if len(cs) != 3 {
+		t.Fatalf("%d captures", len(cs))
+	}
+	var xs []*memExchange
+	for i, cp := range cs {
+		if err := cp.ended(t); err != nil || len(cp.exchanges) != 1 || cp.target != reqs[i].URL.String() {
+			t.Fatalf("capture %d of %s: end %v, %d exchanges", i, cp.target, err, len(cp.exchanges))
+		}
+		if !strings.Contains(cp.exchanges[0].req.String(), "/long?"+strconv.Itoa(i)+" ") {
+			t.Errorf("capture %d holds the request %q", i, cp.exchanges[0].req.String())
+		}
+		xs = append(xs, cp.exchanges...)
+	}
+	sameExchanges(t, xs, s.exchanges())
+}
+
+// dialFunc adapts a function to schemes.Dialer.
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (f dialFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f(ctx, network, addr)
 }
