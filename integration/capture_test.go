@@ -25,6 +25,7 @@ import (
 	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/schemes/ftp"
+	httpscheme "github.com/urlget/urlget/schemes/http"
 )
 
 // The tests of fetch.Client's Archive: a sink in memory, fed by fetches
@@ -920,4 +921,24 @@ type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
 func (f dialFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	return f(ctx, network, addr)
+}
+
+// TestCaptureWithRecorder: the http fetcher's Recorder (curl's --trace)
+// and an archive's capture each get every exchange, the same bytes.
+func TestCaptureWithRecorder(t *testing.T) {
+	s := newWireServer(t, nil, wireAnswer)
+	trace := &memCapture{}
+	var a memArchive
+	c := archivingClient(t, &a, func(c *fetch.Client) {
+		c.Fetchers = registryWith(&httpscheme.Fetcher{Recorder: trace})
+	})
+	res, err := c.Fetch(testCtx(t), s.url+"/redirect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBody(t, res)
+	cp := a.only(t)
+	cp.ended(t)
+	sameExchanges(t, cp.exchanges, s.exchanges())
+	sameExchanges(t, trace.exchanges, s.exchanges())
 }

@@ -124,6 +124,10 @@ func (c *conn) exchange(cp schemes.Capture, target string) Exchange {
 	return bothExchanges{x, y}
 }
 
+// records reports whether an exchange of a request whose capture is cp
+// is recorded, so that a pipeline names its target only then.
+func (c *conn) records(cp schemes.Capture) bool { return c.rec != nil || cp != nil }
+
 // bothExchanges records one exchange twice: for a trace (the Fetcher's
 // Recorder) and for an archive (the request's Capture).
 type bothExchanges [2]Exchange
