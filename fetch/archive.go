@@ -18,6 +18,10 @@ import (
 // lies here, not in the package that writes the archive, so that fetch
 // imports no archive format.
 //
+// An HTTP request's credential fields reach it masked unless the Client's
+// ArchiveCredentials keeps them (archivemask.go); nothing else of what
+// crossed the wire is changed.
+//
 // Begin is called once for each attempt Do makes (a retry is an attempt of
 // its own, with its own exchanges), from the goroutine that called Do: a
 // Client used from several goroutines (curl's -Z) calls Begin, and the

@@ -191,6 +191,13 @@ type Client struct {
 	// Read. Nil archives nothing and costs nothing.
 	Archive Archive
 
+	// ArchiveCredentials keeps the credentials of HTTP requests in what
+	// the Archive gets: without it the values of their Authorization,
+	// Proxy-Authorization and Cookie fields are masked ("Basic ****",
+	// "name=****"), as the archiving tools mask them in request records.
+	// The URLs an Archive gets never hold a password.
+	ArchiveCredentials bool
+
 	once     sync.Once
 	registry map[string]schemes.Fetcher
 	dialer   schemes.Dialer
@@ -466,6 +473,9 @@ func (c *Client) attempt(ctx context.Context, f schemes.Fetcher, req *schemes.Re
 	cp := c.Archive.Begin(archivedURL(req.URL))
 	if cp == nil {
 		return c.once1(ctx, f, req)
+	}
+	if !c.ArchiveCredentials {
+		cp = maskingCapture{cp}
 	}
 	if a := c.ahead.take(req.URL.String()); a != nil {
 		// Expect told of this request: what was sent of it ahead

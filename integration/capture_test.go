@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -329,7 +331,9 @@ func TestCaptureHTTP(t *testing.T) {
 	for _, tc := range []*tls.Config{nil, srvTLS} {
 		s := newWireServer(t, tc, wireAnswer)
 		var a memArchive
-		c := archivingClient(t, &a, func(c *fetch.Client) { c.TLSConfig = cliTLS })
+		// Byte for byte: the Authorization the URL's userinfo makes is
+		// kept (TestCaptureCredentialsMasked masks it).
+		c := archivingClient(t, &a, func(c *fetch.Client) { c.TLSConfig, c.ArchiveCredentials = cliTLS, true })
 		u := strings.Replace(s.url, "://", "://joe:pa55word@", 1) + "/redirect"
 		res, err := c.Fetch(testCtx(t), u)
 		if err != nil {
@@ -941,4 +945,41 @@ func TestCaptureWithRecorder(t *testing.T) {
 	cp.ended(t)
 	sameExchanges(t, cp.exchanges, s.exchanges())
 	sameExchanges(t, trace.exchanges, s.exchanges())
+}
+
+// TestCaptureCredentialsMasked: the Authorization and Cookie fields of an
+// archived request are masked, unless ArchiveCredentials keeps them; the
+// server got them whole either way.
+func TestCaptureCredentialsMasked(t *testing.T) {
+	s := newWireServer(t, nil, wireAnswer)
+	for _, keep := range []bool{false, true} {
+		var a memArchive
+		c := archivingClient(t, &a, func(c *fetch.Client) {
+			c.User = url.UserPassword("joe", "pa55word")
+			c.ArchiveCredentials = keep
+			c.Fetchers = registryWith(&httpscheme.Fetcher{Header: []httpscheme.Field{{Name: "Cookie", Value: "sid=c00kie; theme=dark"}}})
+		})
+		res, err := c.Fetch(testCtx(t), s.url+"/long")
+		if err != nil {
+			t.Fatal(err)
+		}
+		readBody(t, res)
+		cp := a.only(t)
+		cp.ended(t)
+		xs := s.exchanges()
+		sent := xs[len(xs)-1]
+		basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("joe:pa55word"))
+		if !strings.Contains(sent[0], "Authorization: "+basic+"\r\n") || !strings.Contains(sent[0], "Cookie: sid=c00kie; theme=dark\r\n") {
+			t.Fatalf("the server got %q", sent[0])
+		}
+		if keep {
+			sameExchanges(t, cp.exchanges, xs[len(xs)-1:])
+			continue
+		}
+		if want := strings.NewReplacer(basic, "Basic ****", "sid=c00kie; theme=dark", "sid=****; theme=****").Replace(sent[0]); cp.exchanges[0].req.String() != want {
+			t.Errorf("archived request %q, want %q", cp.exchanges[0].req.String(), want)
+		}
+		cp.holds(t, "c00kie")
+		cp.holds(t, basic)
+	}
 }
