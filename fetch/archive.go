@@ -133,8 +133,10 @@ func (e *captureEnd) end(err error) {
 }
 
 // capturedBody passes a body's bytes to its capture as the caller reads
-// them. It hides the body's WriteTo: every byte goes through Read, into
-// the caller's buffer and the capture (the Client reads it plainly).
+// them, through Read or through WriteTo (io.Copy's), which keeps the
+// body's own: its timeouts and the destination's write errors come back
+// as without an archive. The Client reads such a body plainly, every
+// byte through user space (Config.Plain).
 type capturedBody struct {
 	rc  io.ReadCloser
 	cp  Capture
@@ -154,6 +156,34 @@ func (b *capturedBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// WriteTo copies the body to w with the body's WriteTo, each piece told to
+// the capture before w gets it.
+func (b *capturedBody) WriteTo(w io.Writer) (int64, error) {
+	wt, ok := b.rc.(io.WriterTo)
+	if !ok {
+		return io.Copy(w, readerOnly{b})
+	}
+	n, err := wt.WriteTo(bodyTee{w: w, cp: b.cp})
+	b.end.end(err)
+	return n, err
+}
+
+// bodyTee tells a capture the bytes a body writes on their way to w. It
+// has Write alone: no copy path of the kernel's can pass it by.
+type bodyTee struct {
+	w  io.Writer
+	cp Capture
+}
+
+func (t bodyTee) Write(p []byte) (int, error) {
+	t.cp.Body(p)
+	return t.w.Write(p)
+}
+
+// readerOnly hides every method of a reader but Read, so that io.Copy
+// does not call the WriteTo it wraps again.
+type readerOnly struct{ io.Reader }
 
 func (b *capturedBody) Close() error {
 	b.end.end(errClosedEarly)

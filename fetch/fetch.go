@@ -561,7 +561,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 			Max:      c.MaxSize,
 			Progress: c.bodyProgress(req, total),
 			Rate:     c.rate,
-			Plain:    c.PlainCopy,
+			Plain:    c.PlainCopy || req.Capture != nil,
 			MapError: mapErr,
 		})
 	case res.Listing != nil:

@@ -983,3 +983,51 @@ func TestCaptureCredentialsMasked(t *testing.T) {
 		cp.holds(t, basic)
 	}
 }
+
+// TestCaptureWriteTo: a body copied with io.Copy (its WriteTo) is
+// captured whole, and a destination that fails ends the capture with the
+// write's error, which io.Copy returns as it would without an archive.
+func TestCaptureWriteTo(t *testing.T) {
+	s := newWireServer(t, nil, wireAnswer)
+	var a memArchive
+	c := archivingClient(t, &a, nil)
+	res, err := c.Fetch(testCtx(t), s.url+"/long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := io.Copy(&out, res.Body); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	res, err = c.Fetch(testCtx(t), s.url+"/long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, werr := io.Copy(failingWriter{}, res.Body)
+	var plain fetch.Client
+	plain.Proxy = fetch.NoProxy
+	defer plain.Close()
+	pres, err := plain.Fetch(testCtx(t), s.url+"/long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, perr := io.Copy(failingWriter{}, pres.Body)
+	pres.Body.Close()
+	res.Body.Close()
+	cs := a.all()
+	if len(cs) != 2 {
+		t.Fatalf("%d captures", len(cs))
+	}
+	if err := cs[0].ended(t); err != nil || cs[0].body.String() != out.String() || out.String() != "0123456789abcdefghij" {
+		t.Errorf("copied %q, captured %q, end %v", out.String(), cs[0].body.String(), err)
+	}
+	if err := cs[1].ended(t); err == nil || werr == nil || err.Error() != werr.Error() || werr.Error() != perr.Error() {
+		t.Errorf("failed copy: %v (without an archive %v), end %v", werr, perr, err)
+	}
+}
+
+// failingWriter refuses every write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
