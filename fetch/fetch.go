@@ -183,6 +183,21 @@ type Client struct {
 	// gopher type-7 items and WAIS databases; nil when none were given.
 	Search *string
 
+	// Archive, when not nil, receives what each attempt of a fetch
+	// exchanged with its servers, for an archive (see Archive): HTTP's
+	// exchanges byte for byte, the other protocols' conversations and
+	// listings, every body as the caller reads it. While it archives,
+	// HTTP speaks HTTP/1.1 only and the caller reads each body through
+	// Read. Nil archives nothing and costs nothing.
+	Archive Archive
+
+	// ArchiveCredentials keeps the credentials of HTTP requests in what
+	// the Archive gets: without it the values of their Authorization,
+	// Proxy-Authorization and Cookie fields are masked ("Basic ****",
+	// "name=****"), as the archiving tools mask them in request records.
+	// The URLs an Archive gets never hold a password.
+	ArchiveCredentials bool
+
 	once     sync.Once
 	registry map[string]schemes.Fetcher
 	dialer   schemes.Dialer
@@ -190,6 +205,7 @@ type Client struct {
 	proxyTLS *tls.Config // ProxyTLSConfig, else tls
 	proxy    func(u uri.URL) (*Proxy, error)
 	rate     *xfer.Bucket // LimitRate's, shared by every body
+	ahead    aheads       // the captures of requests Expect told of
 
 	// noGateway holds the proxies (their URLs, redacted) that answered
 	// 501 to a gopher: URL as a gateway: the run's later ones go by
@@ -326,6 +342,7 @@ func (c *Client) Schemes() []string {
 // Close releases the connections the client's fetchers keep open.
 func (c *Client) Close() error {
 	c.init()
+	c.ahead.reset()
 	seen := map[schemes.Fetcher]bool{}
 	var errs []error
 	for _, f := range c.registry {
@@ -391,7 +408,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*schemes.Resource, error) {
 		sleep = time.Second
 	}
 	for left := c.Retries; ; left-- {
-		res, err := c.once1(ctx, f, req)
+		res, err := c.attempt(ctx, f, req)
 		if left <= 0 || ctx.Err() != nil {
 			return res, err
 		}
@@ -444,6 +461,43 @@ func retryCause(res *schemes.Resource, err error) string {
 		return err.Error()
 	}
 	return res.Proto + " " + res.Status
+}
+
+// attempt makes one attempt (once1), captured for the Archive when there
+// is one: its exchanges as they happen, then what the fetcher returned,
+// then the body or listing as the caller reads it, to its end.
+func (c *Client) attempt(ctx context.Context, f schemes.Fetcher, req *schemes.Request) (*schemes.Resource, error) {
+	if c.Archive == nil {
+		return c.once1(ctx, f, req)
+	}
+	cp := c.Archive.Begin(archivedURL(req.URL))
+	if cp == nil {
+		return c.once1(ctx, f, req)
+	}
+	if !c.ArchiveCredentials {
+		cp = maskingCapture{cp}
+	}
+	if a := c.ahead.take(req.URL.String()); a != nil {
+		// Expect told of this request: what was sent of it ahead
+		// belongs to this attempt.
+		s := &serialCapture{cp: cp}
+		a.attach(s)
+		cp = s
+	}
+	res, err := c.once1(ctx, f, captured(req, cp))
+	cp.Fetched(res, err)
+	end := &captureEnd{cp: cp}
+	switch {
+	case err != nil:
+		end.end(err)
+	case res.Body != nil:
+		res.Body = &capturedBody{rc: res.Body, cp: cp, end: end}
+	case res.Listing != nil:
+		res.Listing = &capturedListing{Listing: res.Listing, end: end}
+	default:
+		end.end(nil)
+	}
+	return res, err
 }
 
 // once1 makes one attempt: the fetcher's call under the transfer's
@@ -507,7 +561,7 @@ func (c *Client) once1(ctx context.Context, f schemes.Fetcher, req *schemes.Requ
 			Max:      c.MaxSize,
 			Progress: c.bodyProgress(req, total),
 			Rate:     c.rate,
-			Plain:    c.PlainCopy,
+			Plain:    c.PlainCopy || req.Capture != nil,
 			MapError: mapErr,
 		})
 	case res.Listing != nil:
@@ -732,6 +786,13 @@ func (c *Client) Expect(reqs []Request, end bool) {
 		req := c.request(u, r)
 		if rf, err := c.route(req, f); err != nil || rf != f {
 			continue
+		}
+		if c.Archive != nil {
+			// What the fetcher sends of req ahead of its fetch is
+			// kept for the fetch's capture.
+			a := &aheadCapture{}
+			req.Capture = a
+			c.ahead.add(req.URL.String(), a)
 		}
 		i := 0
 		for i < len(runs) && runs[i].x != x {

@@ -185,6 +185,13 @@ type Request struct {
 	// fetcher that learns the size up front fails with ErrTooLarge; the
 	// fetch package enforces the limit on the stream as well.
 	MaxSize int64
+
+	// Capture, when not nil, receives what the fetch exchanged, for an
+	// archive (see Capture): the fetch package sets it, with a Trace and
+	// a Dialer that report to it too. An http fetcher records each
+	// exchange into it and speaks HTTP/1.1 only; the others report the
+	// raw bytes of their listings. Nil captures nothing.
+	Capture Capture
 }
 
 // Direction tells which way a traced line went.

@@ -97,10 +97,11 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 			return res, nil
 		}
 		res.Listing = &listing{
-			ctx:  ctx,
-			dir:  fh,
-			path: name,
-			base: "file://" + v.Host + dirURLPath(name),
+			capture: req.Capture,
+			ctx:     ctx,
+			dir:     fh,
+			path:    name,
+			base:    "file://" + v.Host + dirURLPath(name),
 		}
 		return res, nil
 	}
@@ -201,12 +202,14 @@ func dirURLPath(p string) string {
 // listing streams a directory's entries, dirBatch names at a time, in the
 // order the file system returns them.
 type listing struct {
-	ctx   context.Context
-	dir   *os.File
-	path  string // the directory's file name
-	base  string // the directory's URL, ending in "/"
-	batch []os.DirEntry
-	err   error
+	// capture, when not nil, gets the names read (schemes.Capture's Listing).
+	capture schemes.Capture
+	ctx     context.Context
+	dir     *os.File
+	path    string // the directory's file name
+	base    string // the directory's URL, ending in "/"
+	batch   []os.DirEntry
+	err     error
 }
 
 // Next returns the next entry of the directory, or io.EOF after the last.
@@ -229,6 +232,11 @@ func (l *listing) Next() (schemes.Entry, error) {
 	de := l.batch[0]
 	l.batch[0] = nil
 	l.batch = l.batch[1:]
+	if l.capture != nil {
+		// A directory has no bytes of its own: an archive gets its
+		// entries' names, one a line, in the order read.
+		l.capture.Listing([]byte(de.Name() + "\n"))
+	}
 	return l.entry(de), nil
 }
 

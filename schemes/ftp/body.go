@@ -256,8 +256,10 @@ type listing struct {
 
 func newListing(t *transfer, base string, nlst, mlsd bool) *listing {
 	return &listing{
-		t:    t,
-		br:   bufio.NewReaderSize(schemes.LineLimitReader(t, schemes.MaxLineLength), 16<<10),
+		t: t,
+		// An archive gets the data connection's bytes as they came
+		// (schemes.Capture's Listing), whatever the parser makes of them.
+		br:   bufio.NewReaderSize(schemes.LineLimitReader(schemes.CaptureListing(t, t.c.req.Capture), schemes.MaxLineLength), 16<<10),
 		base: base, nlst: nlst, mlsd: mlsd, now: time.Now(),
 	}
 }

@@ -280,6 +280,11 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg
 			c.bind(ctx, req)
 			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
 			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
+			if req.Capture != nil {
+				// Dialled for an earlier fetch: this one's archive
+				// learns the server here.
+				req.Capture.Connected(c.raw.RemoteAddr())
+			}
 			return c, nil
 		}
 	}

@@ -216,6 +216,9 @@ type menuListing struct {
 	// line; nil gives a plain schemes.ErrTruncated.
 	truncated func(error) error
 	closer    io.Closer
+	// capture, when not nil, gets the menu's bytes as they came, line
+	// by line, its "." line too (schemes.Capture's Listing).
+	capture schemes.Capture
 }
 
 // errNoFinalDot is why a menu that ends without its "." line is cut short.
@@ -261,6 +264,9 @@ func (l *menuListing) line() (string, error) {
 		return "", io.EOF
 	}
 	line, err := l.br.ReadSlice('\n')
+	if l.capture != nil && len(line) > 0 {
+		l.capture.Listing(line)
+	}
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
 		l.err = l.fail("read menu", schemes.ErrLineTooLong)

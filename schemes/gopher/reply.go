@@ -145,11 +145,12 @@ func (f *Fetcher) menuReader(s *session, req *schemes.Request, srv server, frami
 		max = DefaultMaxMenuLines
 	}
 	return &menuListing{
-		br:     br,
-		srv:    srv,
-		max:    max * perItem,
-		fail:   s.fail,
-		closer: s,
+		br:      br,
+		capture: req.Capture,
+		srv:     srv,
+		max:     max * perItem,
+		fail:    s.fail,
+		closer:  s,
 		tooLarge: func(err error) error {
 			return req.Fail(schemes.ErrTooLarge, "read menu", 0, "", err)
 		},

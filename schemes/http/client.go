@@ -113,9 +113,11 @@ func (f *Fetcher) tlsConfig(req *schemes.Request) *tls.Config {
 	return f.tlsBase
 }
 
-// http1Only reports whether the Fetcher offers HTTP/1.1 alone.
-func (f *Fetcher) http1Only() bool {
-	return f.HTTP1Only || f.Recorder != nil || f.Version == Version10 || f.Version == Version11
+// http1Only reports whether the Fetcher offers HTTP/1.1 alone for req: a
+// request captured for an archive speaks it too, as HTTP/2's frames belong
+// to no one exchange and WARC records HTTP/1.x messages (WARC 1.1 §6.5).
+func (f *Fetcher) http1Only(req *schemes.Request) bool {
+	return f.HTTP1Only || f.Recorder != nil || req.Capture != nil || f.Version == Version10 || f.Version == Version11
 }
 
 // handshake runs TLS over c with the server host, tracing the outcome.
@@ -169,7 +171,7 @@ func (f *Fetcher) roundTrip(ctx context.Context, req *schemes.Request, dialer sc
 	key := connKey(r)
 	retried := false // an HTTP/2 connection that failed was replaced
 	for {
-		if cc, tc := f.h2conn(key); cc != nil {
+		if cc, tc := f.h2conn(key); cc != nil && req.Capture == nil {
 			req.Trace.TraceLine(schemes.Info, "Re-using connection to "+r.url.Host)
 			_, overTLS := tc.(*tls.Conn)
 			schemes.MetricsFrom(ctx).Reused(tc, overTLS)
@@ -247,7 +249,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 			return fail(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: err})
 		}
 	}
-	if r.url.Scheme == "http" && r.proxy == nil && f.Version == Version2PriorKnowledge && f.Recorder == nil {
+	if r.url.Scheme == "http" && r.proxy == nil && f.Version == Version2PriorKnowledge && f.Recorder == nil && req.Capture == nil {
 		// --http2-prior-knowledge: h2 from the connection preface on
 		// (RFC 9113 §3.3).
 		cc, err := f.newH2C(ctx, raw, addr)
@@ -274,7 +276,7 @@ func (f *Fetcher) dial(ctx context.Context, req *schemes.Request, dialer schemes
 			return fail(err)
 		}
 	}
-	tc, err := f.handshake(ctx, req, nc, r.url.Hostname(), !f.http1Only())
+	tc, err := f.handshake(ctx, req, nc, r.url.Hostname(), !f.http1Only(req))
 	if err != nil {
 		return fail(err)
 	}
@@ -317,7 +319,7 @@ func (f *Fetcher) connect(ctx context.Context, req *schemes.Request, c *conn, r 
 			f.lines(req).TraceLine(schemes.Sent, h.Name+": "+h.Value)
 		}
 		msg += b.String()
-		x := c.exchange(target)
+		x := c.exchange(req.Capture, target)
 		m.Sent(int64(len(msg) + 2))
 		if err := c.write(x, []byte(msg+"\r\n")); err != nil {
 			return endExchange(x, err)
@@ -381,7 +383,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	// end: cancelling closes it, which ends any read or write at once and
 	// tells the server.
 	bind := netconn.BindClose(ctx, c.raw)
-	x := c.exchange(r.recordedAs())
+	x := c.exchange(req.Capture, r.recordedAs())
 	traceRequest(f.lines(req), r, " "+r.proto())
 	out := r.bytes()
 	if m := schemes.MetricsFrom(ctx); m != nil {

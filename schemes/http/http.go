@@ -1151,7 +1151,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 // under it may be handed to a copy: a plain TCP connection whose bytes no
 // Recorder needs to see.
 func (b *body) lengthBody() *lengthBody {
-	if b.wire == nil || b.wire.c.tcp == nil || b.wire.c.rec != nil || b.wire.done {
+	if b.wire == nil || b.wire.c.tcp == nil || b.wire.c.rec != nil || b.req.Capture != nil || b.wire.done {
 		return nil
 	}
 	lb, _ := b.wire.rc.(*lengthBody)

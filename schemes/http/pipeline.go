@@ -117,7 +117,10 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 	}
 	var out []byte
 	if len(p.sent) == 0 {
-		x := p.c.exchange(r.url.String())
+		var x Exchange
+		if p.c.records(req.Capture) {
+			x = p.c.exchange(req.Capture, r.recordedAs())
+		}
 		b := r.bytes()
 		if x != nil {
 			x.Request(b)
@@ -230,7 +233,10 @@ func (p *pipeline) sendAhead(f *Fetcher, req *schemes.Request, ahead []*schemes.
 			return out
 		}
 		b := next.bytes()
-		x := p.c.exchange(next.url.String())
+		var x Exchange
+		if p.c.records(ar.Capture) {
+			x = p.c.exchange(ar.Capture, next.recordedAs())
+		}
 		if x != nil {
 			x.Request(b)
 		}

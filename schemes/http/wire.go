@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/internal/netconn"
+	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
 
@@ -49,18 +50,9 @@ type Recorder interface {
 }
 
 // Exchange receives the bytes of one request and its response (Recorder).
-type Exchange interface {
-	// Request receives bytes of the request as written. p is valid only
-	// during the call.
-	Request(p []byte)
-	// Response receives bytes of the response as read, interim (1xx)
-	// responses included. p is valid only during the call.
-	Response(p []byte)
-	// End ends the exchange: err is nil when the response was read to
-	// its end, else what cut it short (the body closed early, a
-	// connection that failed).
-	End(err error)
-}
+// It is the contract's, so that a request's schemes.Capture, which records
+// the same exchanges for an archive, is a Recorder too.
+type Exchange = schemes.Exchange
 
 // maxFieldLines bounds how many field lines one response may carry, apart
 // from maxHeaderBytes: a megabyte of the shortest lines would be a third
@@ -111,13 +103,38 @@ func newConn(key string, raw, nc net.Conn, rec Recorder) *conn {
 // Close closes the connection.
 func (c *conn) Close() error { return c.raw.Close() }
 
-// exchange starts the record of one exchange, nil without a Recorder.
-func (c *conn) exchange(target string) Exchange {
-	if c.rec == nil {
-		return nil
+// exchange starts the record of one exchange of a request whose capture
+// is cp (schemes.Request.Capture): the Recorder's and the capture's, nil
+// when there is neither. A connection kept between requests records each
+// exchange into the capture of the request it serves.
+func (c *conn) exchange(cp schemes.Capture, target string) Exchange {
+	var x, y Exchange
+	if c.rec != nil {
+		x = c.rec.Exchange(target, c.remote)
 	}
-	return c.rec.Exchange(target, c.remote)
+	if cp != nil {
+		y = cp.Exchange(target, c.remote)
+	}
+	switch {
+	case x == nil:
+		return y
+	case y == nil:
+		return x
+	}
+	return bothExchanges{x, y}
 }
+
+// records reports whether an exchange of a request whose capture is cp
+// is recorded, so that a pipeline names its target only then.
+func (c *conn) records(cp schemes.Capture) bool { return c.rec != nil || cp != nil }
+
+// bothExchanges records one exchange twice: for a trace (the Fetcher's
+// Recorder) and for an archive (the request's Capture).
+type bothExchanges [2]Exchange
+
+func (b bothExchanges) Request(p []byte)  { b[0].Request(p); b[1].Request(p) }
+func (b bothExchanges) Response(p []byte) { b[0].Response(p); b[1].Response(p) }
+func (b bothExchanges) End(err error)     { b[0].End(err); b[1].End(err) }
 
 // write writes one request's bytes in one piece, recording them.
 func (c *conn) write(x Exchange, p []byte) error {

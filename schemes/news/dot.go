@@ -18,6 +18,10 @@ type dotReader struct {
 	lf   bool   // a line feed is due after rest
 	mid  bool   // the next slice read continues a line
 	err  error  // io.EOF after the final line; the failure otherwise
+	// tap, when not nil, gets the block's bytes as they came, dot
+	// stuffing, CRLF and the final line included, for an archive
+	// (schemes.Capture's Listing).
+	tap func([]byte)
 }
 
 func newDotReader(r *bufio.Reader) *dotReader {
@@ -62,6 +66,7 @@ func (d *dotReader) Read(p []byte) (int, error) {
 // only once rest is used up.
 func (d *dotReader) next() {
 	line, err := d.r.ReadSlice('\n')
+	wire := line
 	start := !d.mid
 	d.mid = err == bufio.ErrBufferFull
 	if start && len(line) > 0 && line[0] == '.' {
@@ -69,6 +74,9 @@ func (d *dotReader) next() {
 		// which textproto takes too).
 		if err == nil && (len(line) == 2 || len(line) == 3 && line[1] == '\r') {
 			d.err = io.EOF
+			if d.tap != nil {
+				d.tap(wire)
+			}
 			return
 		}
 		line = line[1:]
@@ -86,6 +94,7 @@ func (d *dotReader) next() {
 		if len(line) > 0 && line[len(line)-1] == '\r' {
 			if d.r.UnreadByte() == nil {
 				line = line[:len(line)-1]
+				wire = wire[:len(wire)-1]
 			}
 		}
 	case io.EOF:
@@ -97,4 +106,7 @@ func (d *dotReader) next() {
 		d.err = err
 	}
 	d.rest = line
+	if d.tap != nil {
+		d.tap(wire)
+	}
 }

@@ -214,6 +214,11 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key poolKey, t 
 	if s, ok := f.sessions().Take(key); ok {
 		_, tls := s.nc.(*tls.Conn)
 		schemes.MetricsFrom(ctx).Reused(s.nc, tls)
+		if req.Capture != nil {
+			// The session was dialled for an earlier fetch: this
+			// one's archive learns its server here.
+			req.Capture.Connected(s.nc.RemoteAddr())
+		}
 		return s, true, nil
 	}
 	s, err := dial(ctx, req, key, t)

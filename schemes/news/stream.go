@@ -113,10 +113,14 @@ type lineListing struct {
 }
 
 func newLineListing(s *session, op string, entry func(line string) schemes.Entry) *lineListing {
+	d := newDotReader(s.tp.R)
+	if c := s.req.Capture; c != nil {
+		d.tap = c.Listing
+	}
 	return &lineListing{
 		h:     holder{s: s},
 		op:    op,
-		r:     bufio.NewReader(newDotReader(s.tp.R)),
+		r:     bufio.NewReader(d),
 		entry: entry,
 	}
 }

@@ -298,6 +298,12 @@ func (f *Fetcher) search(ctx context.Context, req *schemes.Request, db, seed str
 		res.Size = int64(len(raw))
 		return res, nil
 	}
+	if req.Capture != nil {
+		// An archive gets the reply as it came, its header too: what
+		// req.Raw would return.
+		req.Capture.Listing(s.hdr[:])
+		req.Capture.Listing(body)
+	}
 	l := &hitListing{
 		it:   resp.iter(),
 		base: "wais://" + uri.JoinHostPort(req.URL.Hostname(), port(req.URL)) + "/" + uri.EscapeSegment(db) + "/",
