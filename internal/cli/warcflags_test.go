@@ -25,6 +25,7 @@ import (
 	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/integration/nntptest"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
+	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/warc"
 )
 
@@ -529,4 +530,129 @@ func TestWarcArguments(t *testing.T) {
 			t.Errorf("%q not in %q", kept, got)
 		}
 	}
+}
+
+// TestWarcTruncated: a response the server cut short is archived as what
+// arrived, marked WARC-Truncated, and the run fails as without the
+// archive.
+func TestWarcTruncated(t *testing.T) {
+	const head = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\n"
+	ln := xfertest.ServeTCP(t, func(c net.Conn) {
+		defer c.Close()
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, head+"only ten b")
+	})
+	dir := t.TempDir()
+	name := filepath.Join(dir, "t")
+	code, _, _ := runQ(t, "-s", "-o", filepath.Join(dir, "out"), "--warc-file", name, "http://"+ln.Addr().String()+"/")
+	if code == 0 {
+		t.Error("a cut transfer succeeded")
+	}
+	recs := readWarc(t, name+".warc.gz")
+	resps := ofType(recs, "response")
+	if len(resps) != 1 || resps[0].h.Get("WARC-Truncated") != warc.TruncatedDisconnect || string(resps[0].block) != head+"only ten b" {
+		t.Fatalf("responses %v", resps)
+	}
+	checkExchanges(t, recs)
+}
+
+// TestWarcURLList: the URLs of a list (--url @FILE) are archived as
+// those of the command line.
+func TestWarcURLList(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "listed "+r.URL.Path) }))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	list := filepath.Join(dir, "urls")
+	os.WriteFile(list, []byte(srv.URL+"/a\n"+srv.URL+"/b\n"), 0o644)
+	name := filepath.Join(dir, "u")
+	if code, _, errOut := runQ(t, "-s", "--output-dir", filepath.Join(dir, "o"), "--create-dirs", "--warc-file", name, "--url", "@"+list); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs := readWarc(t, name+".warc.gz")
+	resps := ofType(recs, "response")
+	if len(resps) != 2 || resps[0].target() != srv.URL+"/a" || resps[1].target() != srv.URL+"/b" || resps[1].h.Get("WARC-Payload-Digest") != sha1Of("listed /b") {
+		t.Errorf("responses %v", resps)
+	}
+}
+
+// FuzzWarcSink feeds the sink a server's bytes, an HTTP response in two
+// pieces and a resource's content type and body, and reads the archive
+// back: whatever the bytes, every record reads back whole, its block the
+// bytes given, and no server byte makes a header field of its own.
+func FuzzWarcSink(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), 17, "text/plain", []byte("body"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"), 40, "text/html\r\nWARC-Type: x", []byte(""))
+	f.Add([]byte("\r\n\r\n"), 1, "\x00\n", []byte("\r\n\r\nWARC/1.1\r\n"))
+	cdx := warc.CDXHeader + "\nhttp://h/ 20260101000000 http://h/ text/plain 200 " + strings.TrimPrefix(sha1Of("ok"), "sha1:") + " - - 0 x.warc.gz <urn:uuid:1>\n"
+	f.Fuzz(func(t *testing.T, resp []byte, cut int, ctype string, body []byte) {
+		name := filepath.Join(t.TempDir(), "z")
+		w, err := warc.Create(name, warc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := warc.ReadCDX(strings.NewReader(cdx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &warcSink{w: w, dedup: d}
+		c := s.Begin("http://h/")
+		x := c.Exchange("http://h/", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80})
+		x.Request([]byte("GET / HTTP/1.1\r\nHost: h\r\n\r\n"))
+		cut = min(max(cut, 0), len(resp))
+		x.Response(resp[:cut])
+		x.Response(resp[cut:])
+		x.End(nil)
+		c.End(nil)
+		cf := s.Begin("gopher://h/0x").(*warcCapture)
+		cf.Line(schemes.Received, ctype)
+		cf.Fetched(&schemes.Resource{ContentType: ctype, Body: io.NopCloser(bytes.NewReader(body))}, nil)
+		cf.Body(body)
+		cf.End(nil)
+		if err := errors.Join(s.firstErr(), w.Close()); err != nil {
+			t.Fatal(err)
+		}
+		known := map[string]bool{}
+		for _, n := range []string{"WARC-Type", "WARC-Record-ID", "WARC-Date", "WARC-Target-URI", "WARC-IP-Address", "WARC-Warcinfo-ID",
+			"WARC-Concurrent-To", "Content-Type", "WARC-Block-Digest", "WARC-Payload-Digest", "Content-Length", "WARC-Filename",
+			"WARC-Profile", "WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date"} {
+			known[n] = true
+		}
+		f, err := os.Open(name + ".warc.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r := warc.NewReader(f)
+		var types []string
+		for {
+			h, b, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			block, _ := io.ReadAll(b)
+			typ := h.Get("WARC-Type")
+			types = append(types, typ)
+			for _, fl := range h.Fields {
+				if !known[fl.Name] {
+					t.Fatalf("field %q in a %s record", fl.Name, typ)
+				}
+			}
+			switch {
+			case typ == "response" && len(resp) > 0 && !bytes.Equal(block, resp):
+				t.Fatalf("response block %q, sent %q", block, resp)
+			case typ == "resource" && !bytes.Equal(block, body):
+				t.Fatalf("resource block %q, read %q", block, body)
+			}
+		}
+		want := 4 // after the warcinfo: request, response (or revisit), resource, metadata
+		if len(resp) == 0 {
+			want = 2 // no answer: no exchange's records
+		}
+		if len(types) != want+1 {
+			t.Fatalf("records %v", types)
+		}
+	})
 }
