@@ -656,3 +656,36 @@ func FuzzWarcSink(f *testing.F) {
 		}
 	})
 }
+
+// TestWarcMirrorFTP: a mirror of an FTP tree archives each listing and
+// each file it fetched, the archive outside the tree.
+func TestWarcMirrorFTP(t *testing.T) {
+	s := ftptest.NewServer(fstest.MapFS{
+		"pub/a.txt":     {Data: []byte("file a\n"), Mode: 0o644},
+		"pub/sub/b.txt": {Data: []byte("file b\n"), Mode: 0o644},
+	})
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "m")
+	if code, _, errOut := runQ(t, "-s", "--mirror", "--no-parent", "--output-dir", filepath.Join(dir, "tree"), "--warc-file", name, "--warc-cdx", s.URL+"/pub/"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs := readWarc(t, name+".warc.gz")
+	got := map[string]string{}
+	for _, r := range ofType(recs, "resource") {
+		got[r.target()] = r.h.Get("WARC-Payload-Digest")
+	}
+	for path, digest := range map[string]string{"/pub/a.txt": sha1Of("file a\n"), "/pub/sub/b.txt": sha1Of("file b\n"), "/pub/": "", "/pub/sub/": ""} {
+		d, ok := got[s.URL+path]
+		if !ok || digest != "" && d != digest {
+			t.Errorf("%s: %q (%v); resources %v", path, d, ok, got)
+		}
+	}
+	if n := len(ofType(recs, "metadata")); n != len(got) {
+		t.Errorf("%d metadata records for %d resources", n, len(got))
+	}
+	cdx, _ := os.ReadFile(name + ".cdx")
+	if strings.Count(string(cdx), "\n") != len(got)+1 {
+		t.Errorf("cdx:\n%s", cdx)
+	}
+}
