@@ -35,8 +35,13 @@ type warcRec struct {
 	block []byte
 }
 
-func (r warcRec) typ() string    { return r.h.Get("WARC-Type") }
-func (r warcRec) target() string { return r.h.Get("WARC-Target-URI") }
+func (r warcRec) typ() string { return r.h.Get("WARC-Type") }
+
+// target is the record's WARC-Target-URI, without the angle brackets
+// wget puts around it (WARC 1.0's grammar, which warcio takes off too).
+func (r warcRec) target() string {
+	return strings.TrimSuffix(strings.TrimPrefix(r.h.Get("WARC-Target-URI"), "<"), ">")
+}
 
 // readWarc reads every record of an archive with warc.Reader, and, when
 // URLGET_WARCIO names the npm package warcio's command (.ci/run sets it),
@@ -687,5 +692,65 @@ func TestWarcMirrorFTP(t *testing.T) {
 	cdx, _ := os.ReadFile(name + ".cdx")
 	if strings.Count(string(cdx), "\n") != len(got)+1 {
 		t.Errorf("cdx:\n%s", cdx)
+	}
+}
+
+// TestWarcSameAsWget: GNU wget's --warc-file and ours, of the same two
+// fetches, hold responses of the same targets, statuses and payload
+// digests; then --warc-dedup with wget's CDX makes our second archive's
+// responses revisits of wget's records. wget missing, the test skips, and
+// under URLGET_REAL (.ci/run installs it) fails.
+func TestWarcSameAsWget(t *testing.T) {
+	bin, err := exec.LookPath("wget")
+	if err != nil {
+		if os.Getenv("URLGET_REAL") != "" {
+			t.Fatal("wget is not installed")
+		}
+		t.Skip("wget is not installed")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<p>page "+r.URL.Path+"</p>\n")
+	}))
+	t.Cleanup(srv.Close)
+	urls := []string{srv.URL + "/a.html", srv.URL + "/b.html"}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, append([]string{"-q", "--no-config", "-O", "/dev/null", "--warc-file=w", "--warc-cdx"}, urls...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "no_proxy=*", "http_proxy=", "HTTP_PROXY=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("wget: %v\n%s", err, out)
+	}
+	// target, status line and payload digest of each response.
+	summary := func(recs []warcRec) []string {
+		var out []string
+		for _, r := range ofType(recs, "response") {
+			status, _, _ := strings.Cut(string(r.block), "\r\n")
+			out = append(out, r.target()+" "+status+" "+r.h.Get("WARC-Payload-Digest"))
+		}
+		slices.Sort(out)
+		return out
+	}
+	theirs := readWarc(t, filepath.Join(dir, "w.warc.gz"))
+	ours := filepath.Join(dir, "u")
+	if code, _, errOut := runQ(t, "-s", "-o", "/dev/null", "-o", "/dev/null", "--warc-file", ours, urls[0], urls[1]); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if a, b := summary(theirs), summary(readWarc(t, ours+".warc.gz")); len(a) != 2 || !slices.Equal(a, b) {
+		t.Errorf("wget's responses %q, ours %q", a, b)
+	}
+	again := filepath.Join(dir, "v")
+	if code, _, errOut := runQ(t, "-s", "-o", "/dev/null", "-o", "/dev/null", "--warc-file", again, "--warc-dedup", filepath.Join(dir, "w.cdx"), urls[0], urls[1]); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rv := ofType(readWarc(t, again+".warc.gz"), "revisit")
+	if len(rv) != 2 {
+		t.Fatalf("%d revisits of wget's records", len(rv))
+	}
+	for _, r := range rv {
+		earlier, ok := byID(theirs, r.h.Get("WARC-Refers-To"))
+		if !ok || earlier.target() != r.target() || earlier.h.Get("WARC-Payload-Digest") != r.h.Get("WARC-Payload-Digest") {
+			t.Errorf("revisit %v refers to %v", r.h.Fields, earlier.h)
+		}
 	}
 }
