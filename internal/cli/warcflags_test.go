@@ -24,6 +24,7 @@ import (
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/gophertest"
 	"github.com/urlget/urlget/integration/nntptest"
+	"github.com/urlget/urlget/integration/waistest"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/warc"
@@ -752,5 +753,27 @@ func TestWarcSameAsWget(t *testing.T) {
 		if !ok || earlier.target() != r.target() || earlier.h.Get("WARC-Payload-Digest") != r.h.Get("WARC-Payload-Digest") {
 			t.Errorf("revisit %v refers to %v", r.h.Fields, earlier.h)
 		}
+	}
+}
+
+// TestWarcWAIS: a WAIS search archived as the server's raw search
+// response, with the query in its metadata record.
+func TestWarcWAIS(t *testing.T) {
+	s := waistest.NewServer(waistest.Config{Documents: []waistest.Document{
+		{Name: "river.txt", Text: []byte("The river runs to the sea.\n")},
+	}})
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "w")
+	if code, _, errOut := runQ(t, "-s", "-o", filepath.Join(dir, "out"), "--warc-file", name, s.URL+"?river"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs := readWarc(t, name+".warc.gz")
+	res, meta := ofType(recs, "resource"), ofType(recs, "metadata")
+	if len(res) != 1 || res[0].h.Get("Content-Type") != "application/octet-stream" || len(res[0].block) == 0 || res[0].target() != s.URL+"?river" {
+		t.Fatalf("resources %v", res)
+	}
+	if len(meta) != 1 || meta[0].h.Get("WARC-Concurrent-To") != res[0].h.Get("WARC-Record-ID") || !strings.Contains(string(meta[0].block), `seed="river"`) {
+		t.Errorf("metadata %v", meta)
 	}
 }
