@@ -121,6 +121,18 @@ func rawArchive(t *testing.T, path string) string {
 	return string(b)
 }
 
+// archiveOne fetches url to a file with --warc-file and returns the
+// archive's records.
+func archiveOne(t *testing.T, url string) []warcRec {
+	t.Helper()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "one")
+	if code, _, errOut := runQ(t, "-s", "-o", filepath.Join(dir, "out"), "--warc-file", name, url); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	return readWarc(t, name+".warc.gz")
+}
+
 // sha1Of is a payload digest as the WARC records write it.
 func sha1Of(s string) string {
 	h := sha1.Sum([]byte(s))
@@ -310,12 +322,7 @@ func TestWarcGopherMenu(t *testing.T) {
 	mux.Handle("/a.txt", gophertest.Text("gopher text\n"))
 	gs := gophertest.NewServer(mux)
 	t.Cleanup(gs.Close)
-	dir := t.TempDir()
-	name := filepath.Join(dir, "g")
-	if code, _, errOut := runQ(t, "-s", "-o", filepath.Join(dir, "menu"), "--warc-file", name, gs.URL+"/"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	recs := readWarc(t, name+".warc.gz")
+	recs := archiveOne(t, gs.URL+"/")
 	res := ofType(recs, "resource")
 	if len(res) != 1 || res[0].h.Get("Content-Type") != "application/gopher-menu" || !strings.HasPrefix(string(res[0].block), "0a file\t/a.txt\t") || !strings.HasSuffix(string(res[0].block), "\r\n.\r\n") {
 		t.Fatalf("menu records: %v", res)
@@ -763,12 +770,7 @@ func TestWarcWAIS(t *testing.T) {
 		{Name: "river.txt", Text: []byte("The river runs to the sea.\n")},
 	}})
 	t.Cleanup(s.Close)
-	dir := t.TempDir()
-	name := filepath.Join(dir, "w")
-	if code, _, errOut := runQ(t, "-s", "-o", filepath.Join(dir, "out"), "--warc-file", name, s.URL+"?river"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	recs := readWarc(t, name+".warc.gz")
+	recs := archiveOne(t, s.URL+"?river")
 	res, meta := ofType(recs, "resource"), ofType(recs, "metadata")
 	if len(res) != 1 || res[0].h.Get("Content-Type") != "application/octet-stream" || len(res[0].block) == 0 || res[0].target() != s.URL+"?river" {
 		t.Fatalf("resources %v", res)
