@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -778,4 +779,25 @@ func TestWarcWAIS(t *testing.T) {
 	if len(meta) != 1 || meta[0].h.Get("WARC-Concurrent-To") != res[0].h.Get("WARC-Record-ID") || !strings.Contains(string(meta[0].block), `seed="river"`) {
 		t.Errorf("metadata %v", meta)
 	}
+}
+
+// TestWarcSignal: Ctrl-C in the middle of a body ends the run with 130
+// and an archive that reads back whole, the cut response in it as what
+// arrived, marked WARC-Truncated.
+func TestWarcSignal(t *testing.T) {
+	srv, sent := stallServer(t)
+	dir := t.TempDir()
+	cmd, errOut := startCommand(t, dir, "-o", "out", "--warc-file", "w", srv.URL+"/stall")
+	waitFor(t, sent)
+	waitTemp(t, dir)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd); code != 130 {
+		t.Errorf("exit %d, want 130: %s", code, errOut)
+	}
+	recs := readWarc(t, filepath.Join(dir, "w.warc.gz"))
+	resps := ofType(recs, "response")
+	if len(resps) != 1 || resps[0].h.Get("WARC-Truncated") == "" || !bytes.HasSuffix(resps[0].block, []byte("\r\n\r\n"+stallBody[:stallPart])) {
+		t.Fatalf("responses %v", resps)
+	}
+	checkExchanges(t, recs)
 }
