@@ -214,8 +214,9 @@ func (c *warcCapture) revisit(r *warc.Record, url, ip string, concurrent []strin
 		return nil
 	}
 	// The revisit keeps the record's ID: the request names it.
-	// WARC-Refers-To is the earlier record's ID (§5.17), with its URI
-	// and date (§5.18, §5.19).
+	// WARC-Refers-To is the earlier record's ID, with its URI and date
+	// in WARC-Refers-To-Target-URI and WARC-Refers-To-Date (WARC 1.1
+	// §5, as §6.7.2 asks of this profile).
 	id := r.ID()
 	r.Discard()
 	rv := c.begin(warc.Header{Type: warc.Revisit, ID: id, TargetURI: url, IPAddress: ip,
@@ -227,7 +228,7 @@ func (c *warcCapture) revisit(r *warc.Record, url, ip string, concurrent []strin
 	return rv
 }
 
-// truncation returns the WARC-Truncated reason (WARC 1.1 §5.13) of what
+// truncation returns the WARC-Truncated reason (WARC 1.1 §5) of what
 // cut a transfer short.
 func truncation(err error) string {
 	switch {
