@@ -259,6 +259,23 @@ func (r *Record) ID() string { return r.h.ID }
 // arrived.
 func (r *Record) Truncate(reason string) { r.h.Truncated = reason }
 
+// PayloadDigest returns the digest of the payload written so far, as
+// Commit would write it: the whole block's for a resource, the entity
+// body's for an HTTP block (WARC 1.1 §5.9), "" when there is none yet (an
+// HTTP header section not ended) or none at all. A caller deduplicating
+// against an index (revisit records, §6.7.2) asks it before Commit.
+func (r *Record) PayloadDigest() string {
+	switch {
+	case r.h.Type == Revisit:
+		return r.h.PayloadDigest
+	case r.http != nil:
+		return r.http.payloadDigest()
+	case r.payload:
+		return Digest(r.block)
+	}
+	return ""
+}
+
 // Write adds bytes to the block, spooling past the Writer's bound.
 func (r *Record) Write(p []byte) (int, error) {
 	if r.err != nil {

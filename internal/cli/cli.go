@@ -123,11 +123,27 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 		return exitRead
 	}
 	defer o.saveHSTS(stderr)
+	archive, closeArchive, err := openWarc(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "urlget: %v\n", err)
+		return exitWrite
+	}
+	c.archive = archive
 	var status int
 	if o.rec.recursive {
 		status = c.runRecursive(ctx, q)
 	} else {
 		status = c.run(ctx, q)
+	}
+	if archive != nil {
+		// A record that could not be written, or an archive that did not
+		// close whole, fails the run as a failed write does.
+		if err := errors.Join(archive.firstErr(), closeArchive()); err != nil {
+			fmt.Fprintf(stderr, "urlget: --warc-file %s: %v\n", o.warc.file, err)
+			if status == exitOK {
+				status = exitWrite
+			}
+		}
 	}
 	o.httpState.saveCookies(stdout, stderr)
 	return status
@@ -252,6 +268,8 @@ type options struct {
 
 	// Recursion (recurse.go): --recursive, --mirror and their flags.
 	rec recursionOptions
+	// --warc-file and its companions (warcflags.go).
+	warc warcOptions
 	// Parallel transfers (parallel.go): -Z, --parallel-max and
 	// --parallel-host.
 	parallel     bool
@@ -348,6 +366,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 	fs.BoolVarP(&showVersion, "version", "V", false, "show the version")
 	addCLIFlags(fs, o)
 	addHSTSFlag(fs, o)
+	addWarcFlags(fs, o)
 	addRecursionFlags(fs, o)
 	addLettersFlags(fs, o)
 	addHttpReqFlags(fs, o)
@@ -438,6 +457,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, []string, in
 		return usage("%v", err)
 	}
 	if err := checkRecursionFlags(fs, o); err != nil {
+		return usage("%v", err)
+	}
+	if err := checkWarcFlags(fs, o, args); err != nil {
 		return usage("%v", err)
 	}
 	if err := checkLettersFlags(fs, o); err != nil {
@@ -574,6 +596,11 @@ func (c *command) newClient() (*fetch.Client, error) {
 	}
 	if o.hasSearch {
 		cl.Search = &o.search
+	}
+	if c.archive != nil {
+		// Nil otherwise: a Client without an Archive costs nothing.
+		cl.Archive = c.archive
+		cl.ArchiveCredentials = o.warc.keepCredentials
 	}
 	if o.hasUser {
 		user, pw, ok := strings.Cut(o.user, ":")

@@ -183,8 +183,11 @@ type command struct {
 	stdout io.Writer
 	stderr io.Writer
 	client *fetch.Client
-	cancel context.CancelFunc // ends the run's context; see catchInterrupts
-	signal atomic.Int32       // the signal that ended it, once caught
+	// archive is --warc-file's sink, set on every Client the run builds
+	// (the mirror's too); nil without it.
+	archive *warcSink
+	cancel  context.CancelFunc // ends the run's context; see catchInterrupts
+	signal  atomic.Int32       // the signal that ended it, once caught
 
 	progress *progress.Bar
 	headers  *headerDump // -D and -i, nil without them
