@@ -169,6 +169,11 @@ func parseUnix(line string, now time.Time) (listEntry, bool) {
 			// Devices show "major, minor" where the size goes.
 			e.kind, e.size = schemes.KindOther, -1
 		}
+		if e.name == "" {
+			// A link line with nothing before its " -> " names no
+			// entry a listing can hold.
+			return listEntry{}, false
+		}
 		if e.name == "." || e.name == ".." {
 			e.skip = true
 		}
