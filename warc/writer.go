@@ -92,6 +92,12 @@ type Writer struct {
 	infoID   string
 	closed   bool
 	firstErr error
+
+	// bw and zw are reused from record to record (write runs with mu
+	// held): a gzip compressor's state is about a megabyte to make,
+	// which made per record cost more than the record.
+	bw *bufio.Writer
+	zw *gzip.Writer
 }
 
 // Create starts an archive: it creates NAME.warc.gz (NAME.warc when
@@ -411,11 +417,19 @@ func (w *Writer) write(r *Record) (Entry, error) {
 		}
 		block = r.spool
 	}
-	bw := bufio.NewWriterSize(w.f, 64<<10)
+	if w.bw == nil {
+		w.bw = bufio.NewWriterSize(w.f, 64<<10)
+	}
+	bw := w.bw
+	bw.Reset(w.f)
 	var out io.Writer = bw
 	var zw *gzip.Writer
 	if !w.opt.NoCompression {
-		zw = gzip.NewWriter(bw)
+		if w.zw == nil {
+			w.zw = gzip.NewWriter(bw)
+		}
+		zw = w.zw
+		zw.Reset(bw)
 		out = zw
 	}
 	_, err = io.WriteString(out, head)
