@@ -237,10 +237,12 @@ func (x *expander) read(name string, r io.Reader, depth int) ([]string, error) {
 				}
 			}
 			for _, l := range []byte(opt[1 : len(opt)-1]) {
-				if f := fs.ShorthandLookup(string(l)); f == nil || f.NoOptDefVal == "" {
+				f := fs.ShorthandLookup(string(l))
+				if f == nil || f.NoOptDefVal == "" {
 					return nil, &Error{Name: name, Line: n, Err: fmt.Errorf("%s: -%c is no switch, so it cannot stand before other letters", opt, l)}
 				}
-				out = append(out, "-"+string(l))
+				// By its long name, as every option read from a file.
+				out = append(out, "--"+f.Name)
 			}
 			opt = "-" + opt[len(opt)-1:]
 		}

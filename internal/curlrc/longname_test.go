@@ -78,7 +78,7 @@ func TestExpandResolvesNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"--output", "--head", "--retry-delay=3", "--no-buffer=true",
-		"--compressed", "--no-buffer=false", "--retry-delay=2", "--remote-name-all=false", "-f", "--location", "-f", "--output=out", "--", "--compr"}
+		"--compressed", "--no-buffer=false", "--retry-delay=2", "--remote-name-all=false", "--fail", "--location", "--fail", "--output=out", "--", "--compr"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
