@@ -56,6 +56,20 @@ func (a *memArchive) all() []*memCapture {
 
 // only returns the one capture the archive holds, failing the test
 // otherwise.
+// fetchCaptured fetches url with c, reads the body to its end, and
+// returns the one capture a holds, which must have ended.
+func fetchCaptured(t *testing.T, c *fetch.Client, a *memArchive, url string) *memCapture {
+	t.Helper()
+	res, err := c.Fetch(testCtx(t), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBody(t, res)
+	cp := a.only(t)
+	cp.ended(t)
+	return cp
+}
+
 func (a *memArchive) only(t *testing.T) *memCapture {
 	t.Helper()
 	cs := a.all()
@@ -407,13 +421,7 @@ func TestCaptureHTTPSProxyTunnel(t *testing.T) {
 		c.Proxy = fetch.ProxyURL(mustProxy(t, p.URL), "")
 		c.TLSConfig = cliTLS
 	})
-	res, err := c.Fetch(testCtx(t), s.url+"/chunked")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readBody(t, res)
-	cp := a.only(t)
-	cp.ended(t)
+	cp := fetchCaptured(t, c, &a, s.url+"/chunked")
 	if len(cp.exchanges) != 2 {
 		t.Fatalf("%d exchanges, want the CONNECT and the GET", len(cp.exchanges))
 	}
@@ -436,13 +444,7 @@ func TestCaptureHTTPProxy(t *testing.T) {
 	t.Cleanup(p.Close)
 	var a memArchive
 	c := archivingClient(t, &a, func(c *fetch.Client) { c.Proxy = fetch.ProxyURL(mustProxy(t, p.URL), "") })
-	res, err := c.Fetch(testCtx(t), s.url+"/chunked")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readBody(t, res)
-	cp := a.only(t)
-	cp.ended(t)
+	cp := fetchCaptured(t, c, &a, s.url+"/chunked")
 	if len(cp.exchanges) != 1 {
 		t.Fatalf("%d exchanges", len(cp.exchanges))
 	}
@@ -936,13 +938,7 @@ func TestCaptureWithRecorder(t *testing.T) {
 	c := archivingClient(t, &a, func(c *fetch.Client) {
 		c.Fetchers = registryWith(&httpscheme.Fetcher{Recorder: trace})
 	})
-	res, err := c.Fetch(testCtx(t), s.url+"/redirect")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readBody(t, res)
-	cp := a.only(t)
-	cp.ended(t)
+	cp := fetchCaptured(t, c, &a, s.url+"/redirect")
 	sameExchanges(t, cp.exchanges, s.exchanges())
 	sameExchanges(t, trace.exchanges, s.exchanges())
 }
