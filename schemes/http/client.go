@@ -409,7 +409,7 @@ func (f *Fetcher) exchange(ctx context.Context, req *schemes.Request, c *conn, r
 	}
 	resp.req = r
 	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
-	cb := &connBody{rc: resp.Body, f: f, c: c, x: x, bind: bind, keep: resp.keep}
+	cb := &connBody{rc: resp.Body, f: f, c: c, x: x, bind: bind, keep: resp.keep, ctx: ctx, req: req}
 	if resp.Body == http.NoBody {
 		cb.release()
 	} else {
@@ -473,6 +473,12 @@ func traceResponse(tr schemes.Tracer, resp *response) {
 // connBody is the framed body of a response on a connection of ours. Read
 // to its end, it gives the connection back to the pool when the server
 // keeps it open; closed before, it closes it.
+//
+// Its exchange ends with the response: at the body's last byte, with no
+// error; at a read that failed, with that failure; at Close, with no error
+// when the caller had read every byte of the body (the framing after it
+// finished from what the connection's reader holds), else with one of
+// schemes.ErrTruncated's kind, the body closed before its end.
 type connBody struct {
 	rc   io.ReadCloser
 	f    *Fetcher
@@ -481,6 +487,12 @@ type connBody struct {
 	bind netconn.Binding
 	keep bool
 	done bool
+	// failed is set once a read failed: the exchange has ended, and
+	// Close closes the connection.
+	failed bool
+
+	ctx context.Context
+	req *schemes.Request
 }
 
 func (b *connBody) Read(p []byte) (int, error) {
@@ -488,10 +500,21 @@ func (b *connBody) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := b.rc.Read(p)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		b.release()
+	case err != nil && !b.failed:
+		b.failed = true
+		endExchange(b.exchange(), readError(b.ctx, b.req, err))
 	}
 	return n, err
+}
+
+// exchange returns the exchange still to end, nil once ended.
+func (b *connBody) exchange() Exchange {
+	x := b.x
+	b.x = nil
+	return x
 }
 
 // release ends the exchange after the last byte of its response: the
@@ -502,7 +525,7 @@ func (b *connBody) release() {
 	}
 	b.done = true
 	b.rc.Close()
-	endExchange(b.x, nil)
+	endExchange(b.exchange(), nil)
 	if b.bind.Stop() && b.keep && b.c.key != "" {
 		b.c.rx = nil
 		b.f.pool().Put(b.c.key, b.c)
@@ -511,18 +534,40 @@ func (b *connBody) release() {
 	b.c.Close()
 }
 
-// Close closes the body; a connection whose response was not read to its
-// end is closed with it.
+// Close closes the body. A body whose every byte was read is released as
+// at its end; the connection of one that was not is closed with it.
 func (b *connBody) Close() error {
 	if b.done {
+		return nil
+	}
+	if fr, ok := b.rc.(framed); ok && !b.failed && fr.complete() {
+		b.release()
 		return nil
 	}
 	b.done = true
 	b.rc.Close()
 	b.bind.Stop()
 	b.c.Close()
-	endExchange(b.x, errors.New("body closed before its end"))
+	endExchange(b.exchange(), errClosedEarly)
 	return nil
+}
+
+// errClosedEarly ends the record of a response whose body the caller
+// closed before its end: what arrived is all the record holds (WARC 1.1
+// §5.13, WARC-Truncated).
+var errClosedEarly = &schemes.Error{Kind: schemes.ErrTruncated, Op: "close", Err: errors.New("body closed before its end")}
+
+// readError classifies a failed read of req's body: the end of ctx (a
+// deadline is a timeout), else by the schemes taxonomy (a connection
+// closed within the body is a truncated transfer).
+func readError(ctx context.Context, req *schemes.Request, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return &schemes.Error{Kind: schemes.ErrTimeout, URL: req.URL.Redacted(), Op: "read body", Err: cerr, Temporary: true}
+		}
+		return cerr
+	}
+	return req.NetError("read body", err)
 }
 
 // dialedKey is the context key of a TLS connection that spoke h2, for

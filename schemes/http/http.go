@@ -286,7 +286,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if res, err, ok := f.pipelined(ctx, req, r); ok {
 		return res, err
 	}
-	resp, err := f.follow(ctx, req, r)
+	resp, err := f.follow(ctx, req, r, nil)
 	if err != nil {
 		return nil, doError(ctx, req, method, err)
 	}
@@ -306,8 +306,10 @@ func isRedirect(code int) bool {
 
 // follow sends r and the requests of the redirects its responses give,
 // and returns the final response. Each hop reports its response to the
-// Fetcher's OnResponse and the request's Trace.
-func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outRequest) (*response, error) {
+// Fetcher's OnResponse and the request's Trace. first, when not nil, is
+// r's response already read (on a pipeline): the first hop starts from
+// it rather than asking again.
+func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outRequest, first *response) (*response, error) {
 	maxRedirects := f.MaxRedirects
 	switch {
 	case maxRedirects == 0:
@@ -315,32 +317,40 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 	case maxRedirects < 0:
 		maxRedirects = 0
 	}
-	f.upgradeHSTS(req, r)
-	first := r.clone()
+	if first == nil {
+		f.upgradeHSTS(req, r)
+	}
+	firstReq := r.clone()
 	dialer := req.Dialer
 	for hops := 0; ; hops++ {
-		if hops > 0 {
-			f.upgradeHSTS(req, r)
-		}
-		d, p, err := hopRoute(req, r.url)
-		if err != nil {
-			return nil, err
-		}
-		if hops > 0 {
-			// The first hop's Dialer is the request's own; a redirect
-			// may lead to a server whose proxy differs.
-			dialer = d
-		}
-		r.proxy = p
-		if p != nil {
-			// Proxy-Authorization goes from p's userinfo on the
-			// CONNECT for https and on each absolute-form request for
-			// http (RFC 9112 §3.2.2); it never reaches the site.
-			req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.url.Redacted())
-		}
-		resp, err := f.authRoundTrip(ctx, req, dialer, f.withCookies(r))
-		if err != nil {
-			return nil, err
+		var resp *response
+		if hops == 0 && first != nil {
+			resp = first
+		} else {
+			if hops > 0 {
+				f.upgradeHSTS(req, r)
+			}
+			d, p, err := hopRoute(req, r.url)
+			if err != nil {
+				return nil, err
+			}
+			if hops > 0 {
+				// The first hop's Dialer is the request's own; a
+				// redirect may lead to a server whose proxy differs.
+				dialer = d
+			}
+			r.proxy = p
+			if p != nil {
+				// Proxy-Authorization goes from p's userinfo on the
+				// CONNECT for https and on each absolute-form request
+				// for http (RFC 9112 §3.2.2); it never reaches the
+				// site.
+				req.Trace.TraceLine(schemes.Info, "Using proxy "+maskedProxy(p)+" for "+r.url.Redacted())
+			}
+			resp, err = f.authRoundTrip(ctx, req, dialer, f.withCookies(r))
+			if err != nil {
+				return nil, err
+			}
 		}
 		f.keepCookies(r, resp)
 		traceResponse(f.lines(req), resp)
@@ -367,7 +377,7 @@ func (f *Fetcher) follow(ctx context.Context, req *schemes.Request, r *outReques
 			return nil, req.Fail(schemes.ErrProtocol, r.method, 0, "",
 				fmt.Errorf("stopped after %d redirects: %w", maxRedirects, schemes.ErrTooManyRedirects))
 		}
-		nr, err := f.redirect(req, first, r, next, loc)
+		nr, err := f.redirect(req, firstReq, r, next, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -1175,15 +1185,7 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *body) classify(err error) error {
-	if cerr := b.ctx.Err(); cerr != nil {
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			return &schemes.Error{Kind: schemes.ErrTimeout, URL: b.req.URL.Redacted(), Op: "read body", Err: cerr, Temporary: true}
-		}
-		return cerr
-	}
-	return b.req.NetError("read body", err)
-}
+func (b *body) classify(err error) error { return readError(b.ctx, b.req, err) }
 
 // Close closes the response body, returning its connection for reuse when
 // the body was read to the end.

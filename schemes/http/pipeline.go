@@ -23,11 +23,12 @@ import (
 //
 // It is taken for a plain http: GET from the first byte, with no proxy
 // between (an HTTP proxy gets the absolute form on the ordinary path), no
-// trace to show and no response header to dump. Anything the path does
-// not handle itself (a redirect, a challenge for credentials, a
-// connection the server closed before answering) sends the request again
-// on the ordinary path, which RFC 9112 §9.3.1 allows for GET, an
-// idempotent method.
+// trace to show and no response header to dump. A redirect to follow
+// goes on from its answer on the ordinary path. A connection the server
+// closed before any byte of the answer sends the request again on the
+// ordinary path, which RFC 9112 §9.3.1 allows for GET, an idempotent
+// method; an answer that came in part, or malformed, is the fetch's
+// answer, never asked for again.
 
 // pipelineDepth is how many requests one connection has in flight at most:
 // enough to cover a round trip of 10 ms with files of a few KiB, few
@@ -61,6 +62,10 @@ type sentRequest struct {
 func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
 	if r.url.Scheme != "http" || r.method != http.MethodGet || req.Offset > 0 ||
 		req.Trace != nil || f.OnResponse != nil || f.Jar != nil || f.shaped() {
+		return false
+	}
+	if f.HSTS != nil && f.HSTS.Secure(r.url.Hostname()) {
+		// The ordinary path sends it over https (RFC 6797 §8.3).
 		return false
 	}
 	if _, p, err := hopRoute(req, r.url); err != nil || p != nil {
@@ -135,45 +140,57 @@ func (f *Fetcher) pipelined(ctx context.Context, req *schemes.Request, r *outReq
 		}
 	}
 	p.c.rx = p.sent[0].x
+	start := p.c.nread
 	resp, err := readResponse(p.c, http.MethodGet)
-	if err != nil {
+	if err != nil && p.c.nread == start {
 		// Nothing of the answer came (the server closed an idle
 		// connection, or one past its limit): the ordinary path asks
 		// again.
 		return fail()
 	}
+	if err != nil {
+		// The server answered, and the answer is the fetch's: a
+		// malformed or cut one is not asked for again.
+		bind.Stop()
+		err = endExchange(p.sent[0].x, netconn.Cause(ctx, err))
+		p.sent = p.sent[1:]
+		p.close()
+		return nil, doError(ctx, req, r.method, err), true
+	}
 	x := p.sent[0].x
 	p.sent = p.sent[1:]
-	switch {
-	case isRedirect(resp.StatusCode) && !f.NoFollow, resp.StatusCode == http.StatusUnauthorized:
-		// Redirects to follow and challenges are the ordinary path's:
-		// this answer is dropped and the request made again there. A
-		// 304 is no redirect (RFC 9110 §15.4.5): it is the answer, as a
-		// redirect is under NoFollow.
-		if !p.drain(resp, x) {
-			return fail()
-		}
-		if !bind.Stop() {
-			p.close()
-			return nil, nil, false
-		}
-		f.putPipeline(p)
-		return nil, nil, false
-	}
 	resp.req = r
 	resp.Request = &http.Request{Method: r.method, URL: r.url, Header: r.header(), Host: r.host}
-	if m := schemes.MetricsFrom(ctx); m != nil {
+	m := schemes.MetricsFrom(ctx)
+	if m != nil {
 		// The request went ahead, perhaps with an earlier fetch's: it
 		// is counted here, with the answer it brought.
 		m.Reused(p.c.raw, false)
 		m.Request(r.method, r.url.String(), int64(len(r.bytes())))
-		m.Response(responseHead(resp), headSize(resp))
 	}
-	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, bind: bind, closeAfter: !resp.keep}
+	pb := &pipeBody{rc: resp.Body, f: f, p: p, x: x, bind: bind, closeAfter: !resp.keep, ctx: ctx, req: req}
 	if resp.Body == http.NoBody {
 		pb.Close()
 	} else {
 		resp.Body = pb
+	}
+	if isRedirect(resp.StatusCode) && !f.NoFollow {
+		// A redirect to follow goes on from this answer on the
+		// ordinary path: asking again there would send the GET a
+		// second time for the same answer. A 304 is no redirect (RFC
+		// 9110 §15.4.5): it is the answer, as a redirect is under
+		// NoFollow. A 401 is the answer too: with Basic credentials
+		// (the only ones this path sends) there is no challenge to
+		// answer.
+		final, err := f.follow(ctx, req, r, resp)
+		if err != nil {
+			return nil, doError(ctx, req, r.method, err), true
+		}
+		res, err = f.resource(ctx, req, final)
+		return res, err, true
+	}
+	if m != nil {
+		m.Response(responseHead(resp), headSize(resp))
 	}
 	res, err = f.resource(ctx, req, resp)
 	return res, err, true
@@ -362,21 +379,42 @@ func (f *Fetcher) closePipelines() {
 
 // pipeBody is the body of a pipelined response. Read to its end and
 // closed, it gives its connection back for the responses behind it.
+//
+// Its exchange ends as a connBody's does: at the body's last byte, at a
+// read that failed, or at Close. A body closed before its end is read to
+// it, when short, for the responses behind it: the record then holds the
+// whole response, as it crossed the wire.
 type pipeBody struct {
 	rc         io.ReadCloser
 	f          *Fetcher
 	p          *pipeline
-	x          Exchange
+	x          Exchange // nil once ended
 	bind       netconn.Binding
 	closeAfter bool // the server ends the connection after this response
 	eof        bool
+	failed     bool // a read failed: the connection serves no more
 	closed     bool
+
+	ctx context.Context
+	req *schemes.Request
+}
+
+// end ends the exchange, once.
+func (b *pipeBody) end(err error) {
+	x := b.x
+	b.x = nil
+	endExchange(x, err)
 }
 
 func (b *pipeBody) Read(buf []byte) (int, error) {
 	n, err := b.rc.Read(buf)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		b.eof = true
+		b.end(nil)
+	case err != nil && !b.failed:
+		b.failed = true
+		b.end(readError(b.ctx, b.req, err))
 	}
 	return n, err
 }
@@ -386,18 +424,23 @@ func (b *pipeBody) Close() error {
 		return nil
 	}
 	b.closed = true
-	keep := !b.closeAfter
-	if !b.eof {
+	if !b.eof && !b.failed {
+		if fr, ok := b.rc.(framed); ok && fr.complete() {
+			b.eof = true
+		}
+	}
+	whole := b.eof
+	if !b.eof && !b.failed {
 		n, err := io.Copy(io.Discard, io.LimitReader(b.rc, pipeDrainLimit+1))
-		keep = keep && err == nil && n <= pipeDrainLimit
+		whole = err == nil && n <= pipeDrainLimit
 	}
 	b.rc.Close()
-	if keep {
-		endExchange(b.x, nil)
+	if whole {
+		b.end(nil)
 	} else {
-		endExchange(b.x, errors.New("body closed before its end"))
+		b.end(errClosedEarly)
 	}
-	if b.bind.Stop() && keep {
+	if b.bind.Stop() && whole && !b.closeAfter {
 		b.f.putPipeline(b.p)
 	} else {
 		b.p.close()

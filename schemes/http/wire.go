@@ -90,7 +90,17 @@ type conn struct {
 	// consumed, for a raw chunked body.
 	rawBody, ignoreLength bool
 	tap                   *bytes.Buffer
+
+	// buffered makes reads take only what the reader holds already,
+	// failing with errNotBuffered where they would wait for the
+	// socket: a body closed by its caller finishes its framing so
+	// (framed.complete) without waiting on the server.
+	buffered bool
 }
+
+// errNotBuffered is a read that would have waited for the socket while
+// conn.buffered was set.
+var errNotBuffered = errors.New("the rest of the message is not in the buffer")
 
 func newConn(key string, raw, nc net.Conn, rec Recorder) *conn {
 	c := &conn{key: key, raw: raw, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), remote: raw.RemoteAddr(), rec: rec}
@@ -158,6 +168,9 @@ func (c *conn) consumed(p []byte) {
 
 // Read reads from the connection's buffer, recording what it took.
 func (c *conn) Read(p []byte) (int, error) {
+	if c.buffered && c.br.Buffered() == 0 {
+		return 0, errNotBuffered
+	}
 	n, err := c.br.Read(p)
 	c.consumed(p[:n])
 	return n, err
@@ -169,6 +182,11 @@ func (c *conn) Read(p []byte) (int, error) {
 // truncated response; one that ends before it starts returns io.EOF.
 func (c *conn) line(budget *int) (string, error) {
 	var full []byte
+	if c.buffered {
+		if held, _ := c.br.Peek(c.br.Buffered()); bytes.IndexByte(held, '\n') < 0 {
+			return "", errNotBuffered
+		}
+	}
 	for {
 		frag, err := c.br.ReadSlice('\n')
 		c.consumed(frag)
@@ -535,7 +553,7 @@ func frame(c *conn, r *response, method string) error {
 			r.Close = true
 		}
 		r.TransferEncoding = tes
-		var body io.ReadCloser
+		var body framed
 		if tes[len(tes)-1] == "chunked" {
 			body = &chunkedBody{c: c}
 			if c.rawBody {
@@ -634,7 +652,7 @@ func transferCodings(vs []string) []string {
 // §7), the last applied first: gzip and deflate, which Go reads; any other
 // fails the response. The decoders are built on the first read, so that
 // reading the header waits for no byte of the body.
-func transferDecoder(cs []string, r io.Reader) (io.ReadCloser, error) {
+func transferDecoder(cs []string, r framed) (io.ReadCloser, error) {
 	for _, c := range cs {
 		switch c {
 		case "gzip", "x-gzip", "deflate":
@@ -642,15 +660,31 @@ func transferDecoder(cs []string, r io.Reader) (io.ReadCloser, error) {
 			return nil, fmt.Errorf("transfer coding %q, which urlget cannot decode", c)
 		}
 	}
-	return &decodedBody{r: r, pending: cs}, nil
+	return &decodedBody{r: r, framing: r, pending: cs}, nil
+}
+
+// framed is a body whose framing tells where its message ends (RFC 9112
+// §6.3).
+type framed interface {
+	io.ReadCloser
+	// complete reports whether every byte of the message has been
+	// taken from the connection, finishing the framing from what the
+	// connection's reader holds already (a chunked body's last chunk
+	// and trailer section, §7.1), never waiting for the server.
+	complete() bool
 }
 
 // decodedBody is a body read through its transfer decoders.
 type decodedBody struct {
 	r       io.Reader
+	framing framed // the body under the decoders
 	pending []string
 	closers []io.Closer
 }
+
+// complete is the framing's: the message is on the wire whole once the
+// body under the decoders is, whatever of it the caller read decoded.
+func (d *decodedBody) complete() bool { return d.framing.complete() }
 
 func (d *decodedBody) Read(p []byte) (int, error) {
 	if d.pending != nil {
@@ -708,11 +742,28 @@ func (b *lengthBody) Read(p []byte) (int, error) {
 
 func (b *lengthBody) Close() error { return nil }
 
-// closeBody is a body that ends with the connection (RFC 9112 §6.3).
-type closeBody struct{ c *conn }
+// complete reports whether Content-Length bytes were read.
+func (b *lengthBody) complete() bool { return b.n <= 0 }
 
-func (b *closeBody) Read(p []byte) (int, error) { return b.c.Read(p) }
-func (b *closeBody) Close() error               { return nil }
+// closeBody is a body that ends with the connection (RFC 9112 §6.3).
+type closeBody struct {
+	c   *conn
+	eof bool // the connection ended: the body is whole
+}
+
+func (b *closeBody) Read(p []byte) (int, error) {
+	n, err := b.c.Read(p)
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *closeBody) Close() error { return nil }
+
+// complete reports whether the connection's end was read: until then,
+// more of the body may come.
+func (b *closeBody) complete() bool { return b.eof }
 
 // maxChunkLine bounds a chunk-size line with its extensions.
 const maxChunkLine = 4 << 10
@@ -824,6 +875,23 @@ func chunkError(err error, tooLarge string) error {
 
 func (b *chunkedBody) Close() error { return nil }
 
+// complete reports whether the last chunk and the trailer section were
+// read (RFC 9112 §7.1). After the data of a chunk, the caller may have
+// read every byte of the body but the zero-size last chunk: it is read
+// now if the connection's reader holds it.
+func (b *chunkedBody) complete() bool {
+	if b.done || b.err != nil || b.inChunk {
+		return b.done
+	}
+	b.c.buffered = true
+	err := b.next()
+	b.c.buffered = false
+	if err != nil {
+		b.err = err
+	}
+	return b.done
+}
+
 // rawChunkedBody is a chunked body passed on with its framing (curl's
 // --raw): the chunk-size lines, the data, the CRLFs, the last chunk and
 // the trailer section, byte for byte as they came. The chunked reader
@@ -853,6 +921,10 @@ func (b *rawChunkedBody) Read(p []byte) (int, error) {
 }
 
 func (b *rawChunkedBody) Close() error { return nil }
+
+// complete is the chunked framing's: the bytes of it not yet read by the
+// caller are off the wire already.
+func (b *rawChunkedBody) complete() bool { return b.chunked.complete() }
 
 // idleTimeout is how long a connection waits in the pool for its next
 // request; a server closes an idle one in about as long.
