@@ -57,9 +57,12 @@ type Exchange interface {
 	// Response receives bytes of the response as read, interim (1xx)
 	// responses included. p is valid only during the call.
 	Response(p []byte)
-	// End ends the exchange: err is nil when the response was read to
-	// its end, else what cut it short (the body closed early, a
-	// connection that failed).
+	// End ends the exchange, once: err is nil when the response was
+	// read to its last byte, else what cut it short (the body closed
+	// before its end, of schemes.ErrTruncated's kind; a connection that
+	// failed; a timeout). It is called as soon as the response ends, not
+	// when its body is closed later. An exchange ended before any
+	// Response is a request that went out and got no answer.
 	End(err error)
 }
 

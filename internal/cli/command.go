@@ -410,11 +410,15 @@ func oneLine(s string) string {
 
 // prefetchSchemes are the schemes whose next URL may be started while the
 // current body is written: each transfer is a connection of its own (gopher)
-// or net/http's pool holds the connections (http), so starting one early
-// changes nothing on the wire but the timing. Schemes with a session (FTP's
-// login directory, an NNTP session) are left in strict order so that a run
-// logs in once.
-var prefetchSchemes = map[string]bool{"gopher": true, "gophers": true, "http": true, "https": true}
+// or one of the pool's (https), so starting one early changes nothing on the
+// wire but the timing. Schemes with a session (FTP's login directory, an
+// NNTP session) are left in strict order so that a run logs in once. Plain
+// http is left out too: the client is told of the URLs that follow
+// (expect) and sends their requests ahead on the connection of the current
+// one (RFC 9112 §9.3.2), whose answers come in order behind its body; a
+// transfer started early would look for its answer while that connection
+// is still the current body's, and ask a second time on another.
+var prefetchSchemes = map[string]bool{"gopher": true, "gophers": true, "https": true}
 
 // prefetchDepth is how many URLs may be started ahead of the one being
 // written: enough to hide a connection's round trip behind the writing of

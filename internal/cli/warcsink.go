@@ -67,25 +67,28 @@ type warcCapture struct {
 	target string
 	date   time.Time
 
-	ip        string       // the first connection's remote address (WARC-IP-Address)
-	lines     bytes.Buffer // the conversation, for the metadata record
-	listing   *warc.Record // the raw listing's resource record
-	body      *warc.Record // the document's resource record
-	ctype     string       // the document's type, as urlget determined it
-	exchanges []*warcExchange
-	http      bool     // HTTP exchanges hold this attempt's bytes
-	written   []string // IDs of the resource (or revisit) records written
-	ended     bool
+	ip      string       // the first connection's remote address (WARC-IP-Address)
+	lines   bytes.Buffer // the conversation, for the metadata record
+	listing *warc.Record // the raw listing's resource record
+	body    *warc.Record // the document's resource record
+	ctype   string       // the document's type, as urlget determined it
+	http    bool         // HTTP exchanges hold this attempt's bytes
+	written []string     // IDs of the resource (or revisit) records written
+	ended   bool
 }
 
 // warcExchange is the request and response records of one HTTP
-// exchange, each naming the other in WARC-Concurrent-To (WARC 1.1 §5.7).
+// exchange, each naming the other in WARC-Concurrent-To (WARC 1.1 §5.7),
+// or the request record alone when no byte of an answer came. The
+// request's bytes (a head, small) are kept until the exchange ends, when
+// it is known which.
 type warcExchange struct {
 	c        *warcCapture
 	target   string
 	ip       string
 	reqID    string
-	req      *warc.Record
+	respID   string
+	req      bytes.Buffer
 	resp     *warc.Record
 	head     []byte // the response's header section, for a revisit
 	headDone bool
@@ -127,17 +130,14 @@ func (c *warcCapture) Exchange(target string, remote net.Addr) schemes.Exchange 
 	c.http = true
 	reqID, respID := warc.NewRecordID(), warc.NewRecordID()
 	ip := addrIP(remote)
-	x := &warcExchange{c: c, target: target, ip: ip, reqID: reqID}
-	x.req = c.begin(warc.Header{Type: warc.Request, ID: reqID, TargetURI: target, IPAddress: ip,
-		ContentType: warc.HTTPRequestType, ConcurrentTo: []string{respID}})
+	x := &warcExchange{c: c, target: target, ip: ip, reqID: reqID, respID: respID}
 	x.resp = c.begin(warc.Header{Type: warc.Response, ID: respID, TargetURI: target, IPAddress: ip,
 		ContentType: warc.HTTPResponseType, ConcurrentTo: []string{reqID}})
-	c.exchanges = append(c.exchanges, x)
 	return x
 }
 
 func (x *warcExchange) Request(p []byte) {
-	if x.req != nil && !x.ended {
+	if !x.ended {
 		x.req.Write(p)
 	}
 }
@@ -160,27 +160,26 @@ func (x *warcExchange) Response(p []byte) {
 
 // End writes the request, then the response (or, for a payload
 // --warc-dedup's index holds, a revisit record whose block is the
-// response's header section, WARC 1.1 §6.7.2).
+// response's header section, WARC 1.1 §6.7.2). A request no byte of an
+// answer came to (its connection closed, reset or timed out first) went
+// out all the same: it is written alone, naming no response.
 func (x *warcExchange) End(err error) {
 	if x.ended {
 		return
 	}
 	x.ended = true
 	s := x.c.s
-	if !x.answered {
-		// No byte of an answer: a request sent ahead on a connection
-		// that closed, or one that failed. A record of the server's
-		// is what an archive holds, and there is none.
-		if x.req != nil {
-			x.req.Discard()
-		}
-		if x.resp != nil {
-			x.resp.Discard()
-		}
-		return
+	var concurrent []string
+	if x.answered {
+		concurrent = []string{x.respID}
+	} else if x.resp != nil {
+		x.resp.Discard()
+		x.resp = nil
 	}
-	if x.req != nil {
-		_, cerr := x.req.Commit()
+	if req := x.c.begin(warc.Header{Type: warc.Request, ID: x.reqID, TargetURI: x.target, IPAddress: x.ip,
+		ContentType: warc.HTTPRequestType, ConcurrentTo: concurrent}); req != nil {
+		req.Write(x.req.Bytes())
+		_, cerr := req.Commit()
 		s.fail(cerr)
 	}
 	if x.resp == nil {
@@ -311,8 +310,7 @@ func (c *warcCapture) Body(p []byte) {
 	}
 }
 
-// End writes what is left of the attempt: HTTP exchanges not ended (cut
-// by err), the resource records, marked WARC-Truncated when err cut
+// End writes what is left of the attempt: the resource records, marked WARC-Truncated when err cut
 // them, and a metadata record of the conversation, WARC-Concurrent-To
 // the resources (WARC 1.1 §6.6, §5.7).
 func (c *warcCapture) End(err error) {
@@ -320,12 +318,8 @@ func (c *warcCapture) End(err error) {
 		return
 	}
 	c.ended = true
-	// The attempt's end is the last exchange's: a body read to its end
-	// (err nil) is a whole response, though its connection may tell
-	// the exchange's end only later, when the body is closed.
-	for _, x := range c.exchanges {
-		x.End(err)
-	}
+	// HTTP's exchanges end on their own, when the fetcher has read each
+	// response to its end or given it up (schemes.Exchange.End).
 	c.finish(c.listing, err)
 	c.finish(c.body, err)
 	if c.lines.Len() == 0 || c.http {

@@ -560,7 +560,7 @@ func TestWriteOutTimedNoPrefetch(t *testing.T) {
 		"%{time_total}": true, "%{SPEED_download}": true, "%{json}": true,
 	} {
 		c := &command{opts: &options{writeOut: format, http: &httpscheme.Fetcher{}}}
-		if got := c.prefetchable("http://127.0.0.1/x"); got == timed {
+		if got := c.prefetchable("https://127.0.0.1/x"); got == timed {
 			t.Errorf("%q: prefetchable %v", format, got)
 		}
 	}

@@ -214,3 +214,30 @@ func TestPipelineBadAnswerAskedOnce(t *testing.T) {
 		t.Errorf("/bad asked for %d times", n)
 	}
 }
+
+// secureHosts is an HSTS that knows every host as an HSTS host.
+type secureHosts struct{}
+
+func (secureHosts) Secure(string) bool     { return true }
+func (secureHosts) Observe(string, string) {}
+
+// TestPipelineNotToHSTSHost: a plain http: URL of a known HSTS host
+// takes the ordinary path, which sends it over https (RFC 6797 §8.3),
+// never a pipeline in the clear.
+func TestPipelineNotToHSTSHost(t *testing.T) {
+	req := rawRequest(t, "http://127.0.0.1:8080/a")
+	target, err := requestURL(req.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hsts := range []HSTS{nil, secureHosts{}} {
+		f := &Fetcher{HSTS: hsts}
+		r, err := f.newRequest(req, target, http.MethodGet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.pipelinable(req, r); got != (hsts == nil) {
+			t.Errorf("HSTS %v: pipelinable %v", hsts, got)
+		}
+	}
+}
