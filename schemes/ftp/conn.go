@@ -69,6 +69,7 @@ type conn struct {
 	loginDir   string
 	haveLogin  bool
 	dirKey     string            // which CWD sequence led here; "" = login directory
+	cwds       []string          // the CWD arguments of dirKey, for an archive's record (captureState)
 	absDir     map[string]string // CWD sequence → absolute directory the server named in PWD
 	typ        string            // current TYPE, "" until one is sent
 	feat       map[string]bool   // FEAT keywords, nil until asked
@@ -88,6 +89,11 @@ type conn struct {
 
 	ctx      context.Context // the current request's context
 	answered bool            // the server replied during the current request
+
+	// opening keeps the conversation of the fetch that opened the
+	// connection, for the archive of each later one (nil when that
+	// fetch archived nothing).
+	opening *schemes.Opening
 
 	// deferred is a login not sent yet: it goes out with the first
 	// commands of the first request (send), a round trip less.
@@ -131,6 +137,7 @@ func (c *conn) unbind() bool {
 		c.broken = true
 	}
 	c.binding = netconn.Binding{}
+	c.opening.End()
 	c.ctx = nil
 	c.req = nil
 	c.last = false

@@ -62,6 +62,8 @@ func dial(ctx context.Context, req *schemes.Request, key connKey, lg login) (*co
 		c.peer = a.IP.String()
 	}
 	c.bind(ctx, req)
+	c.opening = schemes.NewOpening(req)
+	c.trace = c.opening.Tee(c.trace)
 	ok := false
 	defer func() {
 		if !ok {

@@ -278,17 +278,44 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key connKey, lg
 		if c, ok := f.conns().Take(key); ok {
 			c.reused = true
 			c.bind(ctx, req)
-			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
-			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
 			if req.Capture != nil {
 				// Dialled for an earlier fetch: this one's archive
-				// learns the server here.
+				// learns the server here, and how the session was
+				// opened (the greeting, the login, AUTH, PBSZ, PROT),
+				// so that its record says it read on its own.
 				req.Capture.Connected(c.raw.RemoteAddr())
+				c.opening.Replay(req.Capture)
+				c.captureState(req.Capture)
 			}
+			c.trace.TraceLine(schemes.Info, "reusing the connection to "+c.raw.RemoteAddr().String())
+			schemes.MetricsFrom(ctx).Reused(c.raw, c.nc != c.raw)
 			return c, nil
 		}
 	}
 	return dial(ctx, req, key, lg)
+}
+
+// captureState tells cp what earlier fetches on c left set that this one
+// relies on without sending it again: the transfer type (RFC 959 §4.1.2,
+// TYPE) and the working directory, when known.
+func (c *conn) captureState(cp schemes.Capture) {
+	if c.typ != "" {
+		cp.Line(schemes.Info, "the transfer type is "+c.typ+", set earlier on this session")
+	}
+	switch abs, known := c.absDir[c.dirKey]; {
+	case c.dirKey == "" && c.haveLogin:
+		cp.Line(schemes.Info, "the working directory is the login directory, "+strconv.Quote(c.loginDir))
+	case c.dirKey == "":
+		cp.Line(schemes.Info, "the working directory is the login directory")
+	case known:
+		cp.Line(schemes.Info, "the working directory is "+strconv.Quote(abs)+", reached earlier on this session")
+	case c.dirKey != unknownDir:
+		cmds := make([]string, len(c.cwds))
+		for i, d := range c.cwds {
+			cmds[i] = strings.TrimSpace("CWD " + d)
+		}
+		cp.Line(schemes.Info, "the working directory is where "+strings.Join(cmds, ", ")+" led from the login directory, earlier on this session")
+	}
 }
 
 // put ends c's request and keeps it for the next URL if it is still sound.
@@ -1231,7 +1258,7 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 			return err
 		}
 		if r.code/100 == 2 {
-			c.dirKey = p.dirKey
+			c.dirKey, c.cwds = p.dirKey, p.cwds
 			return failed
 		}
 		// The walk below sends tail again: what failed here may have
@@ -1283,10 +1310,10 @@ func (c *conn) navigate(p *plan, tail []step, epsv bool) error {
 		}
 		if failed != nil {
 			// In the directory, but what rode along was refused.
-			c.dirKey = p.dirKey
+			c.dirKey, c.cwds = p.dirKey, p.cwds
 			return failed
 		}
 	}
-	c.dirKey = p.dirKey
+	c.dirKey, c.cwds = p.dirKey, p.cwds
 	return nil
 }

@@ -216,8 +216,12 @@ func (f *Fetcher) get(ctx context.Context, req *schemes.Request, key poolKey, t 
 		schemes.MetricsFrom(ctx).Reused(s.nc, tls)
 		if req.Capture != nil {
 			// The session was dialled for an earlier fetch: this
-			// one's archive learns its server here.
+			// one's archive learns its server here, and how the
+			// session was opened (the greeting, CAPABILITIES, MODE
+			// READER, AUTHINFO), so that its record reads on its
+			// own.
 			req.Capture.Connected(s.nc.RemoteAddr())
+			s.opening.Replay(req.Capture)
 		}
 		return s, true, nil
 	}

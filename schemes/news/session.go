@@ -58,6 +58,11 @@ type session struct {
 	// pending holds the commands sent ahead of their fetch (pipelined,
 	// RFC 3977 §3.5) whose replies are still unread, oldest first.
 	pending []string
+
+	// opening keeps the conversation of the fetch that opened the
+	// session, for the archive of each later one (nil when that fetch
+	// archived nothing).
+	opening *schemes.Opening
 }
 
 // dial opens a connection to the target's server, over TLS for nntps and
@@ -84,13 +89,20 @@ func dial(ctx context.Context, req *schemes.Request, key poolKey, t target) (*se
 		// textproto's Pipeline is unused: the session keeps the order of
 		// commands sent ahead and their replies itself (pending).
 	}
-	return &session{key: key, nc: nc, raw: raw, line: line, tp: tp}, nil
+	return &session{key: key, nc: nc, raw: raw, line: line, tp: tp, opening: schemes.NewOpening(req)}, nil
 }
 
 // begin binds the session to one fetch: cancelling ctx, or its deadline
 // passing, interrupts whatever the session is reading or writing.
 func (s *session) begin(ctx context.Context, req *schemes.Request) {
 	s.ctx, s.req = ctx, req
+	if s.opening.Keeping() {
+		// The fetch that opened the session: its lines are the
+		// opening later fetches' archives are told of.
+		r := *req
+		r.Trace = s.opening.Tee(req.Trace)
+		s.req = &r
+	}
 	s.replies = 0
 	s.bind = netconn.Bind(ctx, s.nc, nil)
 }
@@ -102,6 +114,7 @@ func (s *session) end() bool {
 		s.broken = true
 	}
 	s.bind = netconn.Binding{}
+	s.opening.End()
 	s.ctx, s.req = nil, nil
 	return !s.broken
 }
