@@ -170,3 +170,52 @@ func FuzzRawBody(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBodyComplete checks how a body closed by its caller is found whole
+// (framed.complete) on any bytes a server may send, read in part: it is
+// whole only when the caller had read every byte of the body, and then
+// ends where reading it to its end ends, having taken nothing of what
+// follows the message from the connection.
+func FuzzBodyComplete(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;e=1\r\nhello\r\n0\r\nX-T: 1\r\n\r\nnext",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nabc\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokmore",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nto the end",
+	} {
+		f.Add([]byte(s), uint16(5))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, part uint16) {
+		whole := &conn{br: bufio.NewReaderSize(bytes.NewReader(data), readBufferSize)}
+		resp, err := readResponse(whole, http.MethodGet)
+		if err != nil {
+			return
+		}
+		body, err := io.ReadAll(resp.Body)
+		end := whole.nread
+		if err != nil {
+			end = -1 // the message has no end in data
+		}
+		x := &recorded{}
+		c := &conn{br: bufio.NewReaderSize(bytes.NewReader(data), readBufferSize), rx: x}
+		resp, err = readResponse(c, http.MethodGet)
+		if err != nil {
+			t.Fatalf("read again: %v", err)
+		}
+		got := make([]byte, min(int(part), len(body)+1))
+		n, _ := io.ReadFull(resp.Body, got)
+		fr, ok := resp.Body.(framed)
+		if !ok {
+			return
+		}
+		if fr.complete() {
+			if n != len(body) || c.nread != end {
+				t.Fatalf("whole after %d of %d bytes, at %d where the message ends at %d", n, len(body), c.nread, end)
+			}
+		}
+		if c.nread > int64(len(data)) || !bytes.Equal(x.resp.Bytes(), data[:c.nread]) {
+			t.Fatalf("recorded %q of %q, consumed %d", x.resp.Bytes(), data, c.nread)
+		}
+	})
+}
