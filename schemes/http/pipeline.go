@@ -76,7 +76,11 @@ func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
 
 // Expect implements schemes.Expecter: the GET requests of the plain http:
 // URLs of reqs go out ahead, each as its own fetch builds it, on the
-// connection of the request before them to the same server.
+// connection of the request before them to the same server. Their answers
+// come in that order, each read by its own fetch once the body before it
+// is closed: a caller makes them one after another, as told. One made
+// while that connection still serves an earlier body, or out of turn,
+// finds its answer out of reach and is sent again elsewhere.
 func (f *Fetcher) Expect(reqs []*schemes.Request, end bool) {
 	f.expected.Add(reqs, end)
 }
