@@ -261,7 +261,7 @@ type Record struct {
 func (r *Record) ID() string { return r.h.ID }
 
 // Truncate marks the block as cut short, with one of the Truncated*
-// reasons (WARC-Truncated, WARC 1.1 §5.13): what was written is what
+// reasons (WARC-Truncated, WARC 1.1 §5.15): what was written is what
 // arrived.
 func (r *Record) Truncate(reason string) { r.h.Truncated = reason }
 
