@@ -233,8 +233,11 @@ func (w *Writer) Begin(h Header) (*Record, error) {
 			return nil, fmt.Errorf("%w: %q", ErrFieldName, f.Name)
 		}
 	}
+	if err := checkHeader(&h); err != nil {
+		return nil, err
+	}
 	r := &Record{w: w, h: h, block: sha1.New()}
-	if strings.HasPrefix(strings.ToLower(h.ContentType), "application/http") {
+	if hasPayload(h.Type) && strings.HasPrefix(strings.ToLower(h.ContentType), "application/http") {
 		r.http = newHTTPMessage()
 	} else if h.Type == Resource {
 		r.payload = true
@@ -347,6 +350,7 @@ func (r *Record) Commit() (Entry, error) {
 	if r.err != nil {
 		return Entry{}, r.err
 	}
+	conformBlock(&r.h, r.n)
 	w := r.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
