@@ -1,7 +1,6 @@
 package warc
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"errors"
@@ -14,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // DefaultSpool is the size past which a block goes to a temporary file
@@ -98,72 +95,6 @@ type Writer struct {
 	packers chan *packer // free packers, at most GOMAXPROCS
 }
 
-// A packer turns one record into the bytes the file gets: its gzip
-// member, or its plain header, block and end. Each record is packed by
-// the goroutine that commits it, outside the Writer's lock: the records
-// of a mirror's transfers are compressed at once, on as many cores as
-// there are transfers, and the lock covers only the write.
-type packer struct {
-	buf bytes.Buffer
-	zw  *gzip.Writer
-}
-
-// maxPooled bounds the buffer a packer keeps between records.
-const maxPooled = 4 << 20
-
-// getPacker takes a free packer of w's, or makes one. The Writer keeps
-// its packers rather than a sync.Pool, which every garbage collection
-// empties: a compressor's state is costly to make, and remade after each
-// collection it cost more than the records it packed.
-func (w *Writer) getPacker() *packer {
-	select {
-	case p := <-w.packers:
-		return p
-	default:
-		return new(packer)
-	}
-}
-
-// putPacker gives p back for the next record, or drops it when as many
-// are kept as there are processors.
-func (w *Writer) putPacker(p *packer) {
-	if p.buf.Cap() > maxPooled {
-		p.buf = bytes.Buffer{}
-	}
-	select {
-	case w.packers <- p:
-	default:
-	}
-}
-
-// writer returns where a record's bytes go: the buffer, through the
-// compressor unless the archive is plain. The caller ends it with end.
-func (p *packer) writer(dst io.Writer, compress bool) io.Writer {
-	if !compress {
-		return dst
-	}
-	if p.zw == nil {
-		// The compressor is klauspost/compress's gzip, not the standard
-		// library's: at the default level it writes members of the same
-		// size, and for the small records of a mirror (a request, a 4 KiB
-		// file) it takes a twentieth to a half of the time, most of which
-		// the standard library spends building the Huffman tables of a
-		// member that has few bytes to share them.
-		p.zw = gzip.NewWriter(dst)
-	} else {
-		p.zw.Reset(dst)
-	}
-	return p.zw
-}
-
-// end closes the member begun by writer.
-func (p *packer) end(compress bool) error {
-	if !compress {
-		return nil
-	}
-	return p.zw.Close()
-}
-
 // Create starts an archive: it creates NAME.warc.gz (NAME.warc when
 // uncompressed, NAME-00000.warc.gz with MaxSize) and writes its warcinfo.
 // It never overwrites or appends to a file: if the first file's name is
@@ -242,7 +173,13 @@ func (w *Writer) openNext() error {
 	r.buf.Write(block.Bytes())
 	r.block.Write(block.Bytes())
 	r.n = int64(block.Len())
-	if _, err := w.write(r, nil, Entry{}); err != nil {
+	p := w.getPacker()
+	defer w.putPacker(p)
+	e, err := r.pack(p, w.infoID, !w.opt.NoCompression)
+	if err == nil {
+		_, err = w.write(r, p, e)
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(path)
 		w.f = nil
@@ -315,7 +252,7 @@ type Record struct {
 	w       *Writer
 	h       Header
 	buf     bytes.Buffer
-	spool   *os.File
+	sp      *spool // the block past the Writer's bound, nil before
 	n       int64
 	block   hash.Hash
 	http    *httpMessage
@@ -357,26 +294,23 @@ func (r *Record) Write(p []byte) (int, error) {
 	if r.done {
 		return 0, ErrClosed
 	}
-	if r.spool == nil && int64(r.buf.Len()+len(p)) > r.w.opt.Spool {
-		// A large block goes to disk, in the archive's own directory (the
-		// same file system, where the archive has room), unlinked at once
-		// so that nothing is left behind by a run that dies.
-		f, err := os.CreateTemp(r.w.dir, ".warc-spool-*")
-		if err != nil {
-			r.err = err
-			return 0, err
+	if r.sp == nil && int64(r.buf.Len()+len(p)) > r.w.opt.Spool {
+		sp, err := r.w.newSpool()
+		if err == nil {
+			err = sp.write(r.buf.Bytes())
 		}
-		os.Remove(f.Name())
-		if _, err := f.Write(r.buf.Bytes()); err != nil {
-			f.Close()
+		if err != nil {
+			if sp != nil {
+				sp.close(r.w)
+			}
 			r.err = err
 			return 0, err
 		}
 		r.buf = bytes.Buffer{}
-		r.spool = f
+		r.sp = sp
 	}
-	if r.spool != nil {
-		if _, err := r.spool.Write(p); err != nil {
+	if r.sp != nil {
+		if err := r.sp.write(p); err != nil {
 			r.err = err
 			return 0, err
 		}
@@ -394,9 +328,9 @@ func (r *Record) Write(p []byte) (int, error) {
 // Discard drops the record unwritten.
 func (r *Record) Discard() {
 	r.done = true
-	if r.spool != nil {
-		r.spool.Close()
-		r.spool = nil
+	if r.sp != nil {
+		r.sp.close(r.w)
+		r.sp = nil
 	}
 	r.buf = bytes.Buffer{}
 }
@@ -406,6 +340,12 @@ func (r *Record) Discard() {
 // cut back to where the record began, so that it still ends at a record
 // boundary; an index's error comes after the record is written. A record
 // is ended by Commit or Discard, which free its spool file.
+//
+// The record is packed by the goroutine that commits it, outside the
+// Writer's lock: the records of a mirror's transfers are compressed at
+// once, on as many cores as there are transfers, and the lock covers
+// only the writes. A spooled block was compressed as it came, and only
+// its header is packed here.
 func (r *Record) Commit() (Entry, error) {
 	if r.done {
 		return Entry{}, ErrClosed
@@ -415,15 +355,10 @@ func (r *Record) Commit() (Entry, error) {
 		return Entry{}, r.err
 	}
 	w := r.w
-	if r.spool != nil {
-		// A spooled block is packed straight into the file, under the
-		// lock, so that it is never held in memory.
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if err := w.ready(); err != nil {
+	if r.sp != nil {
+		if err := r.sp.finish(); err != nil {
 			return Entry{}, err
 		}
-		return w.index(w.write(r, nil, Entry{}))
 	}
 	p := w.getPacker()
 	defer w.putPacker(p)
@@ -523,39 +458,25 @@ func (r *Record) entry(infoID string) (Entry, string, error) {
 	return e, head, err
 }
 
-// recordEnd is the two CRLFs that end a record (WARC 1.1 §4).
-const recordEnd = "\r\n\r\n"
-
-// pack puts r, header, block and end, into p's buffer as the file will
-// hold it: one gzip member when compressed (WARC 1.1 Annex D.2).
-func (r *Record) pack(p *packer, infoID string, compress bool) (Entry, error) {
-	e, head, err := r.entry(infoID)
-	if err != nil {
-		return e, err
-	}
-	p.buf.Reset()
-	out := p.writer(&p.buf, compress)
-	io.WriteString(out, head)
-	out.Write(r.buf.Bytes())
-	io.WriteString(out, recordEnd)
-	// Writing to a bytes.Buffer does not fail.
-	return e, p.end(compress)
-}
-
-// write appends r to the current file as one piece: p's bytes when r was
-// packed (p not nil, e its entry), else r packed straight into the file.
-// Called with mu held.
+// write appends r, packed into p (e its entry), to the current file:
+// p's bytes, then the spooled block and p's tail when r has one. Called
+// with mu held.
 func (w *Writer) write(r *Record, p *packer, e Entry) (Entry, error) {
-	var err error
-	var n int64
-	if p != nil {
-		var k int
-		k, err = w.f.Write(p.buf.Bytes())
-		n = int64(k)
-	} else {
-		e, n, err = w.stream(r)
-	}
 	e.File, e.Offset = w.name, w.size
+	k, err := w.f.Write(p.buf.Bytes())
+	n := int64(k)
+	if err == nil && r.sp != nil {
+		// From one file to the other by io.Copy, which the kernel does
+		// without the bytes passing through here (copy_file_range on
+		// Linux).
+		var c int64
+		c, err = io.Copy(w.f, r.sp.f)
+		n += c
+		if err == nil {
+			k, err = w.f.Write(p.tail.Bytes())
+			n += int64(k)
+		}
+	}
 	if err != nil {
 		// Cut back to the boundary; if even that fails, the file is
 		// unusable for more records.
@@ -578,57 +499,4 @@ func (w *Writer) write(r *Record, p *packer, e Entry) (Entry, error) {
 	}
 	w.size += n
 	return e, nil
-}
-
-// stream packs r straight into the file, its block read back from its
-// spool (or buffer), and returns how many bytes the file got. Called
-// with mu held.
-func (w *Writer) stream(r *Record) (Entry, int64, error) {
-	e, head, err := r.entry(w.infoID)
-	if err != nil {
-		return e, 0, err
-	}
-	var block io.Reader = &r.buf
-	if r.spool != nil {
-		if _, err := r.spool.Seek(0, io.SeekStart); err != nil {
-			return e, 0, err
-		}
-		block = r.spool
-	}
-	compress := !w.opt.NoCompression
-	if compress {
-		p := w.getPacker()
-		defer w.putPacker(p)
-		bw := bufio.NewWriterSize(w.f, 64<<10)
-		out := p.writer(bw, compress)
-		_, err = io.WriteString(out, head)
-		if err == nil {
-			_, err = io.Copy(out, block)
-		}
-		if err == nil {
-			_, err = io.WriteString(out, recordEnd)
-		}
-		if err == nil {
-			err = p.end(compress)
-		}
-		if err == nil {
-			err = bw.Flush()
-		}
-	} else {
-		// Plain, the block goes from its spool to the archive by
-		// io.Copy between two files, which the kernel does without the
-		// bytes passing through here (copy_file_range on Linux).
-		_, err = io.WriteString(w.f, head)
-		if err == nil {
-			_, err = io.Copy(w.f, block)
-		}
-		if err == nil {
-			_, err = io.WriteString(w.f, recordEnd)
-		}
-	}
-	if err != nil {
-		return e, 0, err
-	}
-	end, err := w.f.Seek(0, io.SeekCurrent)
-	return e, end - w.size, err
 }

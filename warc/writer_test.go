@@ -306,7 +306,7 @@ func TestSpoolLargeBlock(t *testing.T) {
 		for p := body; len(p) > 0; p = p[min(1000, len(p)):] {
 			r.Write(p[:min(1000, len(p))])
 		}
-		if r.spool == nil || r.buf.Len() != 0 {
+		if r.sp == nil || r.buf.Len() != 0 {
 			t.Fatal("a block past the bound is not spooled, or is held in memory too")
 		}
 		e, err := r.Commit()
