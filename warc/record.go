@@ -176,6 +176,16 @@ func cleanValue(v string) string {
 // (RFC 3986 has no raw space or control byte) and the CDX separates its
 // columns with spaces.
 func cleanURI(u string) string {
+	clean := true
+	for i := 0; i < len(u); i++ {
+		if u[i] <= ' ' || u[i] >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return u
+	}
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
 		c := u[i]
@@ -188,11 +198,16 @@ func cleanURI(u string) string {
 	return b.String()
 }
 
+// idBrackets encodes the angle brackets inside a record ID.
+var idBrackets = strings.NewReplacer("<", "%3C", ">", "%3E")
+
 // cleanID keeps a record ID to the "<uri>" WARC 1.1 §5.2 asks for: no
 // spaces or control bytes, in angle brackets.
 func cleanID(id string) string {
 	id = cleanURI(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(id), "<"), ">"))
-	id = strings.NewReplacer("<", "%3C", ">", "%3E").Replace(id)
+	if strings.ContainsAny(id, "<>") {
+		id = idBrackets.Replace(id)
+	}
 	return "<" + id + ">"
 }
 
