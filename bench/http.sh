@@ -52,6 +52,15 @@ done
 url="$URLGET_NGINX_URL/bench/1g.bin"
 bench_row "http 1 GiB > /dev/null" "$URLGET -s $url" "curl -s $url" "> /dev/null"
 bench_row "http 1 GiB | cat" "$URLGET -s $url" "curl -s $url" "| cat > /dev/null"
+# Archiving one large body: it is spooled for its digests (the WARC
+# header, which names them, comes before the block), then compressed into
+# the archive; wget does the same with its own temporary file. Archives
+# go to a directory emptied before each sample.
+if command -v wget >/dev/null; then
+	warcs="$BENCH_TMP/warcs-1g"
+	BENCH_PREPARE="rm -rf $warcs && mkdir -p $warcs" bench_row "http 1 GiB --warc-file (B: wget --warc-file)" \
+		"$URLGET -s --warc-file $warcs/a $url" "wget -q -O - --warc-file=$warcs/b $url" "> /dev/null"
+fi
 bench_row "http 1000 x 4 KiB, one invocation" "$URLGET -s \$(<$list)" "curl -s \$(<$list)" "> /dev/null"
 # The same files ten times over: memory must not grow with the number of
 # URLs beyond the command line itself (0.45 MB of it here).

@@ -199,6 +199,11 @@ http="$URLGET_NGINX_URL/bench/mirror/"
 BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file (B: urlget without)" \
 	"$URLGET $q --recursive --no-parent --warc-file $warcs/a --output-dir $a $http" \
 	"$URLGET $q --recursive --no-parent --output-dir $b $http" "> /dev/null"
+# The same without compression: the part of the cost that is the
+# records, their digests and writes, apart from their gzip members.
+BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file --no-warc-compression (B: urlget without)" \
+	"$URLGET $q --recursive --no-parent --warc-file $warcs/a --no-warc-compression --output-dir $a $http" \
+	"$URLGET $q --recursive --no-parent --output-dir $b $http" "> /dev/null"
 BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file (B: wget --warc-file)" \
 	"$URLGET $q --recursive --no-parent --warc-file $warcs/a --output-dir $a $http" \
 	"wget -q -r -np -P $b --warc-file=$warcs/b $http" "> /dev/null"

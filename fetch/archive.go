@@ -59,7 +59,7 @@ type Capture interface {
 	// connection that broke, of the schemes taxonomy), or, for one the
 	// caller closed before its end, an error wrapping
 	// schemes.ErrTruncated. What arrived before it is all the capture
-	// got (WARC-Truncated, WARC 1.1 §5.13).
+	// got (WARC-Truncated, WARC 1.1 §5.15).
 	End(err error)
 }
 
@@ -67,7 +67,7 @@ type Capture interface {
 var errClosedEarly = &schemes.Error{Kind: schemes.ErrTruncated, Op: "close", Err: errors.New("closed by the caller before its end")}
 
 // archivedURL is u as an archive names it: its password removed, the user
-// name kept (WARC-Target-URI, WARC 1.1 §5.6, names what was fetched, and a
+// name kept (WARC-Target-URI, WARC 1.1 §5.14, names what was fetched, and a
 // password is no part of that).
 func archivedURL(u uri.URL) string {
 	s := u.String()

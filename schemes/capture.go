@@ -7,8 +7,8 @@ import (
 
 // Capture receives what one fetch exchanged with its servers, as it
 // crossed the wire, for an archive: the WARC request and response records
-// of HTTP (ISO 28500:2017, WARC 1.1 §6.5, §6.6), the resource and metadata
-// records of the other protocols (§6.4, §6.7). fetch.Client sets
+// of HTTP (ISO 28500:2017, WARC 1.1 §6.5, §6.3), the resource and metadata
+// records of the other protocols (§6.4, §6.6). fetch.Client sets
 // Request.Capture when it archives; a fetcher reports into it what only the
 // fetcher sees. It is nil otherwise, and a fetcher then does no work for it.
 //
@@ -28,7 +28,7 @@ type Capture interface {
 	// Connected tells the address of a connection the fetch opened or
 	// took from its fetcher's idle ones (an FTP or NNTP session kept
 	// from an earlier fetch): the server's, or the proxy's a connection
-	// goes through (WARC-IP-Address, WARC 1.1 §5.11). An FTP data
+	// goes through (WARC-IP-Address, WARC 1.1 §5.10). An FTP data
 	// connection is one too; the first is the server's.
 	Connected(remote net.Addr)
 

@@ -3,6 +3,7 @@ package warc
 import (
 	"bytes"
 	"crypto/sha1"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -108,6 +109,14 @@ func FuzzHeaderValues(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if uri == "" {
+			// A resource record must name what it holds (WARC 1.1 §5.14).
+			if _, err := w.Begin(Header{Type: Resource, ContentType: ctype}); !errors.Is(err, ErrTargetURI) {
+				t.Fatalf("a resource with no target URI: %v", err)
+			}
+			w.Close()
+			return
+		}
 		e := record(t, w, Header{Type: Resource, TargetURI: uri, ContentType: ctype, IPAddress: reply,
 			Fields: []Field{{"X-Reply", reply}}}, []byte(reply), 1<<20)
 		w.Close()
@@ -120,10 +129,7 @@ func FuzzHeaderValues(f *testing.F) {
 		for _, fl := range h.Fields {
 			names = append(names, fl.Name)
 		}
-		want := []string{"WARC-Type", "WARC-Record-ID", "WARC-Date"}
-		if uri != "" {
-			want = append(want, "WARC-Target-URI")
-		}
+		want := []string{"WARC-Type", "WARC-Record-ID", "WARC-Date", "WARC-Target-URI"}
 		if reply != "" {
 			want = append(want, "WARC-IP-Address")
 		}

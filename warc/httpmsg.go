@@ -17,8 +17,9 @@ const maxHTTPHeader = 1 << 20
 // digest its payload and read what an index wants from its header.
 //
 // WARC 1.1 §6.3.2 and §5.9: the payload of an application/http block is
-// its entity body (RFC 2616 §4.3; RFC 9112 §6 calls it the message body
-// after transfer decoding). The block keeps the bytes as they crossed the
+// its entity body (RFC 2616 §7.2; §4.3: the message body with any
+// transfer coding taken off, what RFC 9112 §6 and RFC 9110 §6.4 now call
+// the content). The block keeps the bytes as they crossed the
 // connection, chunked framing included; the payload digest is of the body
 // with Transfer-Encoding: chunked taken off, so that two captures of one
 // document chunked differently have one digest, as the IIPC settled

@@ -15,7 +15,8 @@ import (
 // Type is a record's WARC-Type (WARC 1.1 §5.5 and §6).
 type Type string
 
-// The record types this package writes (WARC 1.1 §6.2–§6.8).
+// The record types this package writes (WARC 1.1 §6.2–§6.7: warcinfo, response, resource,
+// request, metadata, revisit).
 const (
 	Warcinfo Type = "warcinfo"
 	Request  Type = "request"
@@ -26,7 +27,7 @@ const (
 )
 
 // The reasons a block may be cut short, the values of WARC-Truncated
-// (WARC 1.1 §5.13).
+// (WARC 1.1 §5.15).
 const (
 	TruncatedLength      = "length"
 	TruncatedTime        = "time"
@@ -34,7 +35,8 @@ const (
 	TruncatedUnspecified = "unspecified"
 )
 
-// Content types of HTTP blocks (WARC 1.1 §6.3.2, §6.4.2).
+// Content types of HTTP blocks (WARC 1.1 §6.3.2 for a response, §6.5.2
+// for a request).
 const (
 	HTTPRequestType  = "application/http;msgtype=request"
 	HTTPResponseType = "application/http;msgtype=response"
@@ -60,23 +62,25 @@ type Header struct {
 	ID string
 	// Date is the capture's time, WARC-Date (§5.4); zero: now.
 	Date time.Time
-	// TargetURI is WARC-Target-URI (§5.6), passwords already removed by
+	// TargetURI is WARC-Target-URI (§5.14), passwords already removed by
 	// the caller; control bytes and spaces are percent-encoded.
 	TargetURI string
 	// IPAddress is WARC-IP-Address (§5.10): the server's address.
 	IPAddress string
-	// ContentType is the block's Content-Type (§5.11): HTTPResponseType,
+	// ContentType is the block's Content-Type (§5.6): HTTPResponseType,
 	// HTTPRequestType, or the document's own type for a resource.
 	ContentType string
-	// ConcurrentTo lists WARC-Concurrent-To (§5.8): the other records of
+	// ConcurrentTo lists WARC-Concurrent-To (§5.7): the other records of
 	// one exchange.
 	ConcurrentTo []string
-	// Truncated is WARC-Truncated (§5.13): why the block is shorter than
+	// Truncated is WARC-Truncated (§5.15): why the block is shorter than
 	// the resource; empty when it is whole. [Record.Truncate] sets it too.
 	Truncated string
-	// The revisit's fields (§5.15, §5.16, §5.17, §6.7): the profile (empty:
+	// The revisit's fields (§6.7.2): WARC-Profile (§5.18; empty:
 	// ProfileIdenticalPayload), the earlier capture's record ID, URI and
-	// date, and PayloadDigest, the earlier payload's digest ("sha1:…").
+	// date (WARC-Refers-To, WARC-Refers-To-Target-URI and
+	// WARC-Refers-To-Date, §5.11–§5.13), and PayloadDigest, the earlier
+	// payload's digest ("sha1:…", WARC-Payload-Digest, §5.9).
 	Profile           string
 	RefersTo          string
 	RefersToTargetURI string
@@ -112,7 +116,7 @@ func Timestamp(t time.Time) string {
 var b32 = base32.StdEncoding
 
 // Digest returns "sha1:" and the base32 of a finished sha1, the form wget,
-// warcio and Heritrix write (WARC 1.1 §5.8 leaves the algorithm open).
+// warcio and Heritrix write (WARC 1.1 §5.8 and §5.9 leave the algorithm open).
 func Digest(h hash.Hash) string {
 	return "sha1:" + b32.EncodeToString(h.Sum(nil))
 }
@@ -168,10 +172,20 @@ func cleanValue(v string) string {
 }
 
 // cleanURI makes a URI safe as WARC-Target-URI: control bytes, spaces and
-// bytes past ASCII are percent-encoded, since WARC 1.1 §5.6 wants a URI
+// bytes past ASCII are percent-encoded, since WARC 1.1 §5.14 wants a URI
 // (RFC 3986 has no raw space or control byte) and the CDX separates its
 // columns with spaces.
 func cleanURI(u string) string {
+	clean := true
+	for i := 0; i < len(u); i++ {
+		if u[i] <= ' ' || u[i] >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return u
+	}
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
 		c := u[i]
@@ -184,11 +198,16 @@ func cleanURI(u string) string {
 	return b.String()
 }
 
+// idBrackets encodes the angle brackets inside a record ID.
+var idBrackets = strings.NewReplacer("<", "%3C", ">", "%3E")
+
 // cleanID keeps a record ID to the "<uri>" WARC 1.1 §5.2 asks for: no
 // spaces or control bytes, in angle brackets.
 func cleanID(id string) string {
 	id = cleanURI(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(id), "<"), ">"))
-	id = strings.NewReplacer("<", "%3C", ">", "%3E").Replace(id)
+	if strings.ContainsAny(id, "<>") {
+		id = idBrackets.Replace(id)
+	}
 	return "<" + id + ">"
 }
 

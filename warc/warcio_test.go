@@ -72,6 +72,10 @@ func TestWarcioReadsOurs(t *testing.T) {
 		{"gzip", Options{}},
 		{"plain", Options{NoCompression: true}},
 		{"rolled", Options{MaxSize: 600}},
+		// Blocks past 64 bytes spooled: each member spliced from its
+		// header's, its block's and its end's deflate streams.
+		{"spooled", Options{Spool: 64}},
+		{"spooled-plain", Options{Spool: 64, NoCompression: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,9 +1,7 @@
 package warc
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -93,11 +92,7 @@ type Writer struct {
 	closed   bool
 	firstErr error
 
-	// bw and zw are reused from record to record (write runs with mu
-	// held): a gzip compressor's state is about a megabyte to make,
-	// which made per record cost more than the record.
-	bw *bufio.Writer
-	zw *gzip.Writer
+	packers chan *packer // free packers, at most GOMAXPROCS
 }
 
 // Create starts an archive: it creates NAME.warc.gz (NAME.warc when
@@ -109,7 +104,10 @@ func Create(name string, opt Options) (*Writer, error) {
 	if opt.Spool <= 0 {
 		opt.Spool = DefaultSpool
 	}
-	w := &Writer{dir: filepath.Dir(name), base: filepath.Base(name), opt: opt}
+	w := &Writer{
+		dir: filepath.Dir(name), base: filepath.Base(name), opt: opt,
+		packers: make(chan *packer, runtime.GOMAXPROCS(0)),
+	}
 	if err := w.openNext(); err != nil {
 		return nil, err
 	}
@@ -175,7 +173,13 @@ func (w *Writer) openNext() error {
 	r.buf.Write(block.Bytes())
 	r.block.Write(block.Bytes())
 	r.n = int64(block.Len())
-	if _, err := w.write(r); err != nil {
+	p := w.getPacker()
+	defer w.putPacker(p)
+	e, err := r.pack(p, w.infoID, !w.opt.NoCompression)
+	if err == nil {
+		_, err = w.write(r, p, e)
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(path)
 		w.f = nil
@@ -233,8 +237,11 @@ func (w *Writer) Begin(h Header) (*Record, error) {
 			return nil, fmt.Errorf("%w: %q", ErrFieldName, f.Name)
 		}
 	}
+	if err := checkHeader(&h); err != nil {
+		return nil, err
+	}
 	r := &Record{w: w, h: h, block: sha1.New()}
-	if strings.HasPrefix(strings.ToLower(h.ContentType), "application/http") {
+	if hasPayload(h.Type) && strings.HasPrefix(strings.ToLower(h.ContentType), "application/http") {
 		r.http = newHTTPMessage()
 	} else if h.Type == Resource {
 		r.payload = true
@@ -248,7 +255,7 @@ type Record struct {
 	w       *Writer
 	h       Header
 	buf     bytes.Buffer
-	spool   *os.File
+	sp      *spool // the block past the Writer's bound, nil before
 	n       int64
 	block   hash.Hash
 	http    *httpMessage
@@ -261,7 +268,7 @@ type Record struct {
 func (r *Record) ID() string { return r.h.ID }
 
 // Truncate marks the block as cut short, with one of the Truncated*
-// reasons (WARC-Truncated, WARC 1.1 §5.13): what was written is what
+// reasons (WARC-Truncated, WARC 1.1 §5.15): what was written is what
 // arrived.
 func (r *Record) Truncate(reason string) { r.h.Truncated = reason }
 
@@ -290,26 +297,23 @@ func (r *Record) Write(p []byte) (int, error) {
 	if r.done {
 		return 0, ErrClosed
 	}
-	if r.spool == nil && int64(r.buf.Len()+len(p)) > r.w.opt.Spool {
-		// A large block goes to disk, in the archive's own directory (the
-		// same file system, where the archive has room), unlinked at once
-		// so that nothing is left behind by a run that dies.
-		f, err := os.CreateTemp(r.w.dir, ".warc-spool-*")
-		if err != nil {
-			r.err = err
-			return 0, err
+	if r.sp == nil && int64(r.buf.Len()+len(p)) > r.w.opt.Spool {
+		sp, err := r.w.newSpool()
+		if err == nil {
+			err = sp.write(r.buf.Bytes())
 		}
-		os.Remove(f.Name())
-		if _, err := f.Write(r.buf.Bytes()); err != nil {
-			f.Close()
+		if err != nil {
+			if sp != nil {
+				sp.close(r.w)
+			}
 			r.err = err
 			return 0, err
 		}
 		r.buf = bytes.Buffer{}
-		r.spool = f
+		r.sp = sp
 	}
-	if r.spool != nil {
-		if _, err := r.spool.Write(p); err != nil {
+	if r.sp != nil {
+		if err := r.sp.write(p); err != nil {
 			r.err = err
 			return 0, err
 		}
@@ -327,9 +331,9 @@ func (r *Record) Write(p []byte) (int, error) {
 // Discard drops the record unwritten.
 func (r *Record) Discard() {
 	r.done = true
-	if r.spool != nil {
-		r.spool.Close()
-		r.spool = nil
+	if r.sp != nil {
+		r.sp.close(r.w)
+		r.sp = nil
 	}
 	r.buf = bytes.Buffer{}
 }
@@ -339,6 +343,12 @@ func (r *Record) Discard() {
 // cut back to where the record began, so that it still ends at a record
 // boundary; an index's error comes after the record is written. A record
 // is ended by Commit or Discard, which free its spool file.
+//
+// The record is packed by the goroutine that commits it, outside the
+// Writer's lock: the records of a mirror's transfers are compressed at
+// once, on as many cores as there are transfers, and the lock covers
+// only the writes. A spooled block was compressed as it came, and only
+// its header is packed here.
 func (r *Record) Commit() (Entry, error) {
 	if r.done {
 		return Entry{}, ErrClosed
@@ -347,19 +357,62 @@ func (r *Record) Commit() (Entry, error) {
 	if r.err != nil {
 		return Entry{}, r.err
 	}
+	conformBlock(&r.h, r.n)
 	w := r.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	if r.sp != nil {
+		if err := r.sp.finish(); err != nil {
+			return Entry{}, err
+		}
+	}
+	p := w.getPacker()
+	defer w.putPacker(p)
+	for {
+		w.mu.Lock()
+		info, closed := w.infoID, w.closed || w.f == nil
+		w.mu.Unlock()
+		if closed {
+			return Entry{}, ErrClosed
+		}
+		e, err := r.pack(p, info, !w.opt.NoCompression)
+		if err != nil {
+			return e, err
+		}
+		w.mu.Lock()
+		if err := w.ready(); err != nil {
+			w.mu.Unlock()
+			return Entry{}, err
+		}
+		if w.infoID != info {
+			// The archive rolled over to a file with another warcinfo
+			// while this record was packed: packed again, it names the
+			// new one.
+			w.mu.Unlock()
+			continue
+		}
+		e, err = w.index(w.write(r, p, e))
+		w.mu.Unlock()
+		return e, err
+	}
+}
+
+// ready makes sure a record can be written, rolling over to the next
+// file once the current one has reached MaxSize. Called with mu held.
+func (w *Writer) ready() error {
 	if w.closed || w.f == nil {
-		return Entry{}, ErrClosed
+		return ErrClosed
 	}
 	if w.opt.MaxSize > 0 && w.records > 0 && w.size >= w.opt.MaxSize {
 		if err := w.openNext(); err != nil {
 			w.firstErr = cmpErr(w.firstErr, err)
-			return Entry{}, err
+			return err
 		}
 	}
-	e, err := w.write(r)
+	return nil
+}
+
+// index counts a written record and hands its entry to the indexes.
+// Called with mu held.
+func (w *Writer) index(e Entry, err error) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
@@ -382,15 +435,14 @@ func cmpErr(first, err error) error {
 	return err
 }
 
-// write appends r to the current file as one piece: the header, the
-// block and the two CRLFs that end a record (WARC 1.1 §4), in one gzip
-// member when compressed (WARC 1.1 Annex D.2). Called with mu held.
-func (w *Writer) write(r *Record) (Entry, error) {
+// entry returns the index entry of r as it will be written, without its
+// place in a file, and its header section naming the warcinfo infoID.
+func (r *Record) entry(infoID string) (Entry, string, error) {
 	h := &r.h
 	h.Date = h.Date.UTC()
 	e := Entry{
 		Type: h.Type, ID: cleanID(h.ID), TargetURI: cleanURI(h.TargetURI), Date: h.Date,
-		BlockDigest: Digest(r.block), File: w.name, Offset: w.size,
+		BlockDigest: Digest(r.block),
 	}
 	switch {
 	case h.Type == Revisit:
@@ -406,44 +458,28 @@ func (w *Writer) write(r *Record) (Entry, error) {
 		mt, _, _ := strings.Cut(h.ContentType, ";")
 		e.MIME = strings.ToLower(cleanValue(mt))
 	}
-	head, err := formatHeader(h, w.infoID, r.n, e.BlockDigest, e.PayloadDigest)
-	if err != nil {
-		return e, err
-	}
-	var block io.Reader = &r.buf
-	if r.spool != nil {
-		if _, err := r.spool.Seek(0, io.SeekStart); err != nil {
-			return e, err
+	head, err := formatHeader(h, infoID, r.n, e.BlockDigest, e.PayloadDigest)
+	return e, head, err
+}
+
+// write appends r, packed into p (e its entry), to the current file:
+// p's bytes, then the spooled block and p's tail when r has one. Called
+// with mu held.
+func (w *Writer) write(r *Record, p *packer, e Entry) (Entry, error) {
+	e.File, e.Offset = w.name, w.size
+	k, err := w.f.Write(p.buf.Bytes())
+	n := int64(k)
+	if err == nil && r.sp != nil {
+		// From one file to the other by io.Copy, which the kernel does
+		// without the bytes passing through here (copy_file_range on
+		// Linux).
+		var c int64
+		c, err = io.Copy(w.f, r.sp.f)
+		n += c
+		if err == nil {
+			k, err = w.f.Write(p.tail.Bytes())
+			n += int64(k)
 		}
-		block = r.spool
-	}
-	if w.bw == nil {
-		w.bw = bufio.NewWriterSize(w.f, 64<<10)
-	}
-	bw := w.bw
-	bw.Reset(w.f)
-	var out io.Writer = bw
-	var zw *gzip.Writer
-	if !w.opt.NoCompression {
-		if w.zw == nil {
-			w.zw = gzip.NewWriter(bw)
-		}
-		zw = w.zw
-		zw.Reset(bw)
-		out = zw
-	}
-	_, err = io.WriteString(out, head)
-	if err == nil {
-		_, err = io.Copy(out, block)
-	}
-	if err == nil {
-		_, err = io.WriteString(out, "\r\n\r\n")
-	}
-	if err == nil && zw != nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
 	}
 	if err != nil {
 		// Cut back to the boundary; if even that fails, the file is
@@ -458,17 +494,13 @@ func (w *Writer) write(r *Record) (Entry, error) {
 		}
 		return e, err
 	}
-	end, err := w.f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return e, err
-	}
-	e.Length = end - w.size
-	if zw == nil {
+	e.Length = n
+	if w.opt.NoCompression {
 		// Of a plain record, the length an index gives is of its header
 		// and block, without the CRLFs that end it, as warcio's
 		// cdx-index gives it.
-		e.Length -= 4
+		e.Length -= int64(len(recordEnd))
 	}
-	w.size = end
+	w.size += n
 	return e, nil
 }

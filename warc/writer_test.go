@@ -181,8 +181,14 @@ func TestEveryRecordType(t *testing.T) {
 					if _, err := time.Parse(time.RFC3339, h.Get("WARC-Date")); err != nil || !strings.HasSuffix(h.Get("WARC-Date"), "Z") {
 						t.Errorf("record %d: WARC-Date %q", i, h.Get("WARC-Date"))
 					}
-					if h.Get("WARC-Truncated") != f.h.Truncated {
-						t.Errorf("record %d: WARC-Truncated %q, want %q", i, h.Get("WARC-Truncated"), f.h.Truncated)
+					wantCut := f.h.Truncated
+					if f.h.Type == Revisit && len(f.block) > 0 {
+						// The response's header section without its known
+						// payload (WARC 1.1 §6.7.2).
+						wantCut = TruncatedLength
+					}
+					if h.Get("WARC-Truncated") != wantCut {
+						t.Errorf("record %d: WARC-Truncated %q, want %q", i, h.Get("WARC-Truncated"), wantCut)
 					}
 					if h.Offset != entries[i].Offset {
 						t.Errorf("record %d: at %d, entry says %d", i, h.Offset, entries[i].Offset)
@@ -287,38 +293,107 @@ func TestRollover(t *testing.T) {
 // unlinked, in the archive's directory; its digests and bytes are whole
 // and nothing is left behind.
 func TestSpoolLargeBlock(t *testing.T) {
+	for _, compressed := range []bool{true, false} {
+		dir := t.TempDir()
+		w, err := Create(filepath.Join(dir, "big"), Options{Spool: 4096, NoCompression: !compressed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := make([]byte, 300_000)
+		for i := range body {
+			body[i] = byte(i * 7 % 251)
+		}
+		head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(body))
+		r, err := w.Begin(Header{Type: Response, TargetURI: "http://127.0.0.1/big", ContentType: HTTPResponseType})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Write([]byte(head))
+		for p := body; len(p) > 0; p = p[min(1000, len(p)):] {
+			r.Write(p[:min(1000, len(p))])
+		}
+		if r.sp == nil || r.buf.Len() != 0 {
+			t.Fatal("a block past the bound is not spooled, or is held in memory too")
+		}
+		e, err := r.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A small record after it starts where the index says.
+		e2 := record(t, w, Header{Type: Resource, TargetURI: "ftp://127.0.0.1/small", ContentType: "text/plain"}, []byte("small\n"), 3)
+		w.Close()
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 {
+			t.Errorf("files left in the directory: %v", ents)
+		}
+		name := FileName(filepath.Join(dir, "big"), 0, compressed, 0)
+		recs := readAll(t, name)
+		if got := recs[1]; !bytes.Equal(got.block[len(head):], body) || got.head.Get("WARC-Payload-Digest") != sha1Of(body) {
+			t.Errorf("compressed %v: spooled record's block or payload digest is wrong", compressed)
+		}
+		if len(recs) != 3 || string(recs[2].block) != "small\n" {
+			t.Fatalf("compressed %v: the record after the spooled one is not whole", compressed)
+		}
+		end := e.Offset + e.Length
+		if !compressed {
+			end += int64(len(recordEnd))
+		}
+		if e2.Offset != end {
+			t.Errorf("compressed %v: the next record at %d, want %d, where the spooled one ends", compressed, e2.Offset, end)
+		}
+		if fi, _ := os.Stat(name); compressed && fi.Size() != e2.Offset+e2.Length {
+			t.Errorf("file of %d bytes, the index ends it at %d", fi.Size(), e2.Offset+e2.Length)
+		}
+	}
+}
+
+// TestConcurrentRollover: records committed at once from several
+// goroutines while the archive rolls over each name the warcinfo of the
+// file they land in, though the file changed while they were packed.
+func TestConcurrentRollover(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Create(filepath.Join(dir, "big"), Options{Spool: 4096})
+	w, err := Create(filepath.Join(dir, "roll"), Options{MaxSize: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := make([]byte, 300_000)
-	for i := range body {
-		body[i] = byte(i * 7 % 251)
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			for i := range 30 {
+				r, err := w.Begin(Header{Type: Resource, TargetURI: fmt.Sprintf("gopher://127.0.0.1/0/%d.%d", g, i), ContentType: "text/plain"})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				fmt.Fprintf(r, "item %d of %d %s\n", i, g, bytes.Repeat([]byte("x"), 200))
+				if _, err := r.Commit(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
 	}
-	head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(body))
-	r, err := w.Begin(Header{Type: Response, TargetURI: "http://127.0.0.1/big", ContentType: HTTPResponseType})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Write([]byte(head))
-	for p := body; len(p) > 0; p = p[min(1000, len(p)):] {
-		r.Write(p[:min(1000, len(p))])
-	}
-	if r.spool == nil || r.buf.Len() != 0 {
-		t.Fatal("a block past the bound is not spooled, or is held in memory too")
-	}
-	if _, err := r.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	wg.Wait()
 	w.Close()
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Errorf("files left in the directory: %v", ents)
+	total := 0
+	for n := 0; ; n++ {
+		name := FileName(filepath.Join(dir, "roll"), n, true, 3000)
+		if _, err := os.Stat(name); err != nil {
+			if n < 2 {
+				t.Fatalf("only %d files: no rollover happened", n)
+			}
+			break
+		}
+		recs := readAll(t, name)
+		info := recs[0].head.Get("WARC-Record-ID")
+		for _, r := range recs[1:] {
+			if got := r.head.Get("WARC-Warcinfo-ID"); got != info {
+				t.Errorf("%s: a record names warcinfo %s, the file's is %s", name, got, info)
+			}
+		}
+		total += len(recs) - 1
 	}
-	recs := readAll(t, filepath.Join(dir, "big.warc.gz"))
-	if got := recs[1]; !bytes.Equal(got.block[len(head):], body) || got.head.Get("WARC-Payload-Digest") != sha1Of(body) {
-		t.Error("spooled record's block or payload digest is wrong")
+	if total != 180 {
+		t.Errorf("%d records in all, want 180", total)
 	}
 }
 
@@ -404,7 +479,7 @@ func TestConcurrentRecords(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	late, _ := w.Begin(Header{Type: Resource})
+	late, _ := w.Begin(Header{Type: Resource, TargetURI: "news://127.0.0.1/<late@x>"})
 	w.Close()
 	if _, err := late.Commit(); !errors.Is(err, ErrClosed) {
 		t.Errorf("a record committed after Close: %v", err)

@@ -628,7 +628,7 @@ func FuzzWarcSink(f *testing.F) {
 		known := map[string]bool{}
 		for _, n := range []string{"WARC-Type", "WARC-Record-ID", "WARC-Date", "WARC-Target-URI", "WARC-IP-Address", "WARC-Warcinfo-ID",
 			"WARC-Concurrent-To", "Content-Type", "WARC-Block-Digest", "WARC-Payload-Digest", "Content-Length", "WARC-Filename",
-			"WARC-Profile", "WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date"} {
+			"WARC-Profile", "WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date", "WARC-Truncated"} {
 			known[n] = true
 		}
 		f, err := os.Open(name + ".warc.gz")
@@ -652,6 +652,12 @@ func FuzzWarcSink(f *testing.F) {
 			for _, fl := range h.Fields {
 				if !known[fl.Name] {
 					t.Fatalf("field %q in a %s record", fl.Name, typ)
+				}
+				// Every transfer here ended whole: the one record cut
+				// short is a revisit's response, its payload left out
+				// (WARC 1.1 §6.7.2).
+				if fl.Name == "WARC-Truncated" && (typ != "revisit" || fl.Value != warc.TruncatedLength) {
+					t.Fatalf("WARC-Truncated: %s in a %s record", fl.Value, typ)
 				}
 			}
 			switch {

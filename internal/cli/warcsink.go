@@ -215,7 +215,7 @@ func (c *warcCapture) revisit(r *warc.Record, url, ip string, concurrent []strin
 	// The revisit keeps the record's ID: the request names it.
 	// WARC-Refers-To is the earlier record's ID, with its URI and date
 	// in WARC-Refers-To-Target-URI and WARC-Refers-To-Date (WARC 1.1
-	// §5, as §6.7.2 asks of this profile).
+	// §5.11–§5.13, which §6.7.2 recommends for this profile).
 	id := r.ID()
 	r.Discard()
 	rv := c.begin(warc.Header{Type: warc.Revisit, ID: id, TargetURI: url, IPAddress: ip,
@@ -227,7 +227,7 @@ func (c *warcCapture) revisit(r *warc.Record, url, ip string, concurrent []strin
 	return rv
 }
 
-// truncation returns the WARC-Truncated reason (WARC 1.1 §5) of what
+// truncation returns the WARC-Truncated reason (WARC 1.1 §5.15) of what
 // cut a transfer short.
 func truncation(err error) string {
 	switch {
@@ -265,7 +265,8 @@ func listingType(target string) string {
 	scheme, _, _ := strings.Cut(target, ":")
 	switch strings.ToLower(scheme) {
 	case "gopher", "gophers":
-		// The gophermap, RFC 1436 §3.8 menu lines and the "." line.
+		// The gophermap: RFC 1436's menu lines (its Appendix; the item
+		// types of §3.8) and the "." line.
 		return "application/gopher-menu"
 	case "wais":
 		// A Z39.50 search response (RFC 1625), binary.

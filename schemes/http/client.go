@@ -115,7 +115,7 @@ func (f *Fetcher) tlsConfig(req *schemes.Request) *tls.Config {
 
 // http1Only reports whether the Fetcher offers HTTP/1.1 alone for req: a
 // request captured for an archive speaks it too, as HTTP/2's frames belong
-// to no one exchange and WARC records HTTP/1.x messages (WARC 1.1 §6.5).
+// to no one exchange and WARC records HTTP/1.x messages (WARC 1.1 §6.3.2, §6.5.2).
 func (f *Fetcher) http1Only(req *schemes.Request) bool {
 	return f.HTTP1Only || f.Recorder != nil || req.Capture != nil || f.Version == Version10 || f.Version == Version11
 }
