@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/urlget/urlget/integration/proxytest"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
 	"github.com/urlget/urlget/warc"
 )
@@ -269,5 +271,73 @@ func TestWarcUnanswered(t *testing.T) {
 		if len(requests[p]) < n {
 			t.Errorf("%s: read %d times, archived %d", p, n, len(requests[p]))
 		}
+	}
+}
+
+// TestWarcTunnel: an https URL through a proxy's CONNECT tunnel. The
+// CONNECT exchange is no request or response record (its target,
+// host:port, is no URI, and the proxy's 200 is no capture of the URL):
+// it is a metadata record for the URL fetched through it, naming that
+// exchange's request, its Proxy-Authorization masked; the exchange in
+// the tunnel is archived as any other. A tunnel the proxy refuses leaves
+// its metadata record for the URL asked for.
+func TestWarcTunnel(t *testing.T) {
+	clearProxyEnv(t)
+	const body = "through the tunnel\n"
+	site := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, body)
+	}))
+	defer site.Close()
+	px := proxytest.NewHTTPProxy(false)
+	px.User, px.Pass = "pxuser", "pxsecret"
+	defer px.Close()
+	u := site.URL + "/t.txt"
+
+	dir := t.TempDir()
+	name := filepath.Join(dir, "tun")
+	code, out, errOut := runProxy(t, "-sS", "-k", "-x", px.URL, "-U", "pxuser:pxsecret", "--warc-file", name, u)
+	if code != 0 || out != body {
+		t.Fatalf("exit %d, out %q: %s", code, out, errOut)
+	}
+	recs := readWarc(t, name+".warc.gz")
+	for _, r := range recs[1:] {
+		if !strings.Contains(r.target(), "://") {
+			t.Errorf("a %s record's target is no URI: %q", r.typ(), r.target())
+		}
+	}
+	reqs, resps, metas := ofType(recs, "request"), ofType(recs, "response"), ofType(recs, "metadata")
+	if len(reqs) != 1 || len(resps) != 1 || len(metas) != 1 {
+		t.Fatalf("%d requests, %d responses, %d metadata records; want 1 of each", len(reqs), len(resps), len(metas))
+	}
+	checkExchanges(t, recs)
+	m := metas[0]
+	conv := string(m.block)
+	if m.target() != u || m.h.Get("WARC-Concurrent-To") != reqs[0].h.Get("WARC-Record-ID") ||
+		!strings.HasPrefix(conv, "> CONNECT ") || !strings.Contains(conv, "\r\n< HTTP/1.1 200 ") {
+		t.Errorf("the tunnel's record: %v\n%s", m.h.Fields, conv)
+	}
+	if !strings.Contains(conv, "> Proxy-Authorization: Basic ****\r\n") {
+		t.Errorf("the tunnel's record lacks the masked Proxy-Authorization:\n%s", conv)
+	}
+	if strings.Contains(rawArchive(t, name+".warc.gz"), base64.StdEncoding.EncodeToString([]byte("pxuser:pxsecret"))) {
+		t.Error("the proxy's credentials are in the archive")
+	}
+	if resps[0].target() != u || !strings.HasSuffix(string(resps[0].block), body) {
+		t.Errorf("the tunnelled response: %v", resps[0].h.Fields)
+	}
+
+	refusing := proxytest.NewHTTPProxy(false)
+	refusing.Refuse = http.StatusForbidden
+	defer refusing.Close()
+	name = filepath.Join(dir, "refused")
+	if code, _, errOut := runProxy(t, "-sS", "-k", "-x", refusing.URL, "--warc-file", name, u); code != exitProxyTunnel {
+		t.Fatalf("refused tunnel: exit %d: %s", code, errOut)
+	}
+	recs = readWarc(t, name+".warc.gz")
+	if len(recs) != 2 || recs[1].typ() != "metadata" || recs[1].target() != u || !strings.Contains(string(recs[1].block), "\r\n< HTTP/1.1 403 ") {
+		for _, r := range recs {
+			t.Logf("%s %s\n%s", r.typ(), r.target(), r.block)
+		}
+		t.Error("a refused tunnel is not one metadata record for the URL")
 	}
 }

@@ -622,6 +622,15 @@ func FuzzWarcSink(f *testing.F) {
 		cf.Fetched(&schemes.Resource{ContentType: ctype, Body: io.NopCloser(bytes.NewReader(body))}, nil)
 		cf.Body(body)
 		cf.End(nil)
+		// A proxy's answer to a CONNECT, the tunnel refused: one
+		// metadata record of the conversation, every line of it one of
+		// the exchange's.
+		ct := s.Begin("https://h/")
+		tx := ct.Exchange("h:443", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 3128})
+		tx.Request([]byte("CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n"))
+		tx.Response(resp)
+		tx.End(nil)
+		ct.End(schemes.ErrTruncated)
 		if err := errors.Join(s.firstErr(), w.Close()); err != nil {
 			t.Fatal(err)
 		}
@@ -665,11 +674,22 @@ func FuzzWarcSink(f *testing.F) {
 				t.Fatalf("response block %q, sent %q", block, resp)
 			case typ == "resource" && !bytes.Equal(block, body):
 				t.Fatalf("resource block %q, read %q", block, body)
+			case typ == "request" && len(resp) == 0 && h.Get("WARC-Concurrent-To") != "":
+				t.Fatalf("a request with no answer names a response: %v", h.Fields)
+			case typ == "metadata" && h.Get("WARC-Target-URI") == "https://h/":
+				for _, l := range strings.SplitAfter(string(block), "\r\n") {
+					if l != "" && (!strings.HasSuffix(l, "\r\n") || strings.IndexByte("><*", l[0]) < 0 || strings.ContainsAny(l[:len(l)-2], "\r\n")) {
+						t.Fatalf("the tunnel's record has a line of no exchange: %q", l)
+					}
+				}
 			}
 		}
-		want := 4 // after the warcinfo: request, response (or revisit), resource, metadata
+		// After the warcinfo: request, response (or revisit), resource,
+		// metadata, and the tunnel's metadata; with no answer, the
+		// request alone.
+		want := 5
 		if len(resp) == 0 {
-			want = 2 // no answer: no exchange's records
+			want = 4
 		}
 		if len(types) != want+1 {
 			t.Fatalf("records %v", types)

@@ -67,13 +67,14 @@ type warcCapture struct {
 	target string
 	date   time.Time
 
-	ip      string       // the first connection's remote address (WARC-IP-Address)
-	lines   bytes.Buffer // the conversation, for the metadata record
-	listing *warc.Record // the raw listing's resource record
-	body    *warc.Record // the document's resource record
-	ctype   string       // the document's type, as urlget determined it
-	http    bool         // HTTP exchanges hold this attempt's bytes
-	written []string     // IDs of the resource (or revisit) records written
+	ip      string          // the first connection's remote address (WARC-IP-Address)
+	lines   bytes.Buffer    // the conversation, for the metadata record
+	listing *warc.Record    // the raw listing's resource record
+	body    *warc.Record    // the document's resource record
+	ctype   string          // the document's type, as urlget determined it
+	http    bool            // HTTP exchanges hold this attempt's bytes
+	written []string        // IDs of the resource (or revisit) records written
+	tunnel  *tunnelExchange // a proxy's CONNECT, ended, its record not yet written
 	ended   bool
 }
 
@@ -124,12 +125,20 @@ func (c *warcCapture) begin(h warc.Header) *warc.Record {
 	return r
 }
 
-// Exchange starts the records of one HTTP exchange: a redirect, an
-// answered challenge and a CONNECT are exchanges of their own.
+// Exchange starts the records of one HTTP exchange: a redirect and an
+// answered challenge are exchanges of their own; a proxy's CONNECT is
+// kept for a metadata record (tunnelExchange).
 func (c *warcCapture) Exchange(target string, remote net.Addr) schemes.Exchange {
 	c.http = true
-	reqID, respID := warc.NewRecordID(), warc.NewRecordID()
 	ip := addrIP(remote)
+	if !strings.Contains(target, "://") {
+		// A CONNECT, its target host:port (RFC 9110 §9.3.6).
+		return &tunnelExchange{c: c, ip: ip}
+	}
+	reqID, respID := warc.NewRecordID(), warc.NewRecordID()
+	if c.tunnel != nil {
+		c.writeTunnel(target, reqID)
+	}
 	x := &warcExchange{c: c, target: target, ip: ip, reqID: reqID, respID: respID}
 	x.resp = c.begin(warc.Header{Type: warc.Response, ID: respID, TargetURI: target, IPAddress: ip,
 		ContentType: warc.HTTPResponseType, ConcurrentTo: []string{reqID}})
@@ -194,6 +203,88 @@ func (x *warcExchange) End(err error) {
 	}
 	_, cerr := x.resp.Commit()
 	s.fail(cerr)
+}
+
+// tunnelExchange is a proxy's CONNECT and its answer (RFC 9110 §9.3.6).
+// It is not written as request and response records: its target,
+// host:port, is no URI for WARC-Target-URI (WARC 1.1 §5.14), and a
+// response record of the proxy's "200 Connection established" would be
+// indexed and replayed as a capture. It is the conversation that
+// opened the tunnel, as an FTP login is, and goes into a metadata record
+// (WARC 1.1 §6.6) for the URL fetched through the tunnel, naming that
+// exchange's request.
+type tunnelExchange struct {
+	c          *warcCapture
+	ip         string
+	req, resp  bytes.Buffer
+	ended, cut bool
+}
+
+// maxTunnel bounds the bytes of a CONNECT exchange kept: a request and
+// an answer's head take a few hundred; a proxy's error page past it is
+// left out, said so.
+const maxTunnel = 64 << 10
+
+func (t *tunnelExchange) keep(b *bytes.Buffer, p []byte) {
+	if t.ended {
+		return
+	}
+	if n := maxTunnel - b.Len(); len(p) > n {
+		p, t.cut = p[:max(n, 0)], true
+	}
+	b.Write(p)
+}
+
+func (t *tunnelExchange) Request(p []byte)  { t.keep(&t.req, p) }
+func (t *tunnelExchange) Response(p []byte) { t.keep(&t.resp, p) }
+
+// End keeps the ended exchange for the capture: its record is written
+// when the tunnelled exchange begins, or when the capture ends (a tunnel
+// refused).
+func (t *tunnelExchange) End(error) {
+	if t.ended {
+		return
+	}
+	t.ended = true
+	t.c.tunnel = t
+}
+
+// writeTunnel writes the metadata record of the CONNECT kept, for target
+// and concurrent to the record IDs given, as the lines of the other
+// schemes' conversations ("> " sent, "< " received).
+func (c *warcCapture) writeTunnel(target string, concurrent ...string) {
+	t := c.tunnel
+	c.tunnel = nil
+	var b bytes.Buffer
+	for _, part := range []struct {
+		dir schemes.Direction
+		buf *bytes.Buffer
+	}{{schemes.Sent, &t.req}, {schemes.Received, &t.resp}} {
+		for _, l := range strings.SplitAfter(part.buf.String(), "\n") {
+			if l == "" {
+				continue
+			}
+			b.WriteByte(byte(part.dir))
+			// A CR inside a line (a proxy's bytes) would end it
+			// for a reader of the lines: it goes as a space.
+			if l = strings.ReplaceAll(strings.TrimRight(l, "\r\n"), "\r", " "); l != "" {
+				b.WriteByte(' ')
+				b.WriteString(l)
+			}
+			b.WriteString("\r\n")
+		}
+	}
+	if t.cut {
+		b.WriteString("* (cut: the exchange went on past 64 KiB)\r\n")
+	}
+	m := c.begin(warc.Header{Type: warc.Metadata, TargetURI: target, IPAddress: t.ip,
+		ContentType: "text/plain", ConcurrentTo: concurrent})
+	if m == nil {
+		return
+	}
+	m.Write(b.Bytes())
+	_, cerr := m.Commit()
+	c.s.fail(cerr)
 }
 
 // revisit returns, for a whole record whose payload --warc-dedup's index
@@ -321,6 +412,11 @@ func (c *warcCapture) End(err error) {
 	c.ended = true
 	// HTTP's exchanges end on their own, when the fetcher has read each
 	// response to its end or given it up (schemes.Exchange.End).
+	if c.tunnel != nil {
+		// A tunnel no exchange went through: the proxy refused it, or
+		// the TLS handshake inside it failed.
+		c.writeTunnel(c.target)
+	}
 	c.finish(c.listing, err)
 	c.finish(c.body, err)
 	if c.lines.Len() == 0 || c.http {
