@@ -190,20 +190,20 @@ for where in loopback "10 ms"; do
 	again "mirror ftp $n unchanged (B: lftp)$sfx" "--mirror --no-parent ftp://$ftp/bench/mirror/" "$(lftp_mirror "$ftp" --only-newer)"
 done
 
-# Archiving (--warc-file): a mirror that writes a WARC against the same
-# mirror without one, and against wget's --warc-file on the same tree, on
-# loopback. Each run's archives go to a directory of their own outside
+# Archiving (--warc-file): a first --mirror that writes a WARC against the
+# same mirror without one, and against wget -m --warc-file on the same
+# tree, on loopback. Each run's archives go to a directory of their own outside
 # the trees, emptied before each sample: an archive is never appended to.
 warcs="$out_base/warcs"
 http="$URLGET_NGINX_URL/bench/mirror/"
 BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file (B: urlget without)" \
-	"$URLGET $q --recursive --no-parent --warc-file $warcs/a --output-dir $a $http" \
-	"$URLGET $q --recursive --no-parent --output-dir $b $http" "> /dev/null"
+	"$URLGET $q --mirror --no-parent --warc-file $warcs/a --output-dir $a $http" \
+	"$URLGET $q --mirror --no-parent --output-dir $b $http" "> /dev/null"
 # The same without compression: the part of the cost that is the
 # records, their digests and writes, apart from their gzip members.
 BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file --no-warc-compression (B: urlget without)" \
-	"$URLGET $q --recursive --no-parent --warc-file $warcs/a --no-warc-compression --output-dir $a $http" \
-	"$URLGET $q --recursive --no-parent --output-dir $b $http" "> /dev/null"
-BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file (B: wget --warc-file)" \
-	"$URLGET $q --recursive --no-parent --warc-file $warcs/a --output-dir $a $http" \
-	"wget -q -r -np -P $b --warc-file=$warcs/b $http" "> /dev/null"
+	"$URLGET $q --mirror --no-parent --warc-file $warcs/a --no-warc-compression --output-dir $a $http" \
+	"$URLGET $q --mirror --no-parent --output-dir $b $http" "> /dev/null"
+BENCH_PREPARE="rm -rf $a $b $warcs && mkdir -p $warcs" bench_row "mirror http $n --warc-file (B: wget -m --warc-file)" \
+	"$URLGET $q --mirror --no-parent --warc-file $warcs/a --output-dir $a $http" \
+	"wget -q -m -np -P $b --warc-file=$warcs/b $http" "> /dev/null"
