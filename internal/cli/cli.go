@@ -138,7 +138,7 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 	if archive != nil {
 		// A record that could not be written, or an archive that did not
 		// close whole, fails the run as a failed write does.
-		if err := errors.Join(archive.firstErr(), closeArchive()); err != nil {
+		if err := errors.Join(archive.Err(), closeArchive()); err != nil {
 			fmt.Fprintf(stderr, "urlget: --warc-file %s: %v\n", o.warc.file, err)
 			if status == exitOK {
 				status = exitWrite

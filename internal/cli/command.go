@@ -28,6 +28,7 @@ import (
 	"github.com/urlget/urlget/mirror"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
+	"github.com/urlget/urlget/warc/warcsink"
 )
 
 // Exit statuses. Where curl has the same condition the number is curl's
@@ -185,7 +186,7 @@ type command struct {
 	client *fetch.Client
 	// archive is --warc-file's sink, set on every Client the run builds
 	// (the mirror's too); nil without it.
-	archive *warcSink
+	archive *warcsink.Sink
 	cancel  context.CancelFunc // ends the run's context; see catchInterrupts
 	signal  atomic.Int32       // the signal that ended it, once caught
 

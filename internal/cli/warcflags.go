@@ -12,6 +12,7 @@ import (
 
 	"github.com/urlget/urlget/uri"
 	"github.com/urlget/urlget/warc"
+	"github.com/urlget/urlget/warc/warcsink"
 )
 
 // warcOptions are wget's WARC flags: the archive of what the run fetched,
@@ -184,18 +185,18 @@ func warcArguments(args []string) string {
 // openWarc creates the archive and its indexes and reads --warc-dedup's
 // index, for one operation; nil without --warc-file. Nothing is
 // overwritten: an existing archive or index is an error naming it.
-func openWarc(o *options) (*warcSink, func() error, error) {
+func openWarc(o *options) (*warcsink.Sink, func() error, error) {
 	w := &o.warc
 	if w.file == "" {
 		return nil, nil, nil
 	}
-	s := &warcSink{}
+	var sopt warcsink.Options
 	if w.dedup != "" {
 		f, err := os.Open(w.dedup)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--warc-dedup: %w", err)
 		}
-		s.dedup, err = warc.ReadCDX(f)
+		sopt.Dedup, err = warc.ReadCDX(f)
 		f.Close()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--warc-dedup %s: %w", w.dedup, err)
@@ -247,10 +248,9 @@ func openWarc(o *options) (*warcSink, func() error, error) {
 		}
 		return nil, nil, existErr("--warc-file", err)
 	}
-	s.w = wr
 	// The archive closes before its indexes, which name its records.
 	closers = append(closers, wr.Close)
-	return s, closeAll, nil
+	return warcsink.New(wr, sopt), closeAll, nil
 }
 
 // existErr says which of the files exists: a name is never reused.

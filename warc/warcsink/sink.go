@@ -1,4 +1,17 @@
-package cli
+// Package warcsink archives what a fetch.Client fetches as WARC 1.1
+// records (ISO 28500:2017): New returns the Client's Archive, which turns
+// each attempt's capture into records of a warc.Writer, request and
+// response records for HTTP's exchanges, resource and metadata records
+// for the other schemes (docs/warc.md, "Records per scheme").
+//
+// It is the sink of the command's --warc-file, and a program's too:
+//
+//	w, _ := warc.Create("crawl", warc.Options{Software: "mytool/1.0"})
+//	sink := warcsink.New(w, warcsink.Options{})
+//	c := &fetch.Client{Archive: sink}
+//	… fetch, read each body to its end …
+//	err := errors.Join(sink.Err(), w.Close())
+package warcsink
 
 import (
 	"bytes"
@@ -13,23 +26,38 @@ import (
 	"github.com/urlget/urlget/warc"
 )
 
-// warcSink is the fetch.Archive of --warc-file: it turns each attempt's
-// capture into WARC 1.1 records (ISO 28500:2017) of one warc.Writer,
-// request and response records for HTTP's exchanges, resource and
-// metadata records for the other schemes (docs/warc.md, "Records per
-// scheme"). Its captures run at once under -Z and in a mirror; the
-// Writer writes their records one at a time.
-type warcSink struct {
+// Sink is a fetch.Archive that writes WARC records: it turns each
+// attempt's capture into records of one warc.Writer. Its captures run at
+// once when the Client is used from several goroutines (curl's -Z, a
+// mirror); the Writer writes their records one at a time. A record that
+// cannot be written does not stop the fetches: Err reports it.
+type Sink struct {
 	w     *warc.Writer
-	dedup *warc.Dedup // --warc-dedup's captures, nil without it
+	dedup *warc.Dedup // the earlier captures of Options.Dedup, nil without
 
 	mu  sync.Mutex
 	err error // the first record that could not be written
 }
 
-// fail keeps the first error in writing a record: the run goes on, and
-// its end reports it (exitWrite).
-func (s *warcSink) fail(err error) {
+// Options configure a Sink.
+type Options struct {
+	// Dedup, when set, holds earlier captures (warc.ReadCDX, wget's
+	// --warc-dedup): a whole response or resource whose payload digest
+	// it holds for the same URL is written as a revisit record (profile
+	// identical-payload-digest, WARC 1.1 §6.7.2) instead.
+	Dedup *warc.Dedup
+}
+
+// New returns the Sink that writes the records of a Client's fetches to
+// w. The caller closes w after the fetches, and Sink.Err tells whether a
+// record could not be written.
+func New(w *warc.Writer, opt Options) *Sink {
+	return &Sink{w: w, dedup: opt.Dedup}
+}
+
+// fail keeps the first error in writing a record: the fetches go on, and
+// Err reports it.
+func (s *Sink) fail(err error) {
 	if err == nil {
 		return
 	}
@@ -40,8 +68,8 @@ func (s *warcSink) fail(err error) {
 	s.mu.Unlock()
 }
 
-// firstErr returns the first error in writing a record, nil if none.
-func (s *warcSink) firstErr() error {
+// Err returns the first error in writing a record, nil if none.
+func (s *Sink) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
@@ -49,7 +77,7 @@ func (s *warcSink) firstErr() error {
 
 // Begin starts the capture of one attempt; target is the URL without its
 // password (fetch.Archive), the WARC-Target-URI of its records.
-func (s *warcSink) Begin(target string) fetch.Capture {
+func (s *Sink) Begin(target string) fetch.Capture {
 	return &warcCapture{s: s, target: target, date: time.Now()}
 }
 
@@ -63,7 +91,7 @@ const maxRevisitHead = 1 << 20
 
 // warcCapture is one attempt's records being built.
 type warcCapture struct {
-	s      *warcSink
+	s      *Sink
 	target string
 	date   time.Time
 
@@ -168,7 +196,7 @@ func (x *warcExchange) Response(p []byte) {
 }
 
 // End writes the request, then the response (or, for a payload
-// --warc-dedup's index holds, a revisit record whose block is the
+// Options.Dedup holds, a revisit record whose block is the
 // response's header section, WARC 1.1 §6.7.2). A request no byte of an
 // answer came to (its connection closed, reset or timed out first) went
 // out all the same: it is written alone, naming no response.
@@ -287,7 +315,7 @@ func (c *warcCapture) writeTunnel(target string, concurrent ...string) {
 	c.s.fail(cerr)
 }
 
-// revisit returns, for a whole record whose payload --warc-dedup's index
+// revisit returns, for a whole record whose payload the Dedup index
 // holds at url, a revisit record in its place (profile
 // identical-payload-digest, WARC 1.1 §6.7.2) holding block, and discards
 // the record; nil when the payload is new.
