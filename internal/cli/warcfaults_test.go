@@ -3,6 +3,7 @@ package cli
 import (
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -48,5 +49,41 @@ func TestWarcEmptyListing(t *testing.T) {
 				t.Errorf("metadata %v", meta)
 			}
 		})
+	}
+}
+
+// TestWarcNewsPipelined: articles by message-id go out pipelined, every
+// ARTICLE command in the first fetch's turn (RFC 3977 §3.5); each
+// article's metadata record still names the command its reply answers,
+// where the later ones held only the reply.
+func TestWarcNewsPipelined(t *testing.T) {
+	var arts []nntptest.Article
+	for _, id := range []string{"p1@example", "p2@example", "p3@example"} {
+		arts = append(arts, nntptest.Article{MessageID: id, Header: [][2]string{{"Subject", id}}, Body: "body of " + id + "\n"})
+	}
+	srv := nntptest.NewServer(nntptest.Config{Groups: []nntptest.Group{{Name: "test.group", Articles: arts}}})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "n")
+	args := []string{"-s", "--nntp-server", srv.Addr, "--warc-file", name}
+	for i := range arts {
+		args = append(args, "-o", filepath.Join(dir, strconv.Itoa(i)))
+	}
+	for _, a := range arts {
+		args = append(args, "news:"+a.MessageID)
+	}
+	if code, _, errOut := runQ(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs := readWarc(t, name+".warc.gz")
+	meta := ofType(recs, "metadata")
+	if len(meta) != len(arts) {
+		t.Fatalf("%d metadata records", len(meta))
+	}
+	for i, m := range meta {
+		cmd := "ARTICLE <" + arts[i].MessageID + ">"
+		if m.target() != "news:"+arts[i].MessageID || !strings.Contains(string(m.block), "> "+cmd+"\r\n") && !strings.Contains(string(m.block), "* "+cmd+" was sent ahead") {
+			t.Errorf("metadata of %s:\n%s", m.target(), m.block)
+		}
 	}
 }
