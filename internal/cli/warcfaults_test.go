@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"io/fs"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/nntptest"
+	"github.com/urlget/urlget/warc"
 )
 
 // TestWarcEmptyListing: a listing of no bytes is a resource record of
@@ -85,5 +88,47 @@ func TestWarcNewsPipelined(t *testing.T) {
 		if m.target() != "news:"+arts[i].MessageID || !strings.Contains(string(m.block), "> "+cmd+"\r\n") && !strings.Contains(string(m.block), "* "+cmd+" was sent ahead") {
 			t.Errorf("metadata of %s:\n%s", m.target(), m.block)
 		}
+	}
+}
+
+// TestWarcExchangeLeftOpen: an attempt that ends while an earlier
+// exchange of its own is open (a request sent ahead on a pipeline that
+// the fetch asked again on another connection, its answer still
+// arriving) commits only its answer, the last exchange, as whole; the
+// open one is written when its fetcher ends it, cut if it was dropped,
+// where it was written as whole with what had come of it.
+func TestWarcExchangeLeftOpen(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "open")
+	w, err := warc.Create(name, warc.Options{Software: "urlget/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &warcSink{w: w}
+	const u = "http://127.0.0.1:1/big.bin"
+	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}
+	const head = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
+	c := s.Begin(u)
+	ahead := c.Exchange(u, remote)
+	ahead.Request([]byte("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"))
+	ahead.Response([]byte(head + "01234"))
+	again := c.Exchange(u, remote)
+	again.Request([]byte("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"))
+	again.Response([]byte(head + "0123456789"))
+	again.End(nil)
+	c.End(nil)
+	ahead.End(errors.New("response dropped"))
+	if err := errors.Join(s.firstErr(), w.Close()); err != nil {
+		t.Fatal(err)
+	}
+	resps := ofType(readWarc(t, name+".warc.gz"), "response")
+	if len(resps) != 2 {
+		t.Fatalf("%d responses", len(resps))
+	}
+	whole, cut := resps[0], resps[1]
+	if string(whole.block) != head+"0123456789" || whole.h.Get("WARC-Truncated") != "" {
+		t.Errorf("the answer: %q %v", whole.block, whole.h.Fields)
+	}
+	if string(cut.block) != head+"01234" || cut.h.Get("WARC-Truncated") == "" {
+		t.Errorf("the dropped answer: %q %v", cut.block, cut.h.Fields)
 	}
 }

@@ -337,9 +337,14 @@ func (c *warcCapture) End(err error) {
 	c.ended = true
 	// The attempt's end is the last exchange's: a body read to its end
 	// (err nil) is a whole response, though its connection may tell
-	// the exchange's end only later, when the body is closed.
-	for _, x := range c.exchanges {
-		x.End(err)
+	// the exchange's end only later, when the body is closed. An
+	// earlier exchange still open is not this attempt's answer: a
+	// request sent ahead on a pipeline that the fetch asked again
+	// elsewhere, whose response may be arriving still. Its fetcher
+	// ends it (a response drained, or dropped and so cut); ended here
+	// it would be committed as whole with what had come of it so far.
+	if n := len(c.exchanges); n > 0 {
+		c.exchanges[n-1].End(err)
 	}
 	c.finish(c.listing, err)
 	c.finish(c.body, err)
