@@ -152,6 +152,11 @@ func readOurs(t *testing.T, path string) *archive {
 		if (r.Type == "response" || r.Type == "resource" || r.Type == "revisit") && r.PayloadDigest == "" && r.Truncated == "" {
 			t.Errorf("%s %s: no payload digest", r.Type, r.URI)
 		}
+		// Every server here is on the loopback: the address of the
+		// connection each record came over (WARC 1.1 §5.11).
+		if r.Type != "warcinfo" && r.IP != "127.0.0.1" {
+			t.Errorf("%s %s: WARC-IP-Address %q", r.Type, r.URI, r.IP)
+		}
 		// A response not marked WARC-Truncated (WARC 1.1 §5.13) is
 		// whole: a status line warcio reads, and the body its
 		// Content-Length gives (these tests send GET alone, and nginx
