@@ -969,7 +969,7 @@ func TestWarcRealGophernicus(t *testing.T) {
 	})
 }
 
-// innFetched finds the resource record of a posted article: its payload
+// innArticle finds the resource record of a posted article: its payload
 // holds the article's Message-ID line and is what was posted (INN adds
 // header fields of its own).
 func (a *archive) innArticle(a0 innArticle) archRec {
