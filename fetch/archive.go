@@ -314,6 +314,13 @@ func (a *aheadCapture) Listing(p []byte) {
 type aheadExchange struct {
 	a *aheadCapture
 	x schemes.Exchange // set under a.mu once attached
+	// lost is set, under a.mu, once bytes of the response came before
+	// the fetch claimed it: they were not kept, so a record of the
+	// rest would begin in the middle of the response (a pipelined
+	// answer the fetcher was draining when the fetch came). The rest
+	// is dropped too, and with no byte of an answer the exchange
+	// leaves no record.
+	lost bool
 }
 
 func (x *aheadExchange) Request(p []byte) {
@@ -324,7 +331,10 @@ func (x *aheadExchange) Request(p []byte) {
 func (x *aheadExchange) Response(p []byte) {
 	x.a.mu.Lock()
 	defer x.a.mu.Unlock()
-	if x.x != nil {
+	switch {
+	case x.x == nil:
+		x.lost = x.lost || len(p) > 0
+	case !x.lost:
 		x.x.Response(p)
 	}
 }

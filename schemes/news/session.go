@@ -256,6 +256,11 @@ func (s *session) pipelined(op string, ahead func(skip, n int) []string) (int, s
 			return 0, "", err
 		}
 		s.pending = append(s.pending, op)
+	} else {
+		// op went out in an earlier fetch's turn, whose trace shows it:
+		// this fetch's trace (and the metadata record an archive makes
+		// of it, WARC 1.1 §6.6) names the command its reply answers.
+		s.req.Trace.TraceLine(schemes.Info, op+" was sent ahead, pipelined (RFC 3977 §3.5)")
 	}
 	// The commands behind op were sent for the fetches that follow it,
 	// in order: what goes now comes after them.

@@ -398,22 +398,37 @@ func listingType(target string) string {
 
 // Listing writes the raw listing into its resource record as it comes.
 func (c *warcCapture) Listing(p []byte) {
-	if c.http {
+	if c.http || !c.beginListing() {
 		return
-	}
-	if c.listing == nil {
-		if c.listing = c.begin(warc.Header{Type: warc.Resource, TargetURI: c.target, IPAddress: c.ip,
-			ContentType: listingType(c.target)}); c.listing == nil {
-			return
-		}
 	}
 	c.listing.Write(p)
 }
 
+// beginListing begins the listing's resource record, once; false when it
+// could not be begun.
+func (c *warcCapture) beginListing() bool {
+	if c.listing == nil {
+		c.listing = c.begin(warc.Header{Type: warc.Resource, TargetURI: c.target, IPAddress: c.ip,
+			ContentType: listingType(c.target)})
+	}
+	return c.listing != nil
+}
+
 // Fetched begins the document's resource record, its Content-Type the
-// type urlget determined; an HTTP response already holds its body.
+// type urlget determined; an HTTP response already holds its body. A
+// listing's record is begun here too: a listing of no bytes (vsftpd's
+// LIST of an empty directory, an NNTP group without articles, which
+// sends no OVER) is a resource record of none, what the server
+// answered, rather than no record and a metadata record naming nothing.
 func (c *warcCapture) Fetched(res *schemes.Resource, err error) {
-	if c.http || res == nil || res.Body == nil {
+	if c.http || res == nil {
+		return
+	}
+	if res.Listing != nil {
+		c.beginListing()
+		return
+	}
+	if res.Body == nil {
 		return
 	}
 	c.ctype = res.ContentType
