@@ -13,6 +13,7 @@ import (
 	"github.com/urlget/urlget/integration/ftptest"
 	"github.com/urlget/urlget/integration/nntptest"
 	"github.com/urlget/urlget/warc"
+	"github.com/urlget/urlget/warc/warcsink"
 )
 
 // TestWarcEmptyListing: a listing of no bytes is a resource record of
@@ -103,7 +104,7 @@ func TestWarcExchangeLeftOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &warcSink{w: w}
+	s := warcsink.New(w, warcsink.Options{})
 	const u = "http://127.0.0.1:1/big.bin"
 	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}
 	const head = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
@@ -117,7 +118,7 @@ func TestWarcExchangeLeftOpen(t *testing.T) {
 	again.End(nil)
 	c.End(nil)
 	ahead.End(errors.New("response dropped"))
-	if err := errors.Join(s.firstErr(), w.Close()); err != nil {
+	if err := errors.Join(s.Err(), w.Close()); err != nil {
 		t.Fatal(err)
 	}
 	resps := ofType(readWarc(t, name+".warc.gz"), "response")
