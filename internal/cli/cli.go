@@ -32,7 +32,7 @@ import (
 )
 
 // version is the program's version, printed by --version.
-const version = "0.2.0"
+const version = "0.3.0"
 
 // Main runs the command with the arguments args (without the program's
 // name) and returns its exit status. The runtime keeps its own choice of
