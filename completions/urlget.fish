@@ -67,7 +67,7 @@ complete -c urlget -l config -s K -r -F -d 'read options from file in curl\'s co
 complete -c urlget -l disable -s q -d 'as the first option: do not read ~/.urlgetrc'
 complete -c urlget -l limit-rate -x -d 'receive at most speed bytes a second, all transfers together (suffixes k, M, G)'
 complete -c urlget -l hsts -r -F -d 'keep the hosts that ask for https only in file (curl\'s format): http to them goes over https'
-complete -c urlget -l warc-file -x -d 'also archive what is fetched, every scheme, in NAME.warc.gz (WARC 1.1); an existing file is never written over'
+complete -c urlget -l warc-file -x -d 'also archive what is fetched, every scheme, in NAME.warc.gz (WARC 1.1); never over an existing file: NAME-YYYYMMDDhhmmss then'
 complete -c urlget -l warc-cdx -d 'with --warc-file, write its index as NAME.cdx (wget\'s) and NAME.cdxj (pywb\'s)'
 complete -c urlget -l warc-dedup -r -F -d 'with --warc-file, write a revisit record for a payload the CDX index file holds'
 complete -c urlget -l warc-max-size -x -d 'with --warc-file, start a new file NAME-nnnnn.warc.gz past size (k, M, G)'

@@ -540,7 +540,8 @@ func (a *archive) treeDocs(base string, files []mirrorFile) {
 // with --warc-dedup of the first run's CDX writes a new archive in which
 // the new file is a document, what came again whole is a revisit of the
 // first archive's record, and the first archive and its indexes are left
-// as they were. An archive name that exists is exit 23, changing nothing.
+// as they were: the second run, naming the first's archive, archives
+// under that name with its start time.
 type dedupRun struct {
 	first   *archive // the first run's
 	name    string   // the first run's --warc-file NAME
@@ -557,13 +558,22 @@ func (d dedupRun) run(t *testing.T) *archive {
 	t.Helper()
 	firstFiles := []string{d.name + ".warc.gz", d.name + ".cdx", d.name + ".cdxj"}
 	before := fileSums(t, firstFiles...)
-	if code, _, errOut := urlgetRun(t, append(append([]string{"-s", "--mirror", "--output-dir", d.out, "--warc-file", d.name}, d.args...), d.start)...); code != 23 {
-		t.Errorf("a second run naming the first archive: exit %d, want 23: %s", code, errOut)
-	}
-	second := d.name + "-2"
-	urlgetOK(t, append(append([]string{"-s", "--mirror", "--output-dir", d.out, "--warc-file", second, "--warc-cdx", "--warc-dedup", d.name + ".cdx"}, d.args...), d.start)...)
+	// The same command line again, as a scheduled job runs it: the
+	// first archive's name is taken, so the run archives under the name
+	// with its start time.
+	urlgetOK(t, append(append([]string{"-s", "--mirror", "--output-dir", d.out, "--warc-file", d.name, "--warc-cdx", "--warc-dedup", d.name + ".cdx"}, d.args...), d.start)...)
 	if after := fileSums(t, firstFiles...); !maps.Equal(before, after) {
 		t.Errorf("the second run changed the first archive or its indexes")
+	}
+	made, _ := filepath.Glob(d.name + "-" + strings.Repeat("[0-9]", 14) + ".warc.gz")
+	if len(made) != 1 {
+		t.Fatalf("the second run's archives: %v, want one NAME-YYYYMMDDhhmmss.warc.gz", made)
+	}
+	second := strings.TrimSuffix(made[0], ".warc.gz")
+	for _, ix := range []string{".cdx", ".cdxj"} {
+		if _, err := os.Stat(second + ix); err != nil {
+			t.Errorf("the second run's index: %v", err)
+		}
 	}
 	a := readOurs(t, second+".warc.gz")
 	if d.newURI != "" {

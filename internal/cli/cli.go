@@ -123,7 +123,7 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 		return exitRead
 	}
 	defer o.saveHSTS(stderr)
-	archive, closeArchive, err := openWarc(o)
+	archive, closeArchive, err := openWarc(o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "urlget: %v\n", err)
 		return exitWrite
@@ -139,7 +139,7 @@ func runOperation(op operation, shared bool, stdin *os.File, stdout, stderr io.W
 		// A record that could not be written, or an archive that did not
 		// close whole, fails the run as a failed write does.
 		if err := errors.Join(archive.Err(), closeArchive()); err != nil {
-			fmt.Fprintf(stderr, "urlget: --warc-file %s: %v\n", o.warc.file, err)
+			fmt.Fprintf(stderr, "urlget: --warc-file %s: %v\n", o.warc.name, err)
 			if status == exitOK {
 				status = exitWrite
 			}

@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -24,8 +26,9 @@ type warcOptions struct {
 	dedup           string // --warc-dedup FILE.cdx
 	maxSize         string // --warc-max-size, as given
 	maxSizeN        int64
-	noCompression   bool // --no-warc-compression
-	keepCredentials bool // --warc-keep-credentials
+	noCompression   bool   // --no-warc-compression
+	keepCredentials bool   // --warc-keep-credentials
+	name            string // the archive's name as opened: file, or file-YYYYMMDDhhmmss when that is taken
 
 	args []string // the operation's command line, for the warcinfo record
 }
@@ -46,7 +49,7 @@ func init() {
 // addWarcFlags defines the WARC flags, with wget's names.
 func addWarcFlags(fs *pflag.FlagSet, o *options) {
 	w := &o.warc
-	fs.StringVar(&w.file, "warc-file", "", "also archive what is fetched, every scheme, in `NAME`.warc.gz (WARC 1.1); an existing file is never written over")
+	fs.StringVar(&w.file, "warc-file", "", "also archive what is fetched, every scheme, in `NAME`.warc.gz (WARC 1.1); never over an existing file: NAME-YYYYMMDDhhmmss then")
 	fs.BoolVar(&w.cdx, "warc-cdx", false, "with --warc-file, write its index as NAME.cdx (wget's) and NAME.cdxj (pywb's)")
 	fs.StringVar(&w.dedup, "warc-dedup", "", "with --warc-file, write a revisit record for a payload the CDX index `file` holds")
 	fs.StringVar(&w.maxSize, "warc-max-size", "", "with --warc-file, start a new file NAME-nnnnn.warc.gz past `size` (k, M, G)")
@@ -184,8 +187,12 @@ func warcArguments(args []string) string {
 
 // openWarc creates the archive and its indexes and reads --warc-dedup's
 // index, for one operation; nil without --warc-file. Nothing is
-// overwritten: an existing archive or index is an error naming it.
-func openWarc(o *options) (*warcsink.Sink, func() error, error) {
+// overwritten or appended to: when a file of NAME exists (an earlier
+// run's archive, or one a killed run cut short), the run archives under
+// NAME-YYYYMMDDhhmmss, its start in UTC (NAME-YYYYMMDDhhmmss-1, … if that
+// is taken too), and says so on stderr unless -s; the name it took is
+// w.name.
+func openWarc(o *options, stderr io.Writer) (*warcsink.Sink, func() error, error) {
 	w := &o.warc
 	if w.file == "" {
 		return nil, nil, nil
@@ -216,6 +223,47 @@ func openWarc(o *options) (*warcsink.Sink, func() error, error) {
 		}
 		opt.Info = append(opt.Info, warc.Field{Name: "robots", Value: robots})
 	}
+	stamp := warc.Timestamp(time.Now())
+	var first error
+	for i := 0; i <= maxWarcNames; i++ {
+		name := w.file
+		switch {
+		case i == 1:
+			name += "-" + stamp
+		case i > 1:
+			name += fmt.Sprintf("-%s-%d", stamp, i-1)
+		}
+		wr, closeAll, err := w.create(name, opt)
+		if errors.Is(err, fs.ErrExist) {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		w.name = name
+		if i > 0 && !o.silent {
+			var pe *fs.PathError
+			errors.As(first, &pe)
+			fmt.Fprintf(stderr, "Warning: --warc-file: %s exists, and an archive is never written over nor appended to: archiving to %s\n",
+				pe.Path, warc.FileName(name, 0, !w.noCompression, w.maxSizeN))
+		}
+		return warcsink.New(wr, sopt), closeAll, nil
+	}
+	return nil, nil, first
+}
+
+// maxWarcNames bounds the names openWarc tries past NAME.
+const maxWarcNames = 100
+
+// create creates the archive name (and its indexes with --warc-cdx),
+// all or none: a file of them that exists is an error for which
+// errors.Is(err, fs.ErrExist) holds, in existErr's words, and leaves
+// nothing created. The returned func closes them all, the archive
+// before its indexes, which name its records.
+func (w *warcOptions) create(name string, opt warc.Options) (*warc.Writer, func() error, error) {
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -225,39 +273,52 @@ func openWarc(o *options) (*warcsink.Sink, func() error, error) {
 		return errors.Join(errs...)
 	}
 	if w.cdx {
-		cdx, err := warc.CreateCDX(w.file + ".cdx")
+		cdx, err := warc.CreateCDX(name + ".cdx")
 		if err != nil {
 			return nil, nil, existErr("--warc-cdx", err)
 		}
 		closers = append(closers, cdx.Close)
-		cdxj, err := warc.CreateCDXJ(w.file + ".cdxj")
+		cdxj, err := warc.CreateCDXJ(name + ".cdxj")
 		if err != nil {
 			closeAll()
-			os.Remove(w.file + ".cdx")
+			os.Remove(name + ".cdx")
 			return nil, nil, existErr("--warc-cdx", err)
 		}
 		closers = append(closers, cdxj.Close)
 		opt.Indexes = []warc.Index{cdx, cdxj}
 	}
-	wr, err := warc.Create(w.file, opt)
+	wr, err := warc.Create(name, opt)
 	if err != nil {
 		closeAll()
 		if w.cdx {
-			os.Remove(w.file + ".cdx")
-			os.Remove(w.file + ".cdxj")
+			os.Remove(name + ".cdx")
+			os.Remove(name + ".cdxj")
 		}
 		return nil, nil, existErr("--warc-file", err)
 	}
-	// The archive closes before its indexes, which name its records.
 	closers = append(closers, wr.Close)
-	return warcsink.New(wr, sopt), closeAll, nil
+	return wr, closeAll, nil
 }
 
-// existErr says which of the files exists: a name is never reused.
+// existErr says which of the files exists: a name is never reused. It
+// wraps err, so that errors.Is(err, fs.ErrExist) still tells it.
 func existErr(flag string, err error) error {
-	var pe *fs.PathError
-	if errors.Is(err, fs.ErrExist) && errors.As(err, &pe) {
-		return fmt.Errorf("%s: %s exists; an archive is never written over nor appended to: name another", flag, pe.Path)
-	}
-	return fmt.Errorf("%s: %w", flag, err)
+	return &warcFileError{flag: flag, err: err}
 }
+
+// warcFileError is an archive's or index's file that could not be
+// created, named by its flag.
+type warcFileError struct {
+	flag string
+	err  error
+}
+
+func (e *warcFileError) Error() string {
+	var pe *fs.PathError
+	if errors.Is(e.err, fs.ErrExist) && errors.As(e.err, &pe) {
+		return fmt.Sprintf("%s: %s exists; an archive is never written over nor appended to: name another", e.flag, pe.Path)
+	}
+	return fmt.Sprintf("%s: %v", e.flag, e.err)
+}
+
+func (e *warcFileError) Unwrap() error { return e.err }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -457,26 +458,13 @@ func TestWarcMirrorDedup(t *testing.T) {
 	}
 }
 
-// TestWarcFlagErrors: an existing archive is refused (exit 23) and left
-// as it was; an archive in a recursive run's tree, a size of nothing and
-// the companions without --warc-file are usage errors.
+// TestWarcFlagErrors: an archive in a recursive run's tree, a size of
+// nothing and the companions without --warc-file are usage errors; a
+// directory the archive cannot be made in is exit 23.
 func TestWarcFlagErrors(t *testing.T) {
 	dir := t.TempDir()
-	name := filepath.Join(dir, "x")
-	os.WriteFile(name+".warc.gz", []byte("earlier"), 0o644)
-	code, _, errOut := runQ(t, "--warc-file", name, "file://"+dir+"/")
-	if code != exitWrite || !strings.Contains(errOut, name+".warc.gz exists") {
-		t.Errorf("existing: exit %d: %s", code, errOut)
-	}
-	if b, _ := os.ReadFile(name + ".warc.gz"); string(b) != "earlier" {
-		t.Errorf("the earlier file became %q", b)
-	}
-	os.WriteFile(name+".cdx", []byte("earlier"), 0o644)
-	if code, _, _ := runQ(t, "--warc-file", filepath.Join(dir, "y"), "--warc-cdx", "file://"+dir+"/"); code != exitOK {
-		t.Errorf("a new name: exit %d", code)
-	}
-	if code, _, errOut := runQ(t, "--warc-file", name[:len(name)-1]+"x", "--warc-cdx", "file://"+dir+"/"); code != exitWrite || !strings.Contains(errOut, ".cdx exists") {
-		t.Errorf("existing cdx: exit %d: %s", code, errOut)
+	if code, _, errOut := runQ(t, "--warc-file", filepath.Join(dir, "none", "x"), "file://"+dir+"/"); code != exitWrite || !strings.Contains(errOut, "--warc-file: ") {
+		t.Errorf("no such directory: exit %d: %s", code, errOut)
 	}
 	tree := t.TempDir()
 	for _, c := range []struct {
@@ -496,6 +484,59 @@ func TestWarcFlagErrors(t *testing.T) {
 	// Beside the hosts' directories is outside every host's tree.
 	if err := warcOutsideTree(filepath.Join(tree, "w"), tree, false); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWarcNameTaken: a later run naming an archive that exists (an
+// earlier run's, or one a killed run cut short) neither writes over nor
+// appends to it, nor to its indexes: it archives under the name with the
+// run's start, NAME-YYYYMMDDhhmmss, or NAME-YYYYMMDDhhmmss-1, … when
+// that is taken too, and says so unless -s.
+func TestWarcNameTaken(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("content\n"), 0o644)
+	name := filepath.Join(dir, "x")
+	cut := []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xffcut short")
+	os.WriteFile(name+".warc.gz", cut, 0o644)
+	os.WriteFile(name+".cdx", []byte("earlier"), 0o644)
+	stamped := regexp.MustCompile(`^x-\d{14}(-\d+)?\.(warc\.gz|cdx|cdxj)$`)
+	var made []string
+	for run := range 3 {
+		args := []string{"--warc-file", name, "--warc-cdx", "file://" + dir + "/f.txt"}
+		if run == 2 {
+			args = append([]string{"-s"}, args...)
+		}
+		code, out, errOut := runCmd(t, append([]string{"-q"}, args...)...)
+		if code != exitOK || out != "content\n" {
+			t.Fatalf("run %d: exit %d: %s", run, code, errOut)
+		}
+		warned := strings.Contains(errOut, "Warning: --warc-file: "+name+".cdx exists") && strings.Contains(errOut, "archiving to "+name+"-")
+		if warned != (run < 2) {
+			t.Errorf("run %d: stderr %q", run, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(name + ".warc.gz"); !bytes.Equal(b, cut) {
+		t.Errorf("the cut archive became %q", b)
+	}
+	if b, _ := os.ReadFile(name + ".cdx"); string(b) != "earlier" {
+		t.Errorf("the earlier index became %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if stamped.MatchString(e.Name()) {
+			made = append(made, e.Name())
+		}
+	}
+	if len(made) != 9 {
+		t.Fatalf("archives and indexes made: %v, want three of each", made)
+	}
+	for _, m := range made {
+		if strings.HasSuffix(m, ".warc.gz") {
+			recs := readWarc(t, filepath.Join(dir, m))
+			if len(recs) != 2 || recs[1].typ() != "resource" || string(recs[1].block) != "content\n" {
+				t.Errorf("%s: %d records", m, len(recs))
+			}
+		}
 	}
 }
 
