@@ -20,7 +20,7 @@ import (
 // none, not a missing one: an empty FTP directory (vsftpd's LIST sends
 // nothing for one), a newsgroup without articles (no OVER is sent) and
 // an empty file: directory. The metadata record of the conversation
-// names it, as every other listing's.
+// (for file:, what was opened) names it, as every other listing's.
 func TestWarcEmptyListing(t *testing.T) {
 	fsrv := ftptest.NewServer(fstest.MapFS{"pub/empty": {Mode: fs.ModeDir | 0o755}, "pub/f.txt": {Data: []byte("x\n"), Mode: 0o644}})
 	t.Cleanup(fsrv.Close)
@@ -33,7 +33,7 @@ func TestWarcEmptyListing(t *testing.T) {
 	}{
 		{fsrv.URL + "/pub/empty/", "text/plain", true},
 		{ns.URL + "/empty.group", "text/plain", true},
-		{"file://" + filepath.ToSlash(src) + "/", "text/plain", false},
+		{"file://" + filepath.ToSlash(src) + "/", "text/plain", true},
 	} {
 		t.Run(strings.SplitN(c.url, ":", 2)[0], func(t *testing.T) {
 			recs := archiveOne(t, c.url)

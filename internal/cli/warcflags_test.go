@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -385,6 +386,18 @@ func TestWarcFileDir(t *testing.T) {
 	if res[1].target() != "file://"+src+"/a.txt" || res[1].h.Get("WARC-Payload-Digest") != sha1Of(data) || res[1].h.Get("Content-Type") != "text/plain; charset=utf-8" && res[1].h.Get("Content-Type") != "text/plain" {
 		t.Errorf("file: %v", res[1].h.Fields)
 	}
+	// Each has a metadata record of what was opened, naming it.
+	meta := ofType(recs, "metadata")
+	if len(meta) != 2 {
+		t.Fatalf("%d metadata records", len(meta))
+	}
+	for i, m := range meta {
+		path := strings.TrimPrefix(res[i].target(), "file://")
+		if m.target() != res[i].target() || m.h.Get("WARC-Concurrent-To") != res[i].h.Get("WARC-Record-ID") ||
+			!strings.HasPrefix(string(m.block), "* open "+strconv.Quote(path)+"\r\n* stat: ") {
+			t.Errorf("metadata of %s: %v\n%s", res[i].target(), m.h.Fields, m.block)
+		}
+	}
 }
 
 // TestWarcParallel: -Z with several URLs, each exchange its own pair of
@@ -533,7 +546,7 @@ func TestWarcNameTaken(t *testing.T) {
 	for _, m := range made {
 		if strings.HasSuffix(m, ".warc.gz") {
 			recs := readWarc(t, filepath.Join(dir, m))
-			if len(recs) != 2 || recs[1].typ() != "resource" || string(recs[1].block) != "content\n" {
+			if len(recs) != 3 || recs[1].typ() != "resource" || string(recs[1].block) != "content\n" || recs[2].typ() != "metadata" {
 				t.Errorf("%s: %d records", m, len(recs))
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
@@ -81,6 +82,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req *schemes.Request) (*schemes.Res
 	if err != nil {
 		fh.Close()
 		return nil, fsError(req, "stat", err)
+	}
+	if cp := req.Capture; cp != nil {
+		// What the fetch did, for an archive's metadata record: the
+		// local counterpart of another scheme's conversation.
+		cp.Line(schemes.Info, "open "+strconv.Quote(name))
+		cp.Line(schemes.Info, fmt.Sprintf("stat: %s, %d bytes, modified %s", st.Mode(), st.Size(), st.ModTime().UTC().Format(time.RFC3339Nano)))
 	}
 	res := &schemes.Resource{
 		URL:     req.URL.Redacted(),

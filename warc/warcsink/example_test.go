@@ -64,4 +64,5 @@ func ExampleNew() {
 	// request application/http;msgtype=request
 	// response application/http;msgtype=response
 	// resource text/plain; charset=utf-8
+	// metadata text/plain
 }
