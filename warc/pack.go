@@ -83,14 +83,14 @@ func (p *packer) flate(dst io.Writer) *flate.Writer {
 // begins the others.
 var gzipHeader = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 
-// pack puts r into p as the file will hold it, its header naming the
-// warcinfo infoID, and returns its entry without its place in a file.
+// pack appends r to p's buffer as the file will hold it (and puts into
+// p's tail what follows a spooled block), its header naming the warcinfo
+// infoID, and returns its entry without its place in a file.
 func (r *Record) pack(p *packer, infoID string, compress bool) (Entry, error) {
 	e, head, err := r.entry(infoID)
 	if err != nil {
 		return e, err
 	}
-	p.buf.Reset()
 	p.tail.Reset()
 	switch {
 	case r.sp == nil && !compress:

@@ -3,12 +3,15 @@ package warc
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -84,4 +87,95 @@ func TestSplicedMember(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCommitAll: the records of exchanges committed together land one
+// after another, each at the offset and of the length its entry gives,
+// read back whole from there, compressed and plain, one of them spooled,
+// across a roll-over; warcio's CDXJ of the files is ours, line for line.
+func TestCommitAll(t *testing.T) {
+	for _, opt := range []Options{{MaxSize: 2500, Spool: 8 << 10}, {NoCompression: true, MaxSize: 2500, Spool: 8 << 10}} {
+		dir := t.TempDir()
+		var cdxj bytes.Buffer
+		ix := NewCDXJWriter(&cdxj)
+		opt.Indexes = []Index{ix}
+		w, err := Create(filepath.Join(dir, "ex"), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type pair struct{ req, resp Entry }
+		var pairs []pair
+		for i := range 12 {
+			body := bytes.Repeat([]byte{byte('a' + i)}, 100+i*50)
+			if i == 5 {
+				body = bytes.Repeat([]byte("spooled "), 2000) // past Spool
+			}
+			u := fmt.Sprintf("http://127.0.0.1/%d", i)
+			reqID, respID := NewRecordID(), NewRecordID()
+			req, _ := w.Begin(Header{Type: Request, ID: reqID, TargetURI: u, ContentType: HTTPRequestType, ConcurrentTo: []string{respID}})
+			fmt.Fprintf(req, "GET /%d HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", i)
+			resp, _ := w.Begin(Header{Type: Response, ID: respID, TargetURI: u, ContentType: HTTPResponseType, ConcurrentTo: []string{reqID}})
+			fmt.Fprintf(resp, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(body))
+			resp.Write(body)
+			es, err := w.CommitAll(req, resp)
+			if err != nil || len(es) != 2 {
+				t.Fatalf("CommitAll: %v, %d entries", err, len(es))
+			}
+			if es[0].File == es[1].File && es[1].Offset != es[0].Offset+es[0].Length+map[bool]int64{true: 4, false: 0}[opt.NoCompression] {
+				t.Errorf("pair %d: the response at %d, the request ends at %d", i, es[1].Offset, es[0].Offset+es[0].Length)
+			}
+			pairs = append(pairs, pair{es[0], es[1]})
+		}
+		w.Close()
+		ix.Close()
+		files := map[string]bool{}
+		for i, p := range pairs {
+			for k, e := range []Entry{p.req, p.resp} {
+				files[e.File] = true
+				f, err := os.Open(filepath.Join(dir, e.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, body, err := NewReader(io.NewSectionReader(f, e.Offset, e.Length+4)).Next()
+				if err != nil {
+					t.Fatalf("pair %d record %d at %d in %s: %v", i, k, e.Offset, e.File, err)
+				}
+				b, err := io.ReadAll(body)
+				if err != nil || h.Get("WARC-Record-ID") != e.ID || int64(len(b)) != mustInt(t, h.Get("Content-Length")) {
+					t.Errorf("pair %d record %d: %v %v, %d bytes", i, k, err, h.Fields, len(b))
+				}
+				f.Close()
+			}
+		}
+		if len(files) < 2 {
+			t.Errorf("no roll-over: %v", files)
+		}
+		if bin := os.Getenv("URLGET_WARCIO"); bin != "" {
+			var theirs []string
+			for k := 0; ; k++ {
+				name := FileName(filepath.Join(dir, "ex"), k, !opt.NoCompression, opt.MaxSize)
+				if _, err := os.Stat(name); err != nil {
+					break
+				}
+				out, err := exec.Command(bin, "cdx-index", name).Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				theirs = append(theirs, nonEmptyLines(string(out))...)
+			}
+			ours := nonEmptyLines(cdxj.String())
+			if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+				t.Errorf("CDXJ:\nours\n%s\nwarcio\n%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"))
+			}
+		}
+	}
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -175,6 +175,7 @@ func (w *Writer) openNext() error {
 	r.n = int64(block.Len())
 	p := w.getPacker()
 	defer w.putPacker(p)
+	p.buf.Reset()
 	e, err := r.pack(p, w.infoID, !w.opt.NoCompression)
 	if err == nil {
 		_, err = w.write(r, p, e)
@@ -309,7 +310,7 @@ func (r *Record) Write(p []byte) (int, error) {
 			r.err = err
 			return 0, err
 		}
-		r.buf = bytes.Buffer{}
+		r.freeBuf()
 		r.sp = sp
 	}
 	if r.sp != nil {
@@ -318,6 +319,13 @@ func (r *Record) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	} else {
+		if r.buf.Cap() == 0 {
+			// A block starts in a buffer of an earlier record's: most
+			// are a few KiB, and growing each from nothing cost more
+			// allocations than the record's others together.
+			b := blockBufs.Get().(*[]byte)
+			r.buf = *bytes.NewBuffer((*b)[:0])
+		}
 		r.buf.Write(p)
 	}
 	r.n += int64(len(p))
@@ -334,6 +342,21 @@ func (r *Record) Discard() {
 	if r.sp != nil {
 		r.sp.close(r.w)
 		r.sp = nil
+	}
+	r.freeBuf()
+}
+
+// blockBufs holds buffers for the blocks of records, each of at most
+// maxBlockBuf bytes.
+var blockBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+const maxBlockBuf = 64 << 10
+
+// freeBuf gives the block's buffer back for another record.
+func (r *Record) freeBuf() {
+	if c := r.buf.Cap(); c > 0 && c <= maxBlockBuf {
+		b := r.buf.Bytes()[:0]
+		blockBufs.Put(&b)
 	}
 	r.buf = bytes.Buffer{}
 }
@@ -373,6 +396,7 @@ func (r *Record) Commit() (Entry, error) {
 		if closed {
 			return Entry{}, ErrClosed
 		}
+		p.buf.Reset()
 		e, err := r.pack(p, info, !w.opt.NoCompression)
 		if err != nil {
 			return e, err
@@ -393,6 +417,93 @@ func (r *Record) Commit() (Entry, error) {
 		w.mu.Unlock()
 		return e, err
 	}
+}
+
+// CommitAll commits records of w in order, as Commit commits each, and
+// returns their entries: the records of one exchange, a request and its
+// response, which go to the file with one write when none is spooled,
+// one after the other in the same file. A record that cannot be
+// committed (ended already, or failed) fails the ones after it too; all
+// are ended.
+func (w *Writer) CommitAll(rs ...*Record) ([]Entry, error) {
+	for _, r := range rs {
+		defer r.Discard()
+	}
+	for _, r := range rs {
+		if r.sp != nil {
+			// A spooled block goes from its spool to the file: each
+			// record on its own.
+			es := make([]Entry, 0, len(rs))
+			for _, r := range rs {
+				e, err := r.Commit()
+				if err != nil {
+					return es, err
+				}
+				es = append(es, e)
+			}
+			return es, nil
+		}
+		if r.done {
+			return nil, ErrClosed
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		conformBlock(&r.h, r.n)
+	}
+	p := w.getPacker()
+	defer w.putPacker(p)
+	es := make([]Entry, len(rs))
+	ends := make([]int, len(rs))
+	for {
+		w.mu.Lock()
+		info, closed := w.infoID, w.closed || w.f == nil
+		w.mu.Unlock()
+		if closed {
+			return nil, ErrClosed
+		}
+		p.buf.Reset()
+		for i, r := range rs {
+			e, err := r.pack(p, info, !w.opt.NoCompression)
+			if err != nil {
+				return nil, err
+			}
+			es[i], ends[i] = e, p.buf.Len()
+		}
+		if again, err := w.writeAll(info, p, es, ends); !again {
+			return es, err
+		}
+	}
+}
+
+// writeAll writes the records CommitAll packed into p, es their entries
+// and ends where each ends in p's buffer, unless the archive rolled over
+// from the warcinfo info while they were packed (again: pack them anew).
+func (w *Writer) writeAll(info string, p *packer, es []Entry, ends []int) (again bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.ready(); err != nil {
+		return false, err
+	}
+	if w.infoID != info {
+		return true, nil
+	}
+	start := w.size
+	if _, err := w.write(nil, p, Entry{}); err != nil {
+		return false, err
+	}
+	from := 0
+	for i := range es {
+		es[i].File, es[i].Offset, es[i].Length = w.name, start+int64(from), int64(ends[i]-from)
+		if w.opt.NoCompression {
+			es[i].Length -= int64(len(recordEnd))
+		}
+		from = ends[i]
+		if _, err := w.index(es[i], nil); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 // ready makes sure a record can be written, rolling over to the next
@@ -463,13 +574,13 @@ func (r *Record) entry(infoID string) (Entry, string, error) {
 }
 
 // write appends r, packed into p (e its entry), to the current file:
-// p's bytes, then the spooled block and p's tail when r has one. Called
-// with mu held.
+// p's bytes, then the spooled block and p's tail when r has one; with r
+// nil, p's bytes alone. Called with mu held.
 func (w *Writer) write(r *Record, p *packer, e Entry) (Entry, error) {
 	e.File, e.Offset = w.name, w.size
 	k, err := w.f.Write(p.buf.Bytes())
 	n := int64(k)
-	if err == nil && r.sp != nil {
+	if err == nil && r != nil && r.sp != nil {
 		// From one file to the other by io.Copy, which the kernel does
 		// without the bytes passing through here (copy_file_range on
 		// Linux).

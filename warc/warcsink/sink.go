@@ -213,23 +213,25 @@ func (x *warcExchange) End(err error) {
 		x.resp.Discard()
 		x.resp = nil
 	}
+	var recs []*warc.Record
 	if req := x.c.begin(warc.Header{Type: warc.Request, ID: x.reqID, TargetURI: x.target, IPAddress: x.ip,
 		ContentType: warc.HTTPRequestType, ConcurrentTo: concurrent}); req != nil {
 		req.Write(x.req.Bytes())
-		_, cerr := req.Commit()
-		s.fail(cerr)
+		recs = append(recs, req)
 	}
-	if x.resp == nil {
-		return
-	}
-	if err != nil {
-		x.resp.Truncate(truncation(err))
-	} else if x.headDone {
-		if rv := x.c.revisit(x.resp, x.target, x.ip, []string{x.reqID}, x.head, warc.HTTPResponseType); rv != nil {
-			x.resp = rv
+	if x.resp != nil {
+		if err != nil {
+			x.resp.Truncate(truncation(err))
+		} else if x.headDone {
+			if rv := x.c.revisit(x.resp, x.target, x.ip, []string{x.reqID}, x.head, warc.HTTPResponseType); rv != nil {
+				x.resp = rv
+			}
 		}
+		recs = append(recs, x.resp)
 	}
-	_, cerr := x.resp.Commit()
+	// The request and its answer go to the archive together, with one
+	// write.
+	_, cerr := s.w.CommitAll(recs...)
 	s.fail(cerr)
 }
 
