@@ -82,7 +82,8 @@ func testMirrorResumeReal(t *testing.T, root, base string, changed bool) {
 	reports := mirrorRun(t, &c, opts, start)
 	got, err := os.ReadFile(filepath.Join(out, "mirror", dir, "big.bin"))
 	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("the copy: %d bytes, %v; not the server's file", len(got), err)
+		t.Fatalf("the copy: %d bytes (%d of the first version's, the second version's from byte %d), %v; not the server's file; reports %+v",
+			len(got), bytes.Count(got, []byte("1")), bytes.IndexByte(got, '2'), err, reports)
 	}
 	for _, r := range reports {
 		if !strings.HasSuffix(r.URL, "/big.bin") {
