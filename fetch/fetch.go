@@ -748,6 +748,35 @@ func (c *Client) credentials(u, start uri.URL) (userinfo *url.Userinfo, home boo
 	return url.User(user), home
 }
 
+// SendsAhead reports whether r's fetcher, told of r by Expect, would send
+// its request ahead of its own Do (schemes.AheadSender: HTTP's pipelined
+// GETs). Such a request is to be made in its turn, after the one before
+// it is read: started early on another goroutine it finds its answer out
+// of reach and is asked for twice. It does no I/O.
+func (c *Client) SendsAhead(r Request) bool {
+	c.init()
+	if !r.URL.IsAbs() {
+		return false
+	}
+	f, ok := c.registry[r.URL.Scheme()]
+	if !ok {
+		return false
+	}
+	x, ok := f.(schemes.AheadSender)
+	if !ok {
+		return false
+	}
+	u, err := r.URL.ASCII()
+	if err != nil {
+		return false
+	}
+	req := c.request(u, r)
+	if rf, err := c.route(req, f); err != nil || rf != f {
+		return false
+	}
+	return x.SendsAhead(req)
+}
+
 // Expect tells the client that the caller will make reqs next through Do,
 // in this order, so that the fetchers that can (schemes.Expecter) ready
 // themselves: HTTP sends the GET requests of a server's URLs ahead on one

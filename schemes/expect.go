@@ -24,6 +24,20 @@ type Expecter interface {
 	Expect(reqs []*Request, end bool)
 }
 
+// An AheadSender is an Expecter that can tell which requests Expect would
+// send ahead of their own Fetch (HTTP's pipelined GETs). The answer to
+// such a request comes in its turn, behind the bodies before it: a caller
+// that fetched it early, on a goroutine of its own while the one before
+// is still read, would find that answer out of reach and have it asked
+// for twice. Requests it would not send ahead (through a proxy, with
+// a method or fields that keep them off a pipeline) may be started early.
+type AheadSender interface {
+	Expecter
+	// SendsAhead reports whether Expect, told of req, would send it
+	// ahead. It does no I/O.
+	SendsAhead(req *Request) bool
+}
+
 // Expected keeps the runs of requests a Fetcher was told of (Expecter)
 // until they are made. The zero value is empty and ready; it is safe for
 // use by several goroutines.

@@ -295,6 +295,11 @@ func (c *command) run(ctx context.Context, q *urlQueue) int {
 			if !ok || !c.prefetchable(raw) {
 				break
 			}
+			if next := q.ahead(1); len(next) == 1 && c.client.SendsAhead(fetch.Request{URL: next[0], Head: c.opts.head, Raw: c.opts.rawListing}) {
+				// Its request goes out pipelined behind the current
+				// one's (expect): it is made in its turn.
+				break
+			}
 			_, u, m, _ := q.next()
 			told--
 			ch := make(chan *started, 1)
@@ -411,15 +416,16 @@ func oneLine(s string) string {
 
 // prefetchSchemes are the schemes whose next URL may be started while the
 // current body is written: each transfer is a connection of its own (gopher)
-// or one of the pool's (https), so starting one early changes nothing on the
-// wire but the timing. Schemes with a session (FTP's login directory, an
-// NNTP session) are left in strict order so that a run logs in once. Plain
-// http is left out too: the client is told of the URLs that follow
-// (expect) and sends their requests ahead on the connection of the current
-// one (RFC 9112 §9.3.2), whose answers come in order behind its body; a
-// transfer started early would look for its answer while that connection
-// is still the current body's, and ask a second time on another.
-var prefetchSchemes = map[string]bool{"gopher": true, "gophers": true, "https": true}
+// or one of the pool's (http, https), so starting one early changes nothing
+// on the wire but the timing. Schemes with a session (FTP's login directory,
+// an NNTP session) are left in strict order so that a run logs in once. A
+// plain http URL whose request the client sends ahead, pipelined on the
+// connection of the one before it (RFC 9112 §9.3.2; fetch.Client.SendsAhead),
+// is not started early either: its answer comes in order behind the current
+// body, and a transfer started early would look for it while that
+// connection is still the current body's, and ask a second time on
+// another. Through a proxy, which pipelines nothing, it is.
+var prefetchSchemes = map[string]bool{"gopher": true, "gophers": true, "http": true, "https": true}
 
 // prefetchDepth is how many URLs may be started ahead of the one being
 // written: enough to hide a connection's round trip behind the writing of

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -10,9 +11,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/integration/proxytest"
 	"github.com/urlget/urlget/internal/xfer/xfertest"
@@ -339,5 +342,62 @@ func TestWarcTunnel(t *testing.T) {
 			t.Logf("%s %s\n%s", r.typ(), r.target(), r.block)
 		}
 		t.Error("a refused tunnel is not one metadata record for the URL")
+	}
+}
+
+// TestProxiedURLsStartEarly: through an HTTP proxy, which pipelines
+// nothing, the URLs that follow are started while the current body is
+// still coming, as https's are, and each is asked for once; a plain
+// http URL that goes out pipelined is not (TestEachURLAskedOnce).
+func TestProxiedURLsStartEarly(t *testing.T) {
+	clearProxyEnv(t)
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	asked := map[string]int{}
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		asked[r.URL.Path]++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		}()
+		if r.URL.Path != "/f0" {
+			io.WriteString(w, "body\n")
+			return
+		}
+		// The first body is slow: its first 64 KiB come at once (past
+		// any proxy's buffer), the rest after a while, and the URLs
+		// after it are started meanwhile.
+		w.Header().Set("Content-Length", strconv.Itoa(128<<10))
+		w.Write(bytes.Repeat([]byte("a"), 64<<10))
+		w.(http.Flusher).Flush()
+		time.Sleep(300 * time.Millisecond)
+		w.Write(bytes.Repeat([]byte("b"), 64<<10))
+	}))
+	defer origin.Close()
+	px := proxytest.NewHTTPProxy(false)
+	defer px.Close()
+	var urls []string
+	for i := range 5 {
+		urls = append(urls, fmt.Sprintf("%s/f%d", origin.URL, i))
+	}
+	code, out, errOut := runProxy(t, append([]string{"-s", "-x", px.URL}, urls...)...)
+	if want := strings.Repeat("a", 64<<10) + strings.Repeat("b", 64<<10) + strings.Repeat("body\n", 4); code != 0 || out != want {
+		t.Fatalf("exit %d, %d bytes out: %s", code, len(out), errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range urls {
+		p := u[len(origin.URL):]
+		if asked[p] != 1 {
+			t.Errorf("%s asked %d times", p, asked[p])
+		}
+	}
+	if most < 2 {
+		t.Errorf("at most %d request at once: the URLs after a slow body were not started early", most)
 	}
 }

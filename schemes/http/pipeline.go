@@ -74,6 +74,20 @@ func (f *Fetcher) pipelinable(req *schemes.Request, r *outRequest) bool {
 	return true
 }
 
+// SendsAhead implements schemes.AheadSender: a plain http GET that the
+// pipeline may carry (pipelinable) is sent ahead when told of.
+func (f *Fetcher) SendsAhead(req *schemes.Request) bool {
+	if req.URL.Scheme() != "http" || req.Head {
+		return false
+	}
+	target, err := f.requestURL(req.URL)
+	if err != nil {
+		return false
+	}
+	r, err := f.newRequest(req, target, http.MethodGet)
+	return err == nil && f.pipelinable(req, r)
+}
+
 // Expect implements schemes.Expecter: the GET requests of the plain http:
 // URLs of reqs go out ahead, each as its own fetch builds it, on the
 // connection of the request before them to the same server. Their answers

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/cookies"
 	"github.com/urlget/urlget/schemes"
 	"github.com/urlget/urlget/uri"
 )
@@ -468,6 +469,33 @@ func TestPipelineKeepsCredentialsToTheirURL(t *testing.T) {
 	for _, p := range []string{"/c", "/d"} {
 		if len(auth[p]) != 0 {
 			t.Errorf("%s was sent ahead with alice's credentials: %q", p, auth[p])
+		}
+	}
+}
+
+// TestSendsAhead: Expect sends ahead a plain http GET the pipeline may
+// carry, and nothing else: not https, a HEAD, a resumed request, one
+// through a proxy, nor one of a Fetcher that keeps cookies.
+func TestSendsAhead(t *testing.T) {
+	proxy := uri.MustParse("http://127.0.0.1:3128/")
+	viaProxy := func(uri.URL) (schemes.Route, error) { return schemes.Route{HTTPProxy: &proxy}, nil }
+	direct := func(uri.URL) (schemes.Route, error) { return schemes.Route{}, nil }
+	for _, c := range []struct {
+		name string
+		f    *Fetcher
+		req  *schemes.Request
+		want bool
+	}{
+		{"http GET", &Fetcher{}, &schemes.Request{URL: uri.MustParse("http://127.0.0.1:1/a")}, true},
+		{"routed direct", &Fetcher{}, &schemes.Request{URL: uri.MustParse("http://127.0.0.1:1/a"), Route: direct}, true},
+		{"https", &Fetcher{}, &schemes.Request{URL: uri.MustParse("https://127.0.0.1:1/a")}, false},
+		{"HEAD", &Fetcher{}, &schemes.Request{URL: uri.MustParse("http://127.0.0.1:1/a"), Head: true}, false},
+		{"resumed", &Fetcher{}, &schemes.Request{URL: uri.MustParse("http://127.0.0.1:1/a"), Offset: 10}, false},
+		{"proxy", &Fetcher{}, &schemes.Request{URL: uri.MustParse("http://127.0.0.1:1/a"), Route: viaProxy}, false},
+		{"cookies", &Fetcher{Jar: &cookies.Jar{}}, &schemes.Request{URL: uri.MustParse("http://127.0.0.1:1/a")}, false},
+	} {
+		if got := c.f.SendsAhead(c.req); got != c.want {
+			t.Errorf("%s: SendsAhead %v, want %v", c.name, got, c.want)
 		}
 	}
 }
