@@ -179,3 +179,20 @@ func mustInt(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// TestLongHeaderLine: a header line many times the reader's buffer (a
+// long URL, its bytes past ASCII percent-encoded) reads back whole.
+func TestLongHeaderLine(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(filepath.Join(dir, "long"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://127.0.0.1/?q=" + strings.Repeat("\xd0", 20000)
+	record(t, w, Header{Type: Resource, TargetURI: u, ContentType: "text/plain"}, []byte("x"), 1)
+	w.Close()
+	recs := readAll(t, filepath.Join(dir, "long.warc.gz"))
+	if got := recs[1].head.Get("WARC-Target-URI"); got != cleanURI(u) || len(got) < 60000 {
+		t.Errorf("target URI of %d bytes read back as %d", len(cleanURI(u)), len(got))
+	}
+}

@@ -175,10 +175,22 @@ func unexpected(err error) error {
 func readHead(br *bufio.Reader) (*Head, error) {
 	var h Head
 	total := 0
+	var long []byte
 	line := func() (string, error) {
 		l, err := br.ReadSlice('\n')
 		total += len(l)
-		if err == bufio.ErrBufferFull || total > maxHeader {
+		if err == bufio.ErrBufferFull {
+			// A line past the reader's buffer (a long URI): gathered
+			// up to the section's bound.
+			long = append(long[:0], l...)
+			for err == bufio.ErrBufferFull && total <= maxHeader {
+				l, err = br.ReadSlice('\n')
+				total += len(l)
+				long = append(long, l...)
+			}
+			l = long
+		}
+		if total > maxHeader {
 			return "", fmt.Errorf("%w: header section too long", ErrFormat)
 		}
 		if err != nil {
